@@ -1,0 +1,32 @@
+# Sourced by scripts/room and scripts/test: makes .venv with the pinned dependencies, once.
+# Usage: ensure_env [dev]   (with "dev": the test, lint and benchmark tools and the peers too)
+set -euo pipefail
+
+ensure_env() {
+    local extras="${1:-}"
+    local root venv stamp want
+    root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+    venv="$root/.venv"
+    stamp="$venv/.feltroom-installed"
+    want="$(cat "$root/pyproject.toml" "$root/requirements/constraints.txt" | sha256sum | cut -d' ' -f1)"
+    if [ -f "$stamp" ] && grep -qx "$want ${extras:-run}" "$stamp" 2>/dev/null; then
+        return 0
+    fi
+    if [ -f "$stamp" ] && [ -z "$extras" ] && grep -qx "$want dev" "$stamp"; then
+        return 0  # a development environment serves the run command too
+    fi
+    local python="${PYTHON:-python3}"
+    if [ ! -x "$venv/bin/python" ]; then
+        if ! "$python" -m venv "$venv" 2>/dev/null; then
+            # Debian ships venv separately; we are root on a fresh machine.
+            rm -rf "$venv"
+            echo "Installing python3-venv with apt-get ..." >&2
+            apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >&2
+            "$python" -m venv "$venv"
+        fi
+    fi
+    local target="$root"
+    [ -n "$extras" ] && target="$root[$extras]"
+    "$venv/bin/python" -m pip install -q -c "$root/requirements/constraints.txt" -e "$target"
+    echo "$want ${extras:-run}" > "$stamp"
+}
