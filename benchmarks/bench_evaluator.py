@@ -57,7 +57,9 @@ def single(hands: list[tuple[int, ...]]) -> dict[str, float]:
 
     treys = TreysEvaluator()
     treys_cards = [TreysCard.new(name) for name in NAMES]
-    treys_hands = [([treys_cards[i] for i in h[2:]], [treys_cards[i] for i in h[:2]]) for h in hands]
+    treys_hands = [
+        ([treys_cards[i] for i in h[2:]], [treys_cards[i] for i in h[:2]]) for h in hands
+    ]
 
     def run_treys() -> None:
         for board, hole in treys_hands:
@@ -88,7 +90,9 @@ def single(hands: list[tuple[int, ...]]) -> dict[str, float]:
     from pokerkit import StandardHighHand
 
     pk_cards = [next(iter(PokerKitCard.parse(name))) for name in NAMES]
-    pk_hands = [(tuple(pk_cards[i] for i in h[:2]), tuple(pk_cards[i] for i in h[2:])) for h in hands]
+    pk_hands = [
+        (tuple(pk_cards[i] for i in h[:2]), tuple(pk_cards[i] for i in h[2:])) for h in hands
+    ]
 
     def run_pokerkit() -> None:
         for hole, board in pk_hands:

@@ -77,7 +77,11 @@ def test_R_SHOW_2_category_order() -> None:
 
 
 def test_R_SHOW_2_ace_to_five_is_the_lowest_straight() -> None:
-    wheel, six_high, broadway = rank("Ah 2d 3c 4s 5h"), rank("2d 3c 4s 5h 6d"), rank("Th Jd Qc Ks Ah")
+    wheel, six_high, broadway = (
+        rank("Ah 2d 3c 4s 5h"),
+        rank("2d 3c 4s 5h 6d"),
+        rank("Th Jd Qc Ks Ah"),
+    )
     assert wheel < six_high < broadway
     assert wheel.category is HandCategory.STRAIGHT
     assert wheel.description == "Straight, Five high"
@@ -102,7 +106,9 @@ def test_R_SHOW_1_best_five_of_seven_using_two_one_or_no_hole_cards() -> None:
     board = parse_cards("Ah Kh Qh Jh Th")
     assert evaluate(parse_cards("2c 3d") + board) == evaluate(parse_cards("4c 5d") + board)
     # Six cards work too.
-    assert evaluate(parse_cards("Kh Kd Ks 7c 7d 2s")).description == "Full House, Kings full of Sevens"
+    assert (
+        evaluate(parse_cards("Kh Kd Ks 7c 7d 2s")).description == "Full House, Kings full of Sevens"
+    )
 
 
 @pytest.mark.parametrize(
@@ -149,7 +155,7 @@ def test_batch_matches_single_on_random_hands() -> None:
 def test_batch_refuses_bad_input() -> None:
     with pytest.raises(ValueError, match="shape"):
         evaluate_batch(np.zeros((3, 4), dtype=np.uint8))
-    with pytest.raises(ValueError, match="0..51, found 52"):
+    with pytest.raises(ValueError, match=r"0\.\.51, found 52"):
         evaluate_batch(np.array([[0, 1, 2, 3, 52]]))
     with pytest.raises(ValueError, match="integers"):
         evaluate_batch(np.zeros((1, 5), dtype=np.float64))

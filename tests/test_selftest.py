@@ -60,7 +60,9 @@ def test_production_orders_are_card_indices() -> None:
         assert sorted(orders[k * 52 : (k + 1) * 52]) == list(range(52))
 
 
-def test_R_RNG_2_selftest_command_prints_one_json_object(capsys: pytest.CaptureFixture[str]) -> None:
+def test_R_RNG_2_selftest_command_prints_one_json_object(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     code = main(["selftest", "--shuffles", "2000", "--json"])
     report = json.loads(capsys.readouterr().out)
     assert code == (0 if report["pass"] else 1)

@@ -1,4 +1,4 @@
-"""The shuffle: uniform Fisher-Yates from the OS CSPRNG, fresh for every deck (R-GAME-2, R-RNG-1)."""
+"""The shuffle: Fisher-Yates from the OS CSPRNG, a fresh deck each hand (R-GAME-2, R-RNG-1)."""
 
 from __future__ import annotations
 
