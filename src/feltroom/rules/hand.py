@@ -1,0 +1,827 @@
+"""One hand of Texas Hold'em: the one mutable aggregate, with an append-only log.
+
+A ``Hand`` takes the betting structure, the players, the button, the forced bets, the rake rule
+and a deck; it posts the forced bets and deals at once, then takes one action at a time and
+returns the events each step caused (sans-I/O: no clock, no randomness, no I/O).
+
+Players are held by *position*: 0 is the first player to the button's left (the first dealt),
+``n - 1`` the button or the last player before it. Everything per player is a plain list of ints
+or bools indexed by position, so that the hot path (legal options, applying an action) does no
+allocation beyond the events it returns.
+
+Dealing order (fixed; the PHH replayer builds decks to match, R-DEAL-1..3): hole cards one at a
+time clockwise from the button's left, two rounds: deck position ``k * n + i`` for round ``k`` and
+position ``i``; then burn ``2n``, flop ``2n+1..2n+3``, burn ``2n+4``, turn ``2n+5``, burn
+``2n+6``, river ``2n+7``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from feltroom.cards import Card
+from feltroom.errors import IllegalAction, InvalidConfiguration
+from feltroom.evaluate import evaluate7
+from feltroom.rules.actions import (
+    Action,
+    Call,
+    Check,
+    Fold,
+    Forced,
+    ForcedBet,
+    LegalActions,
+    Protect,
+    RaiseTo,
+    Show,
+)
+from feltroom.rules.events import (
+    BoardDealt,
+    Called,
+    CardsMucked,
+    CardsShown,
+    Checked,
+    Event,
+    Folded,
+    HandEnded,
+    HoleCardsDealt,
+    Posted,
+    PotAwarded,
+    Protected,
+    Raised,
+    UncalledBetReturned,
+)
+from feltroom.rules.pots import PotResult, RakeRule, build_pots, rake_pots, split_pot
+from feltroom.rules.showdown import showdown_order
+from feltroom.rules.structure import Structure
+from feltroom.rules.views import HandView, view_for
+
+__all__ = ["OVER", "Hand", "HandSetup", "LogEntry", "blinds"]
+
+LogEntry = tuple[int, Action]
+"""One log entry: the acting seat and the action (for ``Protect``/``Show``, the seat named)."""
+
+_ANTE, _DEAD, _LIVE = "ante", "dead", "live"
+_PHASE = {
+    kind: _ANTE if kind is Forced.ANTE else _DEAD if kind is Forced.DEAD else _LIVE
+    for kind in Forced
+}
+_LIVE_KINDS = (Forced.SMALL_BLIND, Forced.BIG_BLIND, Forced.STRADDLE, Forced.POST)
+_OPENING_KINDS = (Forced.BIG_BLIND, Forced.STRADDLE)
+_BOARD_POSITIONS = ((), (1, 2, 3), (5,), (7,))
+_BURN_OFFSETS = (0, 0, 4, 6)
+OVER = 4
+"""``street`` once the hand has ended."""
+
+
+@dataclass(frozen=True, slots=True)
+class HandSetup:
+    """Everything a hand starts from; with the log it reproduces the hand exactly."""
+
+    structure: Structure
+    players: tuple[tuple[int, int], ...]
+    button: int
+    forced: tuple[ForcedBet, ...]
+    deck: tuple[Card | None, ...]
+    rake: RakeRule | None = None
+    show_losing: frozenset[int] = frozenset()
+
+
+def blinds(
+    players: Sequence[tuple[int, int]],
+    button: int,
+    small_blind: int,
+    big_blind: int,
+    ante: int = 0,
+) -> tuple[ForcedBet, ...]:
+    """The usual forced bets for the players (seat, stack) and the button: antes from everyone,
+    the small blind left of the button and the big blind next (R-BLIND-1); heads-up the button
+    posts the small blind (R-BLIND-4). A zero small blind is omitted."""
+    seats = _clockwise([seat for seat, _ in players], button)
+    forced = [ForcedBet(seat, Forced.ANTE, ante) for seat in seats] if ante else []
+    if len(seats) == 2:
+        sb_seat, bb_seat = seats[1], seats[0]
+    else:
+        sb_seat, bb_seat = seats[0], seats[1]
+    if small_blind:
+        forced.append(ForcedBet(sb_seat, Forced.SMALL_BLIND, small_blind))
+    forced.append(ForcedBet(bb_seat, Forced.BIG_BLIND, big_blind))
+    return tuple(forced)
+
+
+def _clockwise(seats: Sequence[int], button: int) -> list[int]:
+    """Seats in dealing order: increasing seat numbers, starting left of the button."""
+    ordered = sorted(seats)
+    start = next((k for k, seat in enumerate(ordered) if seat > button), 0)
+    return ordered[start:] + ordered[:start]
+
+
+class Hand:
+    """One hand from the forced bets to the awarded pots.
+
+    ``act(action)`` verifies and applies the action of the player to act and returns the events;
+    an illegal action raises ``IllegalAction`` (with the legal options) and changes nothing.
+    ``legal_actions()`` gives the exact options; ``view_for(seat)`` what a seat may see.
+    """
+
+    __slots__ = (
+        "_acted",
+        "_aggressor",
+        "_allin",
+        "_bets",
+        "_capped",
+        "_contrib",
+        "_count",
+        "_dead",
+        "_deck",
+        "_events",
+        "_fl_level",
+        "_folded",
+        "_hole",
+        "_in_pot",
+        "_level",
+        "_live",
+        "_log",
+        "_mucked",
+        "_n",
+        "_pos",
+        "_protected",
+        "_queue",
+        "_raise_size",
+        "_rake",
+        "_results",
+        "_round_first",
+        "_runout",
+        "_seats",
+        "_showdown_seats",
+        "_shown",
+        "_stacks",
+        "_street",
+        "_structure",
+        "_total",
+        "_winner",
+        "board",
+        "setup",
+    )
+
+    def __init__(
+        self,
+        structure: Structure,
+        players: Sequence[tuple[int, int]],
+        button: int,
+        forced: Iterable[ForcedBet],
+        deck: Sequence[Card | None],
+        rake: RakeRule | None = None,
+        *,
+        show_losing: Iterable[int] = (),
+    ) -> None:
+        players = tuple(players)
+        forced = tuple(forced)
+        cards = tuple(deck)
+        self.setup = HandSetup(
+            structure, players, button, forced, cards, rake, frozenset(show_losing)
+        )
+        self._structure = structure
+        stack_of = dict(players)
+        n = len(stack_of)
+        if n != len(players):
+            raise InvalidConfiguration("each seat may hold only one player")
+        if not 2 <= n <= 10:
+            raise InvalidConfiguration(f"a hand has 2 to 10 players (R-GAME-3), not {n}")
+        seats = _clockwise(list(stack_of), button)
+        self._n = n
+        self._seats = tuple(seats)
+        self._pos = {seat: p for p, seat in enumerate(seats)}
+        self._stacks = [stack_of[seat] for seat in seats]
+        if min(self._stacks) <= 0:
+            raise InvalidConfiguration("every player starts with a positive stack")
+        self._total = sum(self._stacks)
+        self._bets = [0] * n
+        self._contrib = [0] * n
+        self._folded = [False] * n
+        self._allin = [False] * n
+        self._protected = [False] * n
+        self._acted = [False] * n
+        self._dead = 0
+        self._in_pot = 0
+        self._rake = 0
+        self._live = n
+        self._log: list[LogEntry] = []
+        self._events: list[Event] = []
+        self._results: tuple[PotResult, ...] = ()
+        self._winner: int | None = None
+        self._runout = False
+        self._shown: set[int] = set()
+        self._mucked: set[int] = set()
+        self._showdown_seats: tuple[int, ...] = ()
+        self._aggressor: int | None = None
+        self._capped = False
+        self._count = 0
+        self._fl_level = 0
+        self._raise_size = 0
+        self._level = 0
+        self._street = 0
+        self._queue: list[int] = []
+        self._round_first = 0
+        self.board: list[Card | None] = []
+
+        if len(cards) < 2 * n + 8:
+            raise InvalidConfiguration(
+                f"the deck must hold at least {2 * n + 8} cards for {n} players, not {len(cards)}"
+            )
+        known = [card.index for card in cards if card is not None]
+        if len(set(known)) != len(known):
+            raise InvalidConfiguration("a card appears twice in the deck")
+        self._deck = cards
+        self._hole = [(cards[i], cards[n + i]) for i in range(n)]
+
+        self._post_forced(forced)
+        self._events.append(HoleCardsDealt(self._seats))
+        self._begin_preflop(forced)
+
+    # ------------------------------------------------------------------ setup
+
+    def _post_forced(self, forced: tuple[ForcedBet, ...]) -> None:
+        pos = self._pos
+        for f in forced:
+            if f.seat not in pos:
+                raise InvalidConfiguration(f"forced bet for seat {f.seat}, which has no player")
+            if f.amount < 0:
+                raise InvalidConfiguration(f"forced bet amounts are >= 0, not {f.amount}")
+        stacks, contrib, bets, events = self._stacks, self._contrib, self._bets, self._events
+        # Antes first, then dead blinds, then the live blinds and posts in the order given.
+        ante, dead = Forced.ANTE, Forced.DEAD
+        for phase in (ante, dead, None):
+            for f in forced:
+                kind = f.kind
+                if kind is not phase and (phase is not None or kind is ante or kind is dead):
+                    continue
+                p = pos[f.seat]
+                amount = stacks[p] if stacks[p] < f.amount else f.amount
+                if not amount:
+                    continue
+                stacks[p] -= amount
+                self._in_pot += amount
+                if kind is dead:
+                    self._dead += amount
+                else:
+                    contrib[p] += amount
+                    if kind is not ante:
+                        bets[p] += amount
+                if not stacks[p]:
+                    self._allin[p] = True
+                events.append(Posted(f.seat, kind, amount, not stacks[p]))
+
+    def _begin_preflop(self, forced: tuple[ForcedBet, ...]) -> None:
+        live = [f for f in forced if f.kind in _LIVE_KINDS and f.amount > 0]
+        level = max((f.amount for f in live), default=0)
+        self._level = max(level, max(self._bets))
+        size = self._structure.min_bet(0)
+        top = max((f.amount for f in live if f.kind is not Forced.STRADDLE), default=0)
+        count = 1 if top else 0
+        for f in live:
+            if f.kind is Forced.STRADDLE and f.amount > top:
+                size = max(size, f.amount - top)
+                top = f.amount
+                count += 1
+        self._raise_size = size if level else 0
+        self._fl_level = level
+        self._count = count
+        openers = [self._pos[f.seat] for f in live if f.kind in _OPENING_KINDS]
+        if not openers:
+            openers = [self._pos[f.seat] for f in live]
+        opener = (max(openers) + 1) % self._n if openers else 0
+        self._start_queue(opener)
+        # A player who has already put in as much as any other player in the hand could ever
+        # match has no decision to make (R-ALLIN-3: betting cannot continue for them).
+        totals = sorted(
+            self._stacks[p] + self._bets[p] for p in range(self._n) if not self._folded[p]
+        )
+        cover = totals[-2]
+        queue = self._queue = [p for p in self._queue if self._bets[p] < cover]
+        if not queue or (len(queue) == 1 and self._bets[queue[0]] >= self._level):
+            self._end_round()
+
+    def _start_queue(self, first: int) -> None:
+        n = self._n
+        folded, allin = self._folded, self._allin
+        self._queue = [
+            p for p in (*range(first, n), *range(first)) if not folded[p] and not allin[p]
+        ]
+        self._round_first = first
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def seats(self) -> tuple[int, ...]:
+        """Seat numbers in position order (first left of the button first)."""
+        return self._seats
+
+    @property
+    def street(self) -> int:
+        """0 pre-flop, 1 flop, 2 turn, 3 river, 4 once the hand is over."""
+        return self._street
+
+    @property
+    def is_over(self) -> bool:
+        return self._street == OVER
+
+    @property
+    def to_act(self) -> int | None:
+        """The seat of the player to act, or ``None`` when the hand is over."""
+        return self._seats[self._queue[0]] if self._street != OVER else None
+
+    @property
+    def stacks(self) -> tuple[int, ...]:
+        """Chips behind (not in the pot), in position order."""
+        return tuple(self._stacks)
+
+    def stack_of(self, seat: int) -> int:
+        return self._stacks[self._position(seat)]
+
+    @property
+    def bets(self) -> tuple[int, ...]:
+        """Chips bet this round, in position order."""
+        return tuple(self._bets)
+
+    @property
+    def contributions(self) -> tuple[int, ...]:
+        """Live chips each player has put in this hand (antes included), in position order."""
+        return tuple(self._contrib)
+
+    @property
+    def folded(self) -> tuple[bool, ...]:
+        return tuple(self._folded)
+
+    @property
+    def all_in(self) -> tuple[bool, ...]:
+        """Players who can no longer act: no chips behind, or protected (R-ALLIN-5)."""
+        return tuple(self._allin)
+
+    @property
+    def pot_total(self) -> int:
+        """Every chip in the middle: collected pots, dead money and this round's bets."""
+        return self._in_pot
+
+    @property
+    def dead_money(self) -> int:
+        return self._dead
+
+    @property
+    def rake(self) -> int:
+        """The rake taken so far (only at the end of the hand)."""
+        return self._rake
+
+    @property
+    def results(self) -> tuple[PotResult, ...]:
+        """Per-pot results (main pot first), once the hand is over. Positions are seats here."""
+        return self._results
+
+    @property
+    def log(self) -> tuple[LogEntry, ...]:
+        return tuple(self._log)
+
+    @property
+    def events(self) -> tuple[Event, ...]:
+        """Every event since the hand began (posting and dealing first)."""
+        return tuple(self._events)
+
+    @property
+    def final_stacks(self) -> tuple[int, ...]:
+        """Stacks in the order the players were given (``setup.players``)."""
+        return tuple(self._stacks[self._pos[seat]] for seat, _ in self.setup.players)
+
+    @property
+    def shown(self) -> frozenset[int]:
+        """Seats whose hole cards are face up."""
+        return frozenset(self._seats[p] for p in self._shown)
+
+    @property
+    def showdown_seats(self) -> tuple[int, ...]:
+        """Seats that reached the showdown, in showdown order (R-SHOW-3)."""
+        return self._showdown_seats
+
+    @property
+    def burned(self) -> tuple[Card | None, ...]:
+        """Burned cards so far: kept for the record, never shown (R-DEAL-2)."""
+        streets = {0: 0, 3: 1, 4: 2, 5: 3}[len(self.board)]
+        return tuple(self._deck[2 * self._n + _BURN_OFFSETS[s]] for s in range(1, streets + 1))
+
+    def hole_cards(self, seat: int) -> tuple[Card | None, Card | None]:
+        """A player's hole cards: privileged access for the table and the history layer; what a
+        player may see goes through ``view_for`` only (R-DEAL-4)."""
+        return self._hole[self._position(seat)]
+
+    @property
+    def showdown_cards(self) -> dict[int, tuple[Card | None, Card | None]]:
+        """Hole cards of everyone who reached the showdown, mucked or not (R-SHOW-5)."""
+        return {seat: self._hole[self._pos[seat]] for seat in self._showdown_seats}
+
+    def chips_in_play(self) -> int:
+        """Stacks + everything in the middle + rake: constant through the hand."""
+        return sum(self._stacks) + self._in_pot + self._rake
+
+    def _position(self, seat: int) -> int:
+        try:
+            return self._pos[seat]
+        except KeyError:
+            raise IllegalAction(f"seat {seat} has no player in this hand") from None
+
+    def legal_actions(self) -> LegalActions | None:
+        """The exact options of the player to act (R-BET-6), ``None`` once the hand is over."""
+        if self._street == OVER:
+            return None
+        p = self._queue[0]
+        owed = self._level - self._bets[p]
+        bounds = self._raise_bounds(p, owed)
+        stack = self._stacks[p]
+        if owed > 0:
+            return LegalActions(
+                self._seats[p],
+                True,
+                False,
+                owed if owed < stack else stack,
+                bounds[0] if bounds else None,
+                bounds[1] if bounds else None,
+                False,
+            )
+        return LegalActions(
+            self._seats[p],
+            False,
+            True,
+            None,
+            bounds[0] if bounds else None,
+            bounds[1] if bounds else None,
+            self._level == 0,
+        )
+
+    def _raise_bounds(self, p: int, owed: int) -> tuple[int, int] | None:
+        if self._stacks[p] <= owed:
+            return None
+        level = self._level
+        folded, allin, stacks, bets = self._folded, self._allin, self._stacks, self._bets
+        for q in range(self._n):
+            if q != p and not folded[q] and not allin[q] and stacks[q] + bets[q] > level:
+                return self._structure.raise_bounds(self, p)
+        return None
+
+    # ------------------------------------------------------------------ actions
+
+    def verify(self, action: Action, seat: int | None = None) -> None:
+        """Raise ``IllegalAction`` unless ``action`` is legal now (for ``seat``, if given)."""
+        if isinstance(action, Protect):
+            self._verify_protect(action.seat)
+        elif isinstance(action, Show):
+            self._verify_show(action.seat)
+        else:
+            self._verify_bet(action, seat)
+
+    def can(self, action: Action, seat: int | None = None) -> bool:
+        """Whether ``action`` is legal now."""
+        try:
+            self.verify(action, seat)
+        except IllegalAction:
+            return False
+        return True
+
+    def act(self, action: Action, seat: int | None = None) -> list[Event]:
+        """Verify and apply ``action``; return the events it caused. With ``seat``, the action is
+        refused unless that seat is to act. Nothing changes when the action is refused."""
+        if isinstance(action, Protect):
+            return self.protect(action.seat)
+        if isinstance(action, Show):
+            return self.show(action.seat)
+        kind = type(action)
+        self._verify_bet(action, seat)
+        start = len(self._events)
+        p = self._queue[0]
+        self._log.append((self._seats[p], action))
+        if kind is Call:
+            self._apply_call(p)
+        elif kind is Check:
+            self._events.append(Checked(self._seats[p]))
+            self._acted[p] = True
+            self._pop()
+        elif kind is Fold:
+            self._apply_fold(p)
+        else:
+            self._apply_raise(p, action.amount)  # type: ignore[union-attr]
+        return self._events[start:]
+
+    def fold(self) -> list[Event]:
+        return self.act(Fold())
+
+    def check(self) -> list[Event]:
+        return self.act(Check())
+
+    def call(self) -> list[Event]:
+        return self.act(Call())
+
+    def raise_to(self, amount: int) -> list[Event]:
+        return self.act(RaiseTo(amount))
+
+    def check_or_call(self) -> list[Event]:
+        """Check when nothing is owed, else call."""
+        if self._street == OVER:
+            raise IllegalAction("the hand is over")
+        p = self._queue[0]
+        return self.act(Call() if self._level > self._bets[p] else Check())
+
+    def _verify_bet(self, action: Action, seat: int | None) -> None:
+        if self._street == OVER:
+            raise IllegalAction("the hand is over; nobody is to act")
+        p = self._queue[0]
+        if seat is not None and seat != self._seats[p]:
+            raise IllegalAction(
+                f"it is seat {self._seats[p]}'s turn, not seat {seat}'s", self.legal_actions()
+            )
+        owed = self._level - self._bets[p]
+        kind = type(action)
+        if kind is Call:
+            if owed <= 0:
+                raise IllegalAction("nothing to call; check instead", self.legal_actions())
+        elif kind is Check:
+            if owed > 0:
+                raise IllegalAction(f"cannot check: {owed} to call", self.legal_actions())
+        elif kind is Fold:
+            if owed <= 0:
+                raise IllegalAction(
+                    "folding is not offered when checking is free", self.legal_actions()
+                )
+        elif kind is RaiseTo:
+            amount = action.amount  # type: ignore[union-attr]
+            bounds = self._raise_bounds(p, owed)
+            if bounds is None:
+                raise IllegalAction("no bet or raise is allowed now", self.legal_actions())
+            low, high = bounds
+            if type(amount) is not int or not low <= amount <= high:
+                word = "bet" if self._level == 0 else "raise to"
+                valid = f"{low}" if low == high else f"{low} to {high}"
+                raise IllegalAction(
+                    f"cannot {word} {amount}: the valid amount is {valid}", self.legal_actions()
+                )
+        else:
+            raise IllegalAction(f"not a betting action: {action!r}", self.legal_actions())
+
+    def _pop(self) -> None:
+        queue = self._queue
+        del queue[0]
+        if not queue:
+            self._end_round()
+
+    def _apply_call(self, p: int) -> None:
+        stacks = self._stacks
+        owed = self._level - self._bets[p]
+        amount = owed if owed < stacks[p] else stacks[p]
+        stacks[p] -= amount
+        self._bets[p] += amount
+        self._contrib[p] += amount
+        self._in_pot += amount
+        all_in = not stacks[p]
+        if all_in:
+            self._allin[p] = True
+        self._acted[p] = True
+        self._events.append(Called(self._seats[p], amount, all_in))
+        self._pop()
+
+    def _apply_fold(self, p: int) -> None:
+        self._folded[p] = True
+        self._live -= 1
+        self._events.append(Folded(self._seats[p]))
+        if self._live == 1:
+            self._queue.clear()
+            self._end_round()
+        else:
+            self._pop()
+
+    def _apply_raise(self, p: int, to: int) -> None:
+        stacks, bets = self._stacks, self._bets
+        amount = to - bets[p]
+        is_bet = self._level == 0
+        self._structure.after_raise(self, p, to)
+        self._level = to
+        stacks[p] -= amount
+        bets[p] = to
+        self._contrib[p] += amount
+        self._in_pot += amount
+        all_in = not stacks[p]
+        if all_in:
+            self._allin[p] = True
+        self._acted[p] = True
+        self._aggressor = p
+        self._events.append(Raised(self._seats[p], to, all_in, is_bet))
+        n = self._n
+        folded, allin = self._folded, self._allin
+        self._queue = [q for q in (*range(p + 1, n), *range(p)) if not folded[q] and not allin[q]]
+        if not self._queue:
+            self._end_round()
+
+    def protect(self, seat: int) -> list[Event]:
+        """Freeze ``seat``'s contribution: they act no more and contest the pots they are in
+        (R-ALLIN-5). Called by the table (e.g. on a disconnection, R-TIME-3)."""
+        self._verify_protect(seat)
+        start = len(self._events)
+        p = self._pos[seat]
+        self._log.append((seat, Protect(seat)))
+        self._protected[p] = True
+        self._allin[p] = True
+        self._events.append(Protected(seat))
+        queue = self._queue
+        if p in queue:
+            queue.remove(p)
+            if not queue:
+                self._end_round()
+        return self._events[start:]
+
+    def _verify_protect(self, seat: int) -> None:
+        if self._street == OVER:
+            raise IllegalAction("the hand is over")
+        p = self._position(seat)
+        if self._folded[p]:
+            raise IllegalAction(f"seat {seat} has folded")
+        if self._allin[p]:
+            raise IllegalAction(f"seat {seat} is already all-in or protected")
+
+    def show(self, seat: int) -> list[Event]:
+        """After the hand, show cards nobody had to show (R-SHOW-4): the uncontested winner, or a
+        player who mucked at the showdown."""
+        self._verify_show(seat)
+        p = self._pos[seat]
+        self._log.append((seat, Show(seat)))
+        self._shown.add(p)
+        self._mucked.discard(p)
+        event = CardsShown(seat, self._hole[p])  # type: ignore[arg-type]
+        self._events.append(event)
+        return [event]
+
+    def _verify_show(self, seat: int) -> None:
+        if self._street != OVER:
+            raise IllegalAction("cards can be shown by choice only after the hand")
+        p = self._position(seat)
+        if p in self._shown:
+            raise IllegalAction(f"seat {seat}'s cards are already shown")
+        if any(card is None for card in self._hole[p]):
+            raise IllegalAction(f"seat {seat}'s cards are not known")
+        if p != self._winner and p not in self._mucked:
+            raise IllegalAction(
+                f"seat {seat} may not show: only an uncontested winner or a player who mucked "
+                "at the showdown may"
+            )
+
+    # ------------------------------------------------------------------ rounds
+
+    def _end_round(self) -> None:
+        bets = self._bets
+        top = max(bets)
+        if top:
+            p = bets.index(top)
+            second = max(b for q, b in enumerate(bets) if q != p)
+            if top > second:
+                back = top - second
+                bets[p] = second
+                self._stacks[p] += back
+                self._contrib[p] -= back
+                self._in_pot -= back
+                if not self._protected[p]:
+                    self._allin[p] = False
+                self._events.append(UncalledBetReturned(self._seats[p], back))
+        self._bets = [0] * self._n
+        if self._live == 1:
+            self._finish()
+            return
+        folded, allin = self._folded, self._allin
+        actors = sum(1 for q in range(self._n) if not folded[q] and not allin[q])
+        if self._street == 3:
+            self._finish()
+        elif actors <= 1:
+            self._runout = True
+            while self._street < 3:
+                self._street += 1
+                self._deal_board(self._street)
+            self._finish()
+        else:
+            self._street += 1
+            self._deal_board(self._street)
+            self._level = 0
+            self._raise_size = 0
+            self._fl_level = 0
+            self._count = 0
+            self._capped = False
+            self._aggressor = None
+            self._acted = [False] * self._n
+            self._start_queue(0)
+
+    def _deal_board(self, street: int) -> None:
+        base = 2 * self._n
+        cards = tuple(self._deck[base + k] for k in _BOARD_POSITIONS[street])
+        self.board.extend(cards)
+        self._events.append(BoardDealt(street, cards))  # type: ignore[arg-type]
+
+    def _finish(self) -> None:
+        """Award every pot (R-POT-2), with showdown when two or more players remain."""
+        n = self._n
+        live = [not f for f in self._folded]
+        pots = build_pots(self._contrib, live, self._dead)
+        rakes = rake_pots([amount for amount, _ in pots], self.setup.rake, len(self.board) >= 3)
+        seats = self._seats
+        strengths: list[int | None] = [None] * n
+        if self._live == 1:
+            self._winner = live.index(True)
+        else:
+            self._showdown(pots, strengths, live)
+        results = []
+        stacks = self._stacks
+        for index, ((amount, eligible), rake) in enumerate(zip(pots, rakes, strict=True)):
+            if self._live == 1:
+                winners = eligible
+            else:
+                contenders = [p for p in eligible if p in self._shown]
+                if not contenders:
+                    contenders = list(eligible)  # nobody's cards are known: split (documented)
+                best = max((strengths[p] or 0) for p in contenders)
+                winners = tuple(p for p in contenders if (strengths[p] or 0) == best)
+            shares = split_pot(amount - rake, winners)
+            for p, share in zip(winners, shares, strict=True):
+                stacks[p] += share
+            self._rake += rake
+            self._in_pot -= amount
+            winner_seats = tuple(seats[p] for p in winners)
+            results.append(
+                PotResult(
+                    index, amount, rake, tuple(seats[p] for p in eligible), winner_seats, shares
+                )
+            )
+            self._events.append(PotAwarded(index, amount, rake, winner_seats, shares))
+        self._results = tuple(results)
+        self._street = OVER
+        self._queue = []
+        self._events.append(HandEnded(tuple(zip(seats, stacks, strict=True))))
+
+    def _showdown(
+        self,
+        pots: list[tuple[int, tuple[int, ...]]],
+        strengths: list[int | None],
+        live: list[bool],
+    ) -> None:
+        n = self._n
+        board = self.board
+        if len(board) == 5 and all(card is not None for card in board):
+            indices = [card.index for card in board]  # type: ignore[union-attr]
+            for p in range(n):
+                a, b = self._hole[p]
+                if live[p] and a is not None and b is not None:
+                    strengths[p] = evaluate7((a.index, b.index, *indices))
+        first = self._aggressor
+        if first is None or not live[first]:
+            first = self._round_first
+        order = showdown_order(first, live)
+        self._showdown_seats = tuple(self._seats[p] for p in order)
+        best: list[int | None] = [None] * len(pots)
+        show_losing = self.setup.show_losing
+        for rank, p in enumerate(order):
+            strength = strengths[p]
+            seat = self._seats[p]
+            if strength is None:
+                self._mucked.add(p)
+                self._events.append(CardsMucked(seat))
+                continue
+            must = self._runout or rank == 0 or seat in show_losing
+            for k, (_, eligible) in enumerate(pots):
+                if p in eligible:
+                    top = best[k]
+                    if top is None or strength >= top:
+                        must = True
+                        best[k] = strength
+            if must:
+                self._shown.add(p)
+                self._events.append(CardsShown(seat, self._hole[p]))  # type: ignore[arg-type]
+            else:
+                self._mucked.add(p)
+                self._events.append(CardsMucked(seat))
+
+    # ------------------------------------------------------------------ replay and views
+
+    @classmethod
+    def from_setup(cls, setup: HandSetup) -> Hand:
+        return cls(
+            setup.structure,
+            setup.players,
+            setup.button,
+            setup.forced,
+            setup.deck,
+            setup.rake,
+            show_losing=setup.show_losing,
+        )
+
+    @classmethod
+    def replay(cls, setup: HandSetup, log: Iterable[LogEntry]) -> Hand:
+        """Apply a log to the initial state: reproduces the hand exactly (DESIGN.md principle 3)."""
+        hand = cls.from_setup(setup)
+        for seat, action in log:
+            hand.act(action, None if isinstance(action, Protect | Show) else seat)
+        return hand
+
+    def view_for(self, seat: int | None) -> HandView:
+        """What ``seat`` may see (``None``: an observer). Never another player's hole cards
+        before they are shown (R-DEAL-4); never burned or undealt cards."""
+        return view_for(self, seat)

@@ -1,0 +1,111 @@
+"""Pots, odd chips and rake as explicit, separately tested functions (DESIGN.md principle 6).
+
+Amounts are integer chips. Players are referred to by *position*: 0 is the first player to the
+button's left, so "clockwise from the button" is simply increasing position.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from feltroom.errors import InvalidConfiguration
+
+__all__ = ["PotResult", "RakeRule", "build_pots", "rake_pots", "split_pot"]
+
+
+@dataclass(frozen=True, slots=True)
+class RakeRule:
+    """The house's rake (R-RAKE-1/3): ``fraction`` of each pot, at most ``cap`` per hand
+    (``None``: no cap); with ``no_flop_no_drop`` no rake when the hand ends before the flop."""
+
+    fraction: Fraction
+    cap: int | None = None
+    no_flop_no_drop: bool = False
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.fraction, Fraction) or not 0 <= self.fraction < 1:
+            raise InvalidConfiguration(
+                f"rake fraction must be a Fraction in [0, 1), not {self.fraction!r}"
+            )
+        if self.cap is not None and self.cap < 0:
+            raise InvalidConfiguration(f"rake cap must be >= 0 or None, not {self.cap}")
+
+
+@dataclass(frozen=True, slots=True)
+class PotResult:
+    """How one pot ended: its size, the rake taken from it, who could win it, who won and what."""
+
+    index: int
+    amount: int
+    rake: int
+    eligible: tuple[int, ...]
+    winners: tuple[int, ...]
+    shares: tuple[int, ...]
+
+
+def build_pots(
+    contributions: Sequence[int], live: Sequence[bool], dead: int = 0
+) -> list[tuple[int, tuple[int, ...]]]:
+    """Main pot then side pots as ``(amount, eligible positions)`` (R-ALLIN-2).
+
+    Each distinct contribution of a player still in the hand (all-in or protected players end
+    lower) closes a pot: every player, folded or not, pays into it up to that level; only players
+    still in who reached the level are eligible. Dead money (dead blinds) goes to the main pot.
+    Pots therefore always have distinct eligible sets, and odd chips are dealt per pot (R-POT-1).
+    """
+    n = len(contributions)
+    levels = sorted({contributions[i] for i in range(n) if live[i] and contributions[i] > 0})
+    everyone = tuple(i for i in range(n) if live[i])
+    if not levels:
+        return [(sum(contributions) + dead, everyone)]
+    pots: list[tuple[int, tuple[int, ...]]] = []
+    previous = 0
+    for level in levels:
+        amount = 0
+        for c in contributions:
+            if c > previous:
+                amount += (c if c < level else level) - previous
+        eligible = tuple(i for i in everyone if contributions[i] >= level)
+        pots.append((amount, eligible))
+        previous = level
+    extra = sum(c - previous for c in contributions if c > previous)
+    if extra:
+        amount, eligible = pots[-1]
+        pots[-1] = (amount + extra, eligible)
+    if dead:
+        amount, eligible = pots[0]
+        pots[0] = (amount + dead, eligible)
+    return pots
+
+
+def split_pot(amount: int, winners: Sequence[int]) -> tuple[int, ...]:
+    """Shares of ``amount`` for ``winners`` given in clockwise order from the button's left.
+
+    Equal shares; the odd chips go one each to the first winners clockwise from the button
+    (R-POT-1): the first winner left of the button gets the first odd chip.
+    """
+    count = len(winners)
+    if count == 0:
+        raise ValueError("a pot needs at least one winner")
+    share, odd = divmod(amount, count)
+    return tuple(share + 1 if k < odd else share for k in range(count))
+
+
+def rake_pots(amounts: Sequence[int], rule: RakeRule | None, flop_dealt: bool) -> list[int]:
+    """Rake per pot (R-RAKE-1/3): ``fraction`` of each pot rounded down to the unit, taken from
+    the main pot outward until the hand's cap is reached; none without a rule, and none under
+    ``no_flop_no_drop`` when no flop was dealt."""
+    if rule is None or (rule.no_flop_no_drop and not flop_dealt):
+        return [0] * len(amounts)
+    remaining = rule.cap
+    num, den = rule.fraction.numerator, rule.fraction.denominator
+    rakes = []
+    for amount in amounts:
+        rake = amount * num // den
+        if remaining is not None:
+            rake = min(rake, remaining)
+            remaining -= rake
+        rakes.append(rake)
+    return rakes
