@@ -1,0 +1,36 @@
+"""Hand histories (layer ``history``): a neutral hand record, PHH reading and writing, replay.
+
+``feltroom.history.phh`` reads and writes PHH; ``feltroom.history.replay`` replays records through
+the rules engine (the ``feltroom replay`` command).
+"""
+
+from feltroom.history.phh import PHHError, dumps, dumps_all, load_file, loads, loads_all
+from feltroom.history.record import (
+    Action,
+    ActionKind,
+    ForcedBet,
+    ForcedKind,
+    HandRecord,
+    PlayerRecord,
+    RakeRecord,
+    Stakes,
+    Structure,
+)
+
+__all__ = [
+    "Action",
+    "ActionKind",
+    "ForcedBet",
+    "ForcedKind",
+    "HandRecord",
+    "PHHError",
+    "PlayerRecord",
+    "RakeRecord",
+    "Stakes",
+    "Structure",
+    "dumps",
+    "dumps_all",
+    "load_file",
+    "loads",
+    "loads_all",
+]
