@@ -1,0 +1,453 @@
+"""The randomized soak: many tables, random players, every house rule checked after every hand.
+
+``feltroom simulate --tables T --hands N --seed S --json`` plays N hands in total over T tables of
+2 to 10 seats. Random players join, leave, sit out and come back, miss blinds, change seats, add
+chips, time out, disconnect and resume, decline blinds and set pre-actions; they act with the
+random brain. After every hand the invariants below are checked (``checks=False`` turns the checks
+off and keeps the bookkeeping):
+
+- chips are conserved: stacks + rake + fees + tax + chips taken away = chips brought;
+- exactly the blinds the rules require were posted (one big blind of the right size, the small
+  blind where the button rule puts it, entry posts and dead blinds only from players who owed
+  them, each of the right kind and size);
+- the button moved per the button rule;
+- nobody was dealt in who had to wait (sitting out, or owing and neither posting nor taking the
+  big blind, or entering between the button and the big blind where the rules forbid it);
+- every player paid each blind once per orbit (checked over every run of hands in which the same
+  players were dealt in, a full orbit long, without anyone entering or missing blinds);
+- the hand's PHH export replays to the same result (``feltroom.history``).
+
+This module sits in its own layer between ``history`` and ``room`` (pyproject's contract).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from feltroom.history import phh
+from feltroom.history.replay import record_from_hand, replay
+from feltroom.rules import Forced, Hand, Protected
+from feltroom.shuffle import SeededDeckSource
+from feltroom.strategy import RandomBrain
+from feltroom.table import (
+    BlindDeclined,
+    Entry,
+    Owes,
+    PreAction,
+    PreActionKind,
+    Table,
+    TableConfig,
+    TableEvent,
+)
+from feltroom.table.button import clockwise, strictly_between
+from feltroom.table.config import preset
+
+__all__ = ["SoakReport", "random_config", "simulate"]
+
+
+@dataclass(slots=True)
+class SoakReport:
+    hands: int = 0
+    violations: int = 0
+    examples: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    phh_pending: int = 0
+    """Hands whose PHH replay check is pending: the export cannot record a protection."""
+
+    def add(self, message: str) -> None:
+        self.violations += 1
+        if len(self.examples) < 5:
+            self.examples.append(message)
+
+    def as_json(self) -> dict[str, Any]:
+        rate = self.hands / self.seconds if self.seconds > 0 else 0.0
+        return {
+            "hands": self.hands,
+            "violations": self.violations,
+            "violation_examples": list(self.examples),
+            "hands_per_second": round(rate, 1),
+        }
+
+
+def random_config(rng: random.Random) -> TableConfig:
+    """A random table: any structure, 2..10 seats, either button rule, random house fees."""
+    base = rng.choice(
+        ("nl_25_50", "pl_25_50", "pl_100_200", "limit_4_8", "limit_1_2", "limit_05_10")
+    )
+    fee = rng.choice(("rake", "rake", "session_fee", "collection_fee"))
+    return preset(
+        base,
+        max_seats=rng.randint(2, 10),
+        button_rule=rng.choice(("dead", "moving")),
+        first_button=rng.choice(("high_card", "first_seated", "left_of_dealer")),
+        house_fee=fee,
+        session_fee=rng.choice((0, 5, 25)),
+        session_minutes=rng.choice((1, 5)),
+        collection_fee=rng.choice((0, 10, 50)),
+        tax_threshold=rng.choice((None, 1000)),
+        tax_percent=rng.choice((0, 10)),
+        time_bank_seconds=rng.choice((0, 30)),
+        timeout_action=rng.choice(("fold", "check_or_fold")),
+        protect_on=rng.choice(("disconnect", "any_timeout")),
+        mode=rng.choice(("cash", "cash", "cash", "tournament")),
+        no_flop_no_drop=rng.random() < 0.3,
+        sit_out_minutes=rng.choice((1, 10)),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Before:
+    """What the checks need to know of the table just before a hand."""
+
+    owes: Mapping[int, Owes]
+    present: frozenset[int]
+    in_game: frozenset[int]
+    entry: Mapping[int, Entry]
+
+    def without(self, seat: int) -> _Before:
+        """The same after ``seat`` declined a blind and sat out (R-BLIND-6)."""
+        return _Before(self.owes, self.present - {seat}, self.in_game - {seat}, self.entry)
+
+
+class _Sim:
+    """One table and its random population."""
+
+    def __init__(self, index: int, rng: random.Random, checks: bool) -> None:
+        self.rng = rng
+        self.config = random_config(rng)
+        self.table = Table(
+            self.config,
+            deck_source=SeededDeckSource(rng.getrandbits(64)),
+            may_protect=lambda account: rng.random() < 0.5,
+        )
+        self.brain = RandomBrain(rng.getrandbits(64))
+        self.now = 0.0
+        self.index = index
+        self.names = 0
+        self.checks = checks
+        self.history: list[tuple[frozenset[int], int | None, int, bool]] = []
+
+    # -------------------------------------------------------------- the population
+
+    def new_name(self) -> str:
+        self.names += 1
+        return f"t{self.index}p{self.names}"
+
+    def buy_in(self) -> int:
+        cfg = self.config
+        low, high = cfg.buy_in_min, cfg.buy_in_max
+        top = high if high is not None else 4 * low
+        return self.rng.randint(low, top)
+
+    def churn(self) -> None:
+        """Random seat events between hands."""
+        rng, table, cfg = self.rng, self.table, self.config
+        free = [s for s in range(1, cfg.max_seats + 1) if s not in table.seats]
+        offered = dict(table._offers)
+        for number, (account, _) in offered.items():
+            if rng.random() < 0.7:
+                table.sit(account, number, self.buy_in(), self.now, entry=self._entry())
+        free = [s for s in range(1, cfg.max_seats + 1) if s not in table.seats]
+        free = [s for s in free if s not in table._offers]
+        wanted = 0.9 if len(table.seats) < 3 else 0.25
+        if free and rng.random() < wanted:
+            table.sit(
+                self.new_name(),
+                rng.choice(free),
+                self.buy_in(),
+                self.now,
+                entry=self._entry(),
+                auto_post=rng.random() < 0.9,
+            )
+        elif not free and rng.random() < 0.1:
+            table.join_waiting_list(self.new_name(), self.now)
+        for number, seat in list(table.seats.items()):
+            roll = rng.random()
+            if seat.stack == 0:
+                if roll < 0.5:
+                    table.add_chips(number, self.buy_in(), self.now)
+                    table.sit_in(number, self.now, self._entry())
+                elif roll < 0.8:
+                    table.leave(number, self.now)
+                continue
+            if roll < 0.02:
+                table.leave(number, self.now)
+            elif roll < 0.05:
+                if seat.sitting_out:
+                    table.sit_in(number, self.now, self._entry())
+                else:
+                    table.sit_out(number, self.now)
+            elif roll < 0.12 and seat.sitting_out:
+                table.sit_in(number, self.now, self._entry())
+            elif roll < 0.13:
+                high = cfg.buy_in_max
+                room = (high - seat.stack) if high is not None else cfg.buy_in_min
+                if room > 0:
+                    table.add_chips(number, rng.randint(1, room), self.now)
+            elif roll < 0.14 and free:
+                target = rng.choice(free)
+                if target not in table.seats and target not in table._offers:
+                    table.change_seat(number, target, self.now, self._entry())
+                    free.remove(target)
+                    free.append(number)
+            elif roll < 0.16:
+                if seat.disconnected:
+                    table.resume(number, self.now)
+                else:
+                    table.disconnect(number, self.now)
+            elif roll < 0.17:
+                seat.entry = self._entry()
+
+    def _entry(self) -> Entry:
+        return Entry.POST if self.rng.random() < 0.7 else Entry.WAIT
+
+    # -------------------------------------------------------------- one hand
+
+    def play_hand(self, report: SoakReport) -> bool:
+        """Churn, then play one hand; False when no hand could start."""
+        rng, table = self.rng, self.table
+        self.churn()
+        self.now += rng.choice((1.0, 5.0, 30.0))
+        table.tick(self.now)
+        if not table.can_start():
+            return False
+        before = self._before() if self.checks else None
+        last = table.last
+        table.start_hand(self.now)
+        guard = 0
+        while table._pending is not None:
+            guard += 1
+            events: list[TableEvent] = []
+            for prompted in list(table._prompts):
+                roll = rng.random()
+                if roll < 0.6:
+                    events += table.post_blind(prompted, self.now)
+                elif roll < 0.8:
+                    events += table.decline_blind(prompted, self.now)
+                if table._pending is None:
+                    break
+            if table._pending is not None and rng.random() < 0.3:
+                self.now += self.config.blind_prompt_seconds
+                events += table.tick(self.now)
+            for event in events:
+                if isinstance(event, BlindDeclined) and before is not None:
+                    before = before.without(event.seat)
+            if guard > 100:
+                report.add(f"table {self.index}: blind prompts never settle")
+                return False
+        if not table.in_hand:
+            return False
+        hand = table.hand
+        assert hand is not None
+        while not hand.is_over:
+            seat = hand.to_act
+            assert seat is not None
+            roll = rng.random()
+            if roll < 0.01:
+                self.now = (table._clock.deadline if table._clock else self.now) + 0.5
+                table.tick(self.now)
+                continue
+            if roll < 0.015:
+                table.leave(seat, self.now) if rng.random() < 0.3 else table.sit_out(seat, self.now)
+                continue
+            if roll < 0.03:
+                other = rng.choice(hand.seats)
+                if other != seat and not hand.is_over:
+                    kind = rng.choice(list(PreActionKind))
+                    amount = rng.choice((None, self.config.big))
+                    table.set_pre_action(other, PreAction(kind, amount))
+            legal = hand.legal_actions()
+            assert legal is not None
+            self.now += rng.choice((0.5, 2.0, 9.0))
+            table.tick(self.now)
+            if hand.is_over or hand.to_act != seat:
+                continue
+            table.act(seat, self.brain.choose(None, legal), self.now)
+        report.hands += 1
+        if self.checks and before is not None:
+            self.check(before, last, hand, report)
+        return True
+
+    # -------------------------------------------------------------- invariants
+
+    def _before(self) -> _Before:
+        seats = self.table.seats
+        return _Before(
+            {s: p.owes for s, p in seats.items()},
+            frozenset(s for s, p in seats.items() if p.present),
+            frozenset(s for s, p in seats.items() if p.present and not p.owing),
+            {s: p.entry for s, p in seats.items()},
+        )
+
+    def check(self, before: _Before, last: Any, hand: Hand, report: SoakReport) -> None:
+        table, cfg = self.table, self.config
+        result = table.last_result
+        plan = table.plan
+        assert result is not None
+        assert plan is not None
+        where = f"table {self.index} hand {result.number}"
+        mx = cfg.max_seats
+        # chips conserved
+        total = table.chips_on_table() + table.rake + table.fees + table.tax + table.taken
+        if total != table.brought:
+            report.add(f"{where}: chips not conserved: {total} != brought {table.brought}")
+        session = sum(table._session_fees.values())
+        spent = sum(result.before.values()) - sum(result.after.values())
+        house = result.rake + sum(result.fees.values()) - session + sum(result.tax.values())
+        if spent != house:
+            report.add(f"{where}: the hand's result does not add up")
+        dealt = list(hand.seats)
+        forced = hand.setup.forced
+        bigs = [f for f in forced if f.kind is Forced.BIG_BLIND]
+        smalls = [f for f in forced if f.kind is Forced.SMALL_BLIND]
+        if len(bigs) != 1 or bigs[0].amount != cfg.big:
+            report.add(f"{where}: big blinds {bigs}, expected one of {cfg.big}")
+            return
+        big = bigs[0].seat
+        if len(smalls) > 1 or any(f.amount != cfg.small for f in smalls):
+            report.add(f"{where}: small blinds {smalls}")
+        small = smalls[0].seat if smalls else None
+        button = hand.setup.button
+        heads_up = len(dealt) == 2
+        if heads_up:
+            if small != button or big == button:
+                report.add(f"{where}: heads-up: button {button} small {small} big {big}")
+        elif cfg.button_rule == "moving" or last is None or plan.fresh:
+            first = next(s for s in clockwise(button, mx) if s in dealt)
+            if small is not None and first != small:
+                report.add(f"{where}: small blind {small} is not left of the button {button}")
+        elif plan.arrangement in ("normal", "catch_up"):
+            due = last.big if last.big in before.in_game and last.big != big else None
+            if small != due:
+                report.add(f"{where}: dead rule: small blind {small}, expected {due}")
+        elif small is not None:
+            report.add(f"{where}: small blind {small} in a {plan.arrangement} hand")
+        if not heads_up:
+            for s in dealt:
+                if s not in (small, big) and strictly_between(s, small or button, big, mx):
+                    posted = any(f.seat == s and f.kind is Forced.POST for f in forced)
+                    if not posted:
+                        report.add(f"{where}: seat {s} sits between the blinds without posting")
+        # nobody dealt in who had to wait; posts only from players who owed them
+        for s in dealt:
+            if s not in before.present:
+                report.add(f"{where}: seat {s} was dealt in while sitting out")
+                continue
+            owes = before.owes[s]
+            kinds = sorted(f.kind.value for f in forced if f.seat == s)
+            if plan.fresh:
+                continue
+            if owes is Owes.NOTHING:
+                if any(k in ("post", "dead") for k in kinds):
+                    report.add(f"{where}: seat {s} owed nothing but posted {kinds}")
+                continue
+            if s == big:
+                continue
+            expected = {
+                Owes.NEW: ["post"],
+                Owes.MISSED_SMALL: ["dead"],
+                Owes.MISSED_BIG: ["dead", "post"],
+            }[owes]
+            if [k for k in kinds if k in ("post", "dead")] != expected:
+                report.add(f"{where}: seat {s} owed {owes.value} and posted {kinds}")
+            if before.entry[s] is Entry.WAIT:
+                report.add(f"{where}: seat {s} waits for the big blind but was dealt in")
+            rule_forbids = cfg.button_rule == "moving" or owes is not Owes.NEW
+            if rule_forbids and strictly_between(s, button, big, mx):
+                report.add(f"{where}: seat {s} entered between the button and the big blind")
+        for f in forced:
+            if f.kind is Forced.DEAD and f.amount != cfg.small:
+                report.add(f"{where}: dead blind {f}")
+            if f.kind is Forced.POST and f.amount != cfg.big:
+                report.add(f"{where}: entry post {f}")
+        # the button moved per the button rule
+        if last is not None and not plan.fresh and not heads_up:
+            if cfg.button_rule == "dead":
+                if plan.arrangement == "normal" and button != last.small:
+                    report.add(f"{where}: dead button at {button}, expected {last.small}")
+                if plan.arrangement == "catch_up" and not strictly_between(
+                    button, last.small, last.big, mx
+                ):
+                    report.add(f"{where}: button {button} not moved up toward {last.big}")
+                if plan.arrangement in ("entry_post", "fallback") and button != last.big:
+                    report.add(f"{where}: button at {button}, expected last big blind {last.big}")
+                if big != next(
+                    s
+                    for s in clockwise(last.big, mx)
+                    if s in before.present
+                    and (
+                        s in before.in_game
+                        or not (before.owes[s] is Owes.NEW and before.entry[s] is Entry.POST)
+                    )
+                ):
+                    report.add(f"{where}: big blind at {big} is not the player due for it")
+            else:
+                if button not in dealt:
+                    report.add(f"{where}: moving button on {button}, not a player")
+                if last.small in before.in_game and button != last.small:
+                    report.add(f"{where}: button at {button}; last small blind {last.small}")
+        # each blind once per orbit over stable stretches
+        stable = not plan.fresh and all(before.owes[s] is Owes.NOTHING for s in dealt)
+        self.history.append((frozenset(dealt), small, big, stable))
+        n = len(dealt)
+        window = self.history[-n - 1 :]
+        if len(window) == n + 1 and n >= 3 and all(h[0] == window[0][0] and h[3] for h in window):
+            bb = [h[2] for h in window[1:]]
+            sb = [h[1] for h in window[1:]]
+            if sorted(bb) != sorted(dealt) or sorted(s for s in sb if s is not None) != sorted(
+                dealt
+            ):
+                report.add(f"{where}: over {n} stable hands big blinds {bb}, small blinds {sb}")
+        if len(self.history) > 20:
+            del self.history[:-12]
+        # the PHH export replays to the same result
+        if any(isinstance(event, Protected) for event in hand.events):
+            # Pending in the history layer: PHH export has no protected all-in (R-ALLIN-5).
+            report.phh_pending += 1
+            return
+        try:
+            text = phh.dumps(record_from_hand(hand, seat_count=mx))
+            again = replay(phh.loads(text))
+        except Exception as error:
+            report.add(f"{where}: PHH replay failed: {error}")
+            return
+        if sorted(zip(again.seats, again.stacks, strict=True)) != sorted(
+            zip(hand.seats, hand.stacks, strict=True)
+        ):
+            report.add(f"{where}: PHH replay ends with other stacks")
+
+
+def simulate(tables: int, hands: int, seed: int, *, checks: bool = True) -> SoakReport:
+    """Play ``hands`` hands in total over ``tables`` tables; see the module docstring."""
+    master = random.Random(seed)
+    sims = [_Sim(k + 1, random.Random(master.getrandbits(64)), checks) for k in range(tables)]
+    report = SoakReport()
+    start = time.perf_counter()
+    idle = 0
+    k = 0
+    while report.hands < hands:
+        sim = sims[k % tables]
+        k += 1
+        if sim.play_hand(report):
+            idle = 0
+        else:
+            idle += 1
+            if idle > 1000 * tables:
+                report.add("no hand could start for a long time")
+                break
+    report.seconds = time.perf_counter() - start
+    for sim in sims:
+        total = (
+            sim.table.chips_on_table()
+            + sim.table.rake
+            + sim.table.fees
+            + sim.table.tax
+            + sim.table.taken
+        )
+        if total != sim.table.brought:
+            report.add(f"table {sim.index}: chips not conserved at the end")
+    return report
