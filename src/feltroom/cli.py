@@ -12,6 +12,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from feltroom import __version__
 from feltroom.cards import format_cards
@@ -77,6 +78,32 @@ def _bench(args: argparse.Namespace) -> int:
     return run(args.rest)
 
 
+def _replay(args: argparse.Namespace) -> int:
+    """Replay PHH hand histories through the engine: one JSON line per hand (issue 3)."""
+    from feltroom.history.replay import replay_paths
+
+    return replay_paths(args.paths, sys.stdout)
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    """The randomized soak of the table layer (issue 4): one JSON object; exit 0 only without
+    violations."""
+    from feltroom.simulate import simulate
+
+    report = simulate(args.tables, args.hands, args.seed, checks=not args.no_checks)
+    summary = report.as_json()
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(
+            f"{summary['hands']} hands, {summary['violations']} violations, "
+            f"{summary['hands_per_second']} hands/s"
+        )
+        for example in summary["violation_examples"]:
+            print(f"  {example}")
+    return 0 if report.violations == 0 else 1
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="feltroom", description="An online card room for Texas Hold'em."
@@ -101,12 +128,117 @@ def _parser() -> argparse.ArgumentParser:
     bench = commands.add_parser(
         "bench", help="benchmarks side by side with peers (development install)"
     )
-    bench.add_argument("target", choices=["evaluator"])
+    bench.add_argument("target", choices=["evaluator", "engine"])
     bench.add_argument(
         "rest", nargs=argparse.REMAINDER, help="the benchmark's own options, e.g. --json"
     )
     bench.set_defaults(handler=_bench)
+
+    replay = commands.add_parser(
+        "replay", help="replay PHH hand histories (.phh/.phhs files or folders of them)"
+    )
+    replay.add_argument("paths", nargs="+", metavar="PATH")
+    replay.set_defaults(handler=_replay)
+
+    simulate = commands.add_parser(
+        "simulate", help="randomized soak: many tables, random players, invariants per hand"
+    )
+    simulate.add_argument("--tables", type=_positive, default=4, metavar="T")
+    simulate.add_argument("--hands", type=_positive, default=10_000, metavar="N")
+    simulate.add_argument("--seed", type=int, default=0, metavar="S")
+    simulate.add_argument("--json", action="store_true", help="print one JSON object")
+    simulate.add_argument(
+        "--no-checks", action="store_true", help="invariant checks off (bookkeeping on)"
+    )
+    simulate.set_defaults(handler=_simulate)
+    _add_room_commands(commands)
     return parser
+
+
+def _room_command(args: argparse.Namespace) -> int:
+    """``cashier``, ``admin`` and ``audit``: the operator's commands on the room's database."""
+    from alembic.util.exc import CommandError
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from feltroom.room import operator
+    from feltroom.store import open_storage
+
+    try:
+        storage = open_storage(args.db)
+    except (SQLAlchemyError, CommandError, ValueError, OSError) as error:
+        print(
+            f"feltroom {args.command}: cannot open the database {args.db!r}: {error}",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        if args.command == "cashier":
+            code, result = operator.run_cashier(
+                storage,
+                args.operation,
+                args.account,
+                getattr(args, "currency", None),
+                getattr(args, "amount", None),
+                getattr(args, "key", None),
+            )
+        elif args.command == "admin":
+            code, result = operator.run_admin(storage, args.operation, args.account)
+        else:
+            code, result = operator.run_audit(storage, args.shuffles)
+    finally:
+        storage.close()
+    if code == operator.BAD_INPUT:
+        print(f"feltroom {args.command}: error: {result['error']}", file=sys.stderr)
+    else:
+        print(json.dumps(result))
+    return code
+
+
+def _add_room_commands(commands: Any) -> None:
+    db_help = "database URL (default: sqlite:///data/feltroom.sqlite3)"
+
+    def add_db(parser: argparse.ArgumentParser, default: Any = None) -> None:
+        parser.add_argument("--db", default=default, metavar="URL", help=db_help)
+
+    cashier = commands.add_parser("cashier", help="the operator's cashier (deposits, balances)")
+    add_db(cashier)
+    operations = cashier.add_subparsers(dest="operation", required=True, metavar="OPERATION")
+    for name in ("deposit", "withdraw"):
+        money = operations.add_parser(name, help=f"{name} money for a player (idempotent by key)")
+        add_db(money, argparse.SUPPRESS)
+        money.add_argument("--account", required=True, metavar="NAME")
+        money.add_argument("--currency", required=True, metavar="CODE", help="PLAY, USD, EUR...")
+        money.add_argument("--amount", required=True, metavar="AMOUNT", help="major units: 12.34")
+        money.add_argument("--key", required=True, metavar="KEY", help="idempotency key")
+    balance = operations.add_parser("balance", help="a player's balances as JSON")
+    add_db(balance, argparse.SUPPRESS)
+    balance.add_argument("--account", required=True, metavar="NAME")
+    cashier.set_defaults(handler=_room_command)
+
+    admin = commands.add_parser("admin", help="operator actions on accounts")
+    add_db(admin)
+    actions = admin.add_subparsers(dest="operation", required=True, metavar="OPERATION")
+    reset = actions.add_parser("reset-protections", help="restore a player's allowance (R-TIME-3)")
+    add_db(reset, argparse.SUPPRESS)
+    reset.add_argument("--account", required=True, metavar="NAME")
+    admin.set_defaults(handler=_room_command)
+
+    audit = commands.add_parser("audit", help="check the books and the shuffle (JSON)")
+    add_db(audit)
+    audit.add_argument(
+        "--shuffles", type=_count, default=100_000, metavar="N", help="self-test decks (0: skip)"
+    )
+    audit.set_defaults(handler=_room_command)
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected 0 or more, got {value}")
+    return value
 
 
 def _positive(text: str) -> int:

@@ -1,0 +1,126 @@
+"""The audit: the books checked from the database alone, and the shuffle self-test (R-RNG-2).
+
+Checks, each reported by name in ``problems``:
+
+- per currency, the balances of all accounts (the external one included) sum to zero;
+- each account's running balance equals its credits minus debits, and no account other than an
+  external one is below zero;
+- every transfer stays in one currency, names existing accounts and moves a positive amount;
+- no transfer id occurs twice;
+- every settled hand's contributions equal its payouts plus rake, fees and tax;
+- each table's escrow equals the sum of the stacks stored for that table.
+
+It reads in one snapshot transaction, so it is safe while the server runs.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+from typing import Any
+
+from feltroom.money import Currency, format_units
+from feltroom.room.ledger import CURRENCIES, escrow_key
+from feltroom.room.storage import Storage
+from feltroom.selftest import run_selftest
+
+__all__ = ["DEFAULT_SHUFFLES", "audit"]
+
+DEFAULT_SHUFFLES = 100_000
+
+
+def audit(
+    storage: Storage,
+    shuffles: int = DEFAULT_SHUFFLES,
+    selftest: Callable[[int], dict[str, Any]] = run_selftest,
+) -> dict[str, Any]:
+    """Check the books and run the shuffle self-test on ``shuffles`` decks (0: skip it).
+
+    Returns ``{"currencies": {...}, "hands_checked": n, "problems": [...], "selftest": {...},
+    "pass": bool}``.
+    """
+    problems: list[str] = []
+    with storage.transaction(write=False) as tx:
+        accounts = {row.key: row for row in tx.all_accounts()}
+        derived = tx.derived_balances()
+        mixed = tx.transfers_between_currencies()
+        bad_amounts = tx.bad_amounts()
+        duplicates = tx.duplicate_transfer_ids()
+        imbalances = tx.hand_imbalances()
+        hands_checked = tx.settled_hand_count()
+        tables = tx.all_tables()
+        stacks = tx.stack_totals()
+
+    sums: dict[str, int] = defaultdict(int)
+    running: dict[str, int] = defaultdict(int)
+    totals: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    counts: dict[str, int] = defaultdict(int)
+    for key, row in sorted(accounts.items()):
+        balance = derived.get(key, 0)
+        sums[row.currency] += balance
+        running[row.currency] += row.balance
+        totals[row.currency][row.kind] += balance
+        counts[row.currency] += 1
+        if balance != row.balance:
+            problems.append(
+                f"account {key}: running balance {row.balance} differs from its transfers, "
+                f"{balance}"
+            )
+        if balance < 0 and row.kind != "external":
+            problems.append(f"account {key}: negative balance {balance}")
+    for key in sorted(set(derived) - set(accounts)):
+        problems.append(f"transfers name account {key}, which does not exist")
+    for code, total in sorted(sums.items()):
+        if total:
+            problems.append(f"currency {code}: balances sum to {total} units, not zero")
+    for code, total in sorted(running.items()):
+        if total:
+            problems.append(f"currency {code}: running balances sum to {total} units, not zero")
+    for transfer_id, code, debit_code, credit_code in mixed:
+        problems.append(
+            f"transfer {transfer_id} in {code} mixes currencies: debit account in "
+            f"{debit_code}, credit account in {credit_code} (R-GAME-6)"
+        )
+    for transfer_id, amount in bad_amounts:
+        problems.append(f"transfer {transfer_id}: amount {amount} is not positive")
+    for transfer_id, count in duplicates:
+        problems.append(f"transfer id {transfer_id} occurs {count} times")
+    for hand_id, paid_in, paid_out in imbalances:
+        problems.append(
+            f"hand {hand_id}: contributions {paid_in} differ from payouts + rake + fees + tax "
+            f"{paid_out}"
+        )
+    for table in tables:
+        escrow = derived.get(escrow_key(table.table_id), 0)
+        at_table = stacks.get(table.table_id, 0)
+        if escrow != at_table:
+            problems.append(
+                f"table {table.table_id}: escrow {escrow} differs from the stacks there, {at_table}"
+            )
+    for table_id in sorted(set(stacks) - {table.table_id for table in tables}):
+        problems.append(f"stacks stored for table {table_id}, which does not exist")
+
+    currencies: dict[str, Any] = {}
+    for code in sorted(counts):
+        unit = CURRENCIES.get(code)
+
+        def text(value: int, unit: Currency | None = unit) -> str:
+            return format_units(value, unit) if unit else str(value)
+
+        kinds = {kind: text(value) for kind, value in sorted(totals[code].items())}
+        currencies[code] = {"accounts": counts[code], "sum": text(sums[code]), "balances": kinds}
+
+    report: dict[str, Any] = {
+        "currencies": currencies,
+        "hands_checked": hands_checked,
+        "problems": problems,
+    }
+    if shuffles > 0:
+        result = selftest(shuffles)
+        if not result["pass"]:
+            problems.append(f"shuffle self-test failed on {shuffles} shuffles (R-RNG-2)")
+        report["selftest"] = result
+    else:
+        report["selftest"] = {"skipped": True, "pass": True}
+    report["pass"] = not problems
+    return report

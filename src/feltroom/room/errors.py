@@ -1,0 +1,75 @@
+"""Errors of the room: each says what was wrong and what would have been valid.
+
+They are ``ValueError`` subclasses where the caller gave bad input, so a command line or a server
+can answer "bad request" (exit code 2) and know that nothing was changed.
+"""
+
+from __future__ import annotations
+
+from feltroom.errors import FeltroomError
+
+__all__ = [
+    "AlreadySettled",
+    "AuthenticationFailed",
+    "CurrencyMismatch",
+    "DuplicateKey",
+    "IdempotencyConflict",
+    "InsufficientFunds",
+    "NotAvailable",
+    "RoomError",
+    "StackMismatch",
+    "UnknownAccount",
+    "UnknownCurrency",
+]
+
+
+class RoomError(FeltroomError, ValueError):
+    """Bad input to the room (accounts, cashier, settlement); nothing was changed."""
+
+
+class UnknownCurrency(RoomError):
+    """A currency code the room does not keep."""
+
+
+class UnknownAccount(RoomError):
+    """A player, table or ledger account that does not exist."""
+
+
+class CurrencyMismatch(RoomError):
+    """Money of one currency sent to an account or table of another (R-GAME-6)."""
+
+
+class InsufficientFunds(RoomError):
+    """A transfer would leave an account other than the external one below zero."""
+
+    def __init__(self, account: str, balance: int, amount: int, message: str | None = None):
+        super().__init__(
+            message or f"account {account} holds {balance} units; cannot take {amount} units"
+        )
+        self.account = account
+        self.balance = balance
+        self.amount = amount
+
+
+class IdempotencyConflict(RoomError):
+    """An idempotency key reused with different details."""
+
+
+class DuplicateKey(FeltroomError):
+    """A storage uniqueness constraint refused a row (a key, a name or a token taken)."""
+
+
+class AlreadySettled(RoomError):
+    """A hand that was already settled or voided (nothing is settled twice)."""
+
+
+class StackMismatch(RoomError):
+    """The table's report of a stack disagrees with the books."""
+
+
+class AuthenticationFailed(RoomError):
+    """Wrong name or password, or an unknown or expired session token."""
+
+
+class NotAvailable(RoomError):
+    """A hand history the requester may not see (R-HIST-1) or that does not exist."""

@@ -1,0 +1,84 @@
+"""Hand histories on request (R-HIST-1, R-HIST-2).
+
+The store keeps the whole truth of each settled hand: every dealt player's hole cards. What a
+requester sees is filtered here, on read:
+
+- a player may request only hands they were dealt into (R-HIST-1);
+- they see their own hole cards and those of every player who stayed to the showdown, mucked
+  cards included; never the cards of a player who folded, and never burned or undealt cards
+  (the record holds none of those);
+- an observer sees only cards shown face up at the table.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from feltroom.room.errors import NotAvailable
+from feltroom.room.storage import HandPlayerRow, HandRow, Storage
+
+__all__ = ["HandHistories"]
+
+
+class HandHistories:
+    """Read access to stored hands, filtered for whoever asks."""
+
+    def __init__(self, storage: Storage) -> None:
+        self.storage = storage
+
+    def hands_of(self, player: str, limit: int = 50, before: int | None = None) -> list[int]:
+        """Ids of settled hands the player was dealt into, newest first."""
+        with self.storage.transaction(write=False) as tx:
+            return tx.hands_of_player(player, limit, before)
+
+    def for_player(self, hand_id: int, player: str) -> dict[str, Any]:
+        """The hand as ``player`` may see it; ``NotAvailable`` unless they were dealt in."""
+        hand, rows = self._load(hand_id)
+        if all(row.player != player for row in rows):
+            raise NotAvailable(
+                f"hand {hand_id} is not available to {player}: a player may request only hands "
+                "they were dealt into (R-HIST-1)"
+            )
+        return _view(hand, rows, lambda row: row.player == player or row.showdown)
+
+    def for_observer(self, hand_id: int) -> dict[str, Any]:
+        """The hand as an observer of the table may see it: only cards shown at the table."""
+        hand, rows = self._load(hand_id)
+        return _view(hand, rows, lambda row: row.shown)
+
+    def _load(self, hand_id: int) -> tuple[HandRow, list[HandPlayerRow]]:
+        with self.storage.transaction(write=False) as tx:
+            hand = tx.get_hand(hand_id)
+            rows = tx.hand_players(hand_id) if hand is not None else []
+        if hand is None or hand.status != "settled":
+            raise NotAvailable(f"no settled hand {hand_id}")
+        return hand, rows
+
+
+def _view(hand: HandRow, rows: list[HandPlayerRow], reveal: Any) -> dict[str, Any]:
+    return {
+        "hand_id": hand.hand_id,
+        "table_id": hand.table_id,
+        "currency": hand.currency,
+        "started_at": hand.started_at,
+        "finished_at": hand.finished_at,
+        "rake": hand.rake,
+        "fee": hand.fee,
+        "tax": hand.tax,
+        "settings": json.loads(hand.settings),
+        "record": json.loads(hand.record),
+        "players": [
+            {
+                "player": row.player,
+                "seat": row.seat,
+                "start_stack": row.start_stack,
+                "contribution": row.contribution,
+                "payout": row.payout,
+                "tax": row.tax,
+                "showdown": row.showdown,
+                "hole": row.hole if reveal(row) else None,
+            }
+            for row in sorted(rows, key=lambda row: row.seat)
+        ],
+    }

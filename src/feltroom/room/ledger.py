@@ -1,0 +1,191 @@
+"""The double-entry chip ledger (R-GAME-5, R-GAME-6).
+
+Every movement of money is one immutable ``Transfer`` of a positive integer amount from one
+account (the *debit* side, which gives) to another (the *credit* side, which receives), with a
+unique id. An account's balance is its credits minus its debits; the store keeps it alongside as
+a running total that the audit re-derives from the transfers.
+
+Accounts, each in exactly one currency (currencies never mix, R-GAME-6):
+
+======== ============================ =============================================
+kind     key                          holds
+======== ============================ =============================================
+wallet   ``wallet:<player>:<CUR>``    a player's money off the tables
+escrow   ``escrow:<table>``           the chips on one table (the sum of its stacks)
+house    ``house:<CUR>``              rake, collection fees and session fees
+tax      ``tax:<CUR>``                winnings tax withheld (R-TAX-1)
+external ``external:<CUR>``           the world outside: deposits, withdrawals,
+                                      play-money grants; the only account that may
+                                      go below zero
+======== ============================ =============================================
+
+Because every transfer moves the same amount out of one account and into another, the balances of
+all accounts of one currency, the external one included, sum to zero.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import uuid
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING
+
+from feltroom.money import PLAY, Currency
+from feltroom.room.errors import CurrencyMismatch, UnknownAccount, UnknownCurrency
+
+if TYPE_CHECKING:
+    from feltroom.room.storage import AccountRow, Transaction
+
+__all__ = [
+    "CURRENCIES",
+    "AccountKind",
+    "Transfer",
+    "TransferKind",
+    "check_same_currency",
+    "currency",
+    "ensure_system_account",
+    "ensure_wallet",
+    "escrow_key",
+    "external_key",
+    "house_key",
+    "new_transfer",
+    "tax_key",
+    "valid_name",
+    "wallet_key",
+]
+
+CURRENCIES: dict[str, Currency] = {
+    "PLAY": PLAY,
+    **{code: Currency(code, 2) for code in ("USD", "EUR", "GBP", "CAD", "AUD", "CHF")},
+}
+"""The currencies the room keeps: play chips (unit 1) and ISO codes with two decimals."""
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}")
+
+
+def currency(code: str) -> Currency:
+    """The currency with this code, or ``UnknownCurrency`` naming the valid codes."""
+    found = CURRENCIES.get(code)
+    if found is None:
+        raise UnknownCurrency(f"unknown currency {code!r}; valid: {', '.join(CURRENCIES)}")
+    return found
+
+
+def valid_name(name: str, what: str = "name") -> str:
+    """A player or table name: 1 to 32 letters, digits, '_', '.' or '-', starting alphanumeric."""
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        raise UnknownAccount(
+            f"{what} {name!r} is not valid: use 1 to 32 letters, digits, '_', '.' or '-', "
+            "starting with a letter or digit"
+        )
+    return name
+
+
+class AccountKind(Enum):
+    """What an account is for (see the module's table)."""
+
+    WALLET = "wallet"
+    ESCROW = "escrow"
+    HOUSE = "house"
+    TAX = "tax"
+    EXTERNAL = "external"
+
+
+class TransferKind(Enum):
+    """Why money moved."""
+
+    DEPOSIT = "deposit"  # external -> wallet (the cashier)
+    WITHDRAWAL = "withdrawal"  # wallet -> external (the cashier)
+    GRANT = "grant"  # external -> wallet, play money only
+    BUY_IN = "buy_in"  # wallet -> escrow (sitting down or adding chips)
+    CASH_OUT = "cash_out"  # escrow -> wallet (leaving, or a released seat, R-SIT-2)
+    RAKE = "rake"  # escrow -> house, at settlement
+    FEE = "fee"  # escrow -> house: a collection fee at settlement, or a session fee
+    TAX = "tax"  # escrow -> tax, withheld at settlement (R-TAX-1)
+
+
+def wallet_key(player: str, code: str) -> str:
+    return f"wallet:{player}:{code}"
+
+
+def escrow_key(table_id: str) -> str:
+    return f"escrow:{table_id}"
+
+
+def house_key(code: str) -> str:
+    return f"house:{code}"
+
+
+def tax_key(code: str) -> str:
+    return f"tax:{code}"
+
+
+def external_key(code: str) -> str:
+    return f"external:{code}"
+
+
+@dataclass(frozen=True, slots=True)
+class Transfer:
+    """One immutable movement of ``amount`` units from ``debit`` to ``credit``."""
+
+    transfer_id: str
+    currency: str
+    debit: str
+    credit: str
+    amount: int
+    kind: TransferKind
+    reference: str
+    created_at: float
+
+    def __post_init__(self) -> None:
+        if isinstance(self.amount, bool) or not isinstance(self.amount, int) or self.amount <= 0:
+            raise ValueError(
+                f"a transfer moves a positive whole number of units, not {self.amount}"
+            )
+        if self.debit == self.credit:
+            raise ValueError(f"a transfer needs two different accounts, not {self.debit} twice")
+        currency(self.currency)
+
+
+def new_transfer(
+    kind: TransferKind,
+    code: str,
+    debit: str,
+    credit: str,
+    amount: int,
+    reference: str = "",
+    now: float | None = None,
+) -> Transfer:
+    """A transfer with a fresh unique id (a random UUID)."""
+    return Transfer(
+        transfer_id=uuid.uuid4().hex,
+        currency=code,
+        debit=debit,
+        credit=credit,
+        amount=amount,
+        kind=kind,
+        reference=reference,
+        created_at=time.time() if now is None else now,
+    )
+
+
+def check_same_currency(expected: str, actual: str, what: str) -> None:
+    """Refuse to mix currencies (R-GAME-6)."""
+    if expected != actual:
+        raise CurrencyMismatch(
+            f"{what} plays {expected}; {actual} never mixes with it (R-GAME-6): use {expected}"
+        )
+
+
+def ensure_wallet(tx: Transaction, player: str, code: str) -> AccountRow:
+    """The player's wallet in ``code``, created empty on first use."""
+    return tx.create_account(wallet_key(player, code), AccountKind.WALLET.value, code, player)
+
+
+def ensure_system_account(tx: Transaction, kind: AccountKind, code: str) -> AccountRow:
+    """The room's house, tax or external account in ``code``, created on first use."""
+    if kind not in (AccountKind.HOUSE, AccountKind.TAX, AccountKind.EXTERNAL):
+        raise ValueError(f"{kind} is not a system account")
+    return tx.create_account(f"{kind.value}:{code}", kind.value, code, kind.value)

@@ -1,0 +1,71 @@
+"""The operator's commands (``feltroom cashier``, ``admin``, ``audit``) as functions over a
+``Storage``: each returns an exit code and the JSON object to print. The command line opens the
+storage (it is the composition root) and prints.
+
+Exit codes: 0 done; 1 the audit found problems; 2 bad input (nothing was changed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from feltroom.room.accounts import Accounts, Argon2Settings
+from feltroom.room.audit import DEFAULT_SHUFFLES, audit
+from feltroom.room.cashier import Cashier
+from feltroom.room.errors import RoomError
+from feltroom.room.storage import Storage
+
+__all__ = ["BAD_INPUT", "run_admin", "run_audit", "run_cashier"]
+
+BAD_INPUT = 2
+
+Outcome = tuple[int, dict[str, Any]]
+
+
+def _guarded(call: Callable[[], dict[str, Any]]) -> Outcome:
+    try:
+        return 0, call()
+    except RoomError as error:
+        return BAD_INPUT, {"error": str(error)}
+
+
+def run_cashier(
+    storage: Storage,
+    operation: str,
+    account: str,
+    code: str | None = None,
+    amount: str | None = None,
+    key: str | None = None,
+) -> Outcome:
+    """``deposit`` / ``withdraw`` (all of code, amount and key needed) or ``balance``."""
+    cashier = Cashier(storage)
+    if operation == "balance":
+        return _guarded(lambda: cashier.balance(account))
+    if operation not in ("deposit", "withdraw"):
+        return BAD_INPUT, {
+            "error": f"unknown operation {operation!r}; valid: deposit, withdraw, balance"
+        }
+    if code is None or amount is None or key is None:
+        return BAD_INPUT, {"error": f"{operation} needs --currency, --amount and --key"}
+    call = cashier.deposit if operation == "deposit" else cashier.withdraw
+    return _guarded(lambda: call(account, code, amount, key))
+
+
+def run_admin(
+    storage: Storage, operation: str, account: str, protections_per_day: int = 2
+) -> Outcome:
+    """``reset-protections``: the operator's reset of a player's allowance (R-TIME-3)."""
+    if operation != "reset-protections":
+        return BAD_INPUT, {"error": f"unknown operation {operation!r}; valid: reset-protections"}
+    # Resetting computes no hash; the cheapest parameters keep the constructor fast.
+    accounts = Accounts(
+        storage, argon2=Argon2Settings.cheap(), protections_per_day=protections_per_day
+    )
+    return _guarded(lambda: accounts.reset_protections(account))
+
+
+def run_audit(storage: Storage, shuffles: int = DEFAULT_SHUFFLES) -> Outcome:
+    """The audit; exit code 0 only when everything passes."""
+    report = audit(storage, shuffles)
+    return (0 if report["pass"] else 1), report

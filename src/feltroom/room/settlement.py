@@ -1,0 +1,476 @@
+"""Settlement: the money side of the tables, as the table runtime calls it.
+
+Chips at a table live in that table's escrow account; how they split between the players there is
+the table's stacks, which the room stores with every change so that the audit can check, from the
+database alone, that each escrow equals the stacks at its table.
+
+- ``buy_in`` moves chips wallet -> escrow (sitting down, or adding chips between hands);
+  ``default_buy_in`` is the amount to offer (R-BUYIN-2: the whole balance, capped by the table
+  maximum).
+- ``leave`` returns the stack escrow -> wallet (also for a seat released after sitting out too
+  long, R-SIT-2).
+- ``begin_hand`` hands out a hand id that is never reused; ``settle_hand`` settles the hand in ONE
+  transaction together with its record: rake and fees escrow -> house, tax withheld escrow -> tax
+  (R-TAX-1), each player's contribution and payout, the new stacks. A hand is settled or voided
+  once: a second attempt raises ``AlreadySettled``.
+- ``void_hand`` (and ``void_unsettled`` after a restart) voids a hand: nothing moved while it was
+  played, so every stack stays at its start-of-hand value.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
+from types import MappingProxyType
+from typing import Any
+
+from feltroom.room.errors import (
+    AlreadySettled,
+    InsufficientFunds,
+    RoomError,
+    StackMismatch,
+    UnknownAccount,
+)
+from feltroom.room.ledger import (
+    AccountKind,
+    TransferKind,
+    check_same_currency,
+    currency,
+    ensure_system_account,
+    ensure_wallet,
+    escrow_key,
+    new_transfer,
+    valid_name,
+    wallet_key,
+)
+from feltroom.room.storage import HandPlayerRow, SeatRow, Storage, TableRow, Transaction
+
+__all__ = [
+    "HandOutcome",
+    "PlayerOutcome",
+    "SettledHand",
+    "Settlement",
+    "TaxRule",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class TaxRule:
+    """Winnings tax (R-TAX-1): ``percent`` of a hand's net win above ``threshold`` units is
+    withheld, rounded down to the unit. Off unless a table sets it."""
+
+    threshold: int
+    percent: Decimal
+
+    def __post_init__(self) -> None:
+        if self.threshold < 0:
+            raise RoomError(f"tax_threshold must be 0 or more, not {self.threshold}")
+        if not Decimal(0) <= Decimal(self.percent) <= Decimal(100):
+            raise RoomError(f"tax_percent must be between 0 and 100, not {self.percent}")
+
+    def withheld(self, net_win: int) -> int:
+        """The tax on a net win: ``floor((net_win - threshold) * percent / 100)``, or 0."""
+        above = net_win - self.threshold
+        if above <= 0:
+            return 0
+        return int(above * Fraction(Decimal(self.percent)) / 100)
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerOutcome:
+    """One player dealt into a hand, as the table reports it at the end of the hand.
+
+    ``payout`` is what the player won from the pots before any tax. ``hole`` is the hole cards as
+    text; ``showdown``: the player stayed to the showdown (R-HIST-2 reveals those cards to the
+    hand's players, mucked or not); ``shown``: they were shown face up at the table.
+    """
+
+    player: str
+    seat: int
+    start_stack: int
+    contribution: int
+    payout: int
+    hole: str
+    showdown: bool = False
+    shown: bool = False
+
+
+def _empty() -> Mapping[str, Any]:
+    return MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
+class HandOutcome:
+    """A finished hand to settle.
+
+    ``rake`` and ``fee`` (a collection fee, R-RAKE-4) go to the house; contributions must equal
+    payouts plus rake plus fee. ``settings`` are the table settings the hand was played under;
+    ``record`` is the public record (actions, board, cards shown at the table): it must not hold
+    hole cards that were not shown, which live only in ``players``.
+    """
+
+    hand_id: int
+    table_id: str
+    players: tuple[PlayerOutcome, ...]
+    rake: int = 0
+    fee: int = 0
+    tax: TaxRule | None = None
+    settings: Mapping[str, Any] = field(default_factory=_empty)
+    record: Mapping[str, Any] = field(default_factory=_empty)
+
+
+@dataclass(frozen=True, slots=True)
+class SettledHand:
+    """The result of a settlement: each player's stack after the hand and the tax withheld
+    (the table must take the tax off its stacks: the engine does not know about it)."""
+
+    hand_id: int
+    stacks: Mapping[str, int]
+    tax: Mapping[str, int]
+    next_hand_id: int | None = None
+
+
+class Settlement:
+    """The ledger side of tables: buy-ins, leaving, and settling or voiding hands."""
+
+    def __init__(self, storage: Storage, clock: Callable[[], float] = time.time) -> None:
+        self.storage = storage
+        self.clock = clock
+
+    # -- tables and seats
+
+    def open_table(self, table_id: str, code: str) -> TableRow:
+        """Register a table and its escrow in currency ``code`` (idempotent)."""
+        valid_name(table_id, "table id")
+        currency(code)
+        with self.storage.transaction() as tx:
+            row = tx.get_table(table_id)
+            if row is None:
+                row = TableRow(table_id, code)
+                tx.add_table(row)
+                tx.create_account(escrow_key(table_id), AccountKind.ESCROW.value, code, table_id)
+            check_same_currency(row.currency, code, f"table {table_id}")
+            return row
+
+    def seats(self, table_id: str) -> dict[str, SeatRow]:
+        """The stored stacks at a table (what a restarted runtime seats its players with)."""
+        with self.storage.transaction(write=False) as tx:
+            self._table(tx, table_id)
+            return {row.player: row for row in tx.seats_at(table_id)}
+
+    def default_buy_in(self, table_id: str, player: str, maximum: int | None) -> int:
+        """The buy-in to offer (R-BUYIN-2): the player's whole balance in the table's currency,
+        capped by the table maximum less the chips they already have there."""
+        with self.storage.transaction(write=False) as tx:
+            table = self._table(tx, table_id)
+            self._player(tx, player)
+            wallet = tx.get_account(wallet_key(player, table.currency))
+            balance = 0 if wallet is None else wallet.balance
+            seat = tx.get_seat(table_id, player)
+        if maximum is None:
+            return balance
+        return max(0, min(balance, maximum - (0 if seat is None else seat.stack)))
+
+    def buy_in(self, table_id: str, player: str, seat: int, amount: int) -> SeatRow:
+        """Move ``amount`` units wallet -> escrow and add them to the player's stack.
+
+        The table checks its buy-in bounds (R-BUYIN-1); this refuses what the wallet does not
+        hold, and a seat number that differs from the player's current seat at the table.
+        """
+        _check_units(amount, "buy-in")
+        now = self.clock()
+        with self.storage.transaction() as tx:
+            table = self._table(tx, table_id)
+            self._player(tx, player)
+            wallet = ensure_wallet(tx, player, table.currency)
+            if wallet.balance < amount:
+                raise InsufficientFunds(
+                    wallet.key,
+                    wallet.balance,
+                    amount,
+                    f"{player} holds {wallet.balance} units of {table.currency}; "
+                    f"a buy-in of at most {wallet.balance} is possible",
+                )
+            current = tx.get_seat(table_id, player)
+            if current is not None and current.seat != seat:
+                raise RoomError(f"{player} already sits in seat {current.seat} at {table_id}")
+            tx.post_transfer(
+                new_transfer(
+                    TransferKind.BUY_IN,
+                    table.currency,
+                    wallet.key,
+                    escrow_key(table_id),
+                    amount,
+                    f"table:{table_id}",
+                    now,
+                )
+            )
+            row = SeatRow(table_id, player, seat, amount + (current.stack if current else 0))
+            tx.put_seat(row)
+            return row
+
+    def leave(self, table_id: str, player: str, expected_stack: int | None = None) -> int:
+        """Return the player's stack escrow -> wallet and free the seat; returns the amount.
+
+        Used when a player leaves and when a seat is released after sitting out too long
+        (R-SIT-2). ``expected_stack`` is the table's own figure; a disagreement is refused.
+        """
+        now = self.clock()
+        with self.storage.transaction() as tx:
+            table = self._table(tx, table_id)
+            seat = tx.get_seat(table_id, player)
+            if seat is None:
+                raise UnknownAccount(f"{player!r} has no seat at table {table_id}")
+            if expected_stack is not None and expected_stack != seat.stack:
+                raise StackMismatch(
+                    f"the table says {player} has {expected_stack}; the books say {seat.stack}"
+                )
+            if seat.stack:
+                wallet = ensure_wallet(tx, player, table.currency)
+                tx.post_transfer(
+                    new_transfer(
+                        TransferKind.CASH_OUT,
+                        table.currency,
+                        escrow_key(table_id),
+                        wallet.key,
+                        seat.stack,
+                        f"table:{table_id}",
+                        now,
+                    )
+                )
+            tx.delete_seat(table_id, player)
+            return seat.stack
+
+    def charge_session_fee(self, table_id: str, player: str, amount: int) -> int:
+        """A session fee (R-RAKE-4) between hands: escrow -> house, off the player's stack.
+        Returns the new stack."""
+        _check_units(amount, "session fee")
+        now = self.clock()
+        with self.storage.transaction() as tx:
+            table = self._table(tx, table_id)
+            seat = tx.get_seat(table_id, player)
+            if seat is None:
+                raise UnknownAccount(f"{player!r} has no seat at table {table_id}")
+            if seat.stack < amount:
+                raise InsufficientFunds(f"stack of {player} at {table_id}", seat.stack, amount)
+            house = ensure_system_account(tx, AccountKind.HOUSE, table.currency)
+            tx.post_transfer(
+                new_transfer(
+                    TransferKind.FEE,
+                    table.currency,
+                    escrow_key(table_id),
+                    house.key,
+                    amount,
+                    f"session:{table_id}:{player}",
+                    now,
+                )
+            )
+            tx.put_seat(SeatRow(table_id, player, seat.seat, seat.stack - amount))
+            return seat.stack - amount
+
+    # -- hands
+
+    def begin_hand(self, table_id: str) -> int:
+        """A new hand id at this table: never returned before, even across restarts."""
+        now = self.clock()
+        with self.storage.transaction() as tx:
+            table = self._table(tx, table_id)
+            return tx.new_hand(table_id, table.currency, now)
+
+    def settle_hand(self, outcome: HandOutcome, *, begin_next: bool = False) -> SettledHand:
+        """Settle a finished hand and store its record, all in one transaction.
+
+        With ``begin_next`` the same transaction also starts the table's next hand, whose id is
+        ``next_hand_id`` of the result: one commit per hand instead of two.
+        """
+        return self.settle_hands([outcome], begin_next=begin_next)[0]
+
+    def settle_hands(
+        self, outcomes: Sequence[HandOutcome], *, begin_next: bool = False
+    ) -> list[SettledHand]:
+        """Settle hands of several tables in one transaction (a group commit): all of them or,
+        if any is refused, none. Each hand is stored together with its own record."""
+        checked = [_check_outcome(outcome) for outcome in outcomes]
+        now = self.clock()
+        results = []
+        with self.storage.transaction() as tx:
+            for outcome, (taxes, stacks) in zip(outcomes, checked, strict=True):
+                code = self._settle(tx, outcome, taxes, stacks, now)
+                next_id = tx.new_hand(outcome.table_id, code, now) if begin_next else None
+                results.append(
+                    SettledHand(
+                        outcome.hand_id, MappingProxyType(stacks), MappingProxyType(taxes), next_id
+                    )
+                )
+        return results
+
+    def _settle(
+        self,
+        tx: Transaction,
+        outcome: HandOutcome,
+        taxes: dict[str, int],
+        stacks: dict[str, int],
+        now: float,
+    ) -> str:
+        players = outcome.players
+        settings = json.dumps(dict(outcome.settings), sort_keys=True, default=str)
+        record = json.dumps(dict(outcome.record), sort_keys=True, default=str)
+        table = self._table(tx, outcome.table_id)
+        code = table.currency
+        self._open_hand(tx, outcome.hand_id, outcome.table_id)
+        seats = {row.player: row for row in tx.seats_at(outcome.table_id)}
+        for p in players:
+            seat = seats.get(p.player)
+            if seat is None or seat.seat != p.seat or seat.stack != p.start_stack:
+                books = "no seat" if seat is None else f"seat {seat.seat}, stack {seat.stack}"
+                raise StackMismatch(
+                    f"hand {outcome.hand_id}: {p.player} in seat {p.seat} with "
+                    f"{p.start_stack} at the start; the books say {books}"
+                )
+        escrow = escrow_key(outcome.table_id)
+        reference = f"hand:{outcome.hand_id}"
+        if outcome.rake or outcome.fee:
+            house = ensure_system_account(tx, AccountKind.HOUSE, code)
+            for amount, kind in (
+                (outcome.rake, TransferKind.RAKE),
+                (outcome.fee, TransferKind.FEE),
+            ):
+                if amount:
+                    tx.post_transfer(
+                        new_transfer(kind, code, escrow, house.key, amount, reference, now)
+                    )
+        total_tax = sum(taxes.values())
+        if total_tax:
+            tax_account = ensure_system_account(tx, AccountKind.TAX, code)
+            for player, amount in taxes.items():
+                if amount:
+                    tx.post_transfer(
+                        new_transfer(
+                            TransferKind.TAX,
+                            code,
+                            escrow,
+                            tax_account.key,
+                            amount,
+                            f"{reference}:{player}",
+                            now,
+                        )
+                    )
+        if not tx.finish_hand(
+            outcome.hand_id,
+            "settled",
+            now,
+            outcome.rake,
+            outcome.fee,
+            total_tax,
+            settings,
+            record,
+        ):
+            raise AlreadySettled(f"hand {outcome.hand_id} was settled or voided meanwhile")
+        tx.add_hand_players(
+            [
+                HandPlayerRow(
+                    outcome.hand_id,
+                    p.player,
+                    p.seat,
+                    p.start_stack,
+                    p.contribution,
+                    p.payout - taxes[p.player],
+                    taxes[p.player],
+                    p.hole,
+                    p.showdown,
+                    p.shown,
+                )
+                for p in players
+            ]
+        )
+        for p in players:
+            tx.put_seat(SeatRow(outcome.table_id, p.player, p.seat, stacks[p.player]))
+        return code
+
+    def void_hand(self, hand_id: int, reason: str = "") -> None:
+        """Void a hand that has not settled: nothing moved during it, so every stack stays at
+        its start-of-hand value. A settled or already voided hand raises ``AlreadySettled``."""
+        now = self.clock()
+        record = json.dumps({"void": reason})
+        with self.storage.transaction() as tx:
+            hand = tx.get_hand(hand_id)
+            if hand is None:
+                raise UnknownAccount(f"no hand {hand_id}")
+            if not tx.finish_hand(hand_id, "void", now, 0, 0, 0, "{}", record):
+                raise AlreadySettled(f"hand {hand_id} is already {hand.status}")
+
+    def void_unsettled(self, table_id: str | None = None, reason: str = "restart") -> list[int]:
+        """Void every hand left unsettled (after a crash), at one table or all; returns them."""
+        now = self.clock()
+        record = json.dumps({"void": reason})
+        with self.storage.transaction() as tx:
+            hands = tx.unsettled_hands(table_id)
+            for hand_id in hands:
+                tx.finish_hand(hand_id, "void", now, 0, 0, 0, "{}", record)
+            return hands
+
+    # -- helpers
+
+    @staticmethod
+    def _table(tx: Transaction, table_id: str) -> TableRow:
+        row = tx.get_table(table_id)
+        if row is None:
+            raise UnknownAccount(f"no table {table_id!r}; open it first (Settlement.open_table)")
+        return row
+
+    @staticmethod
+    def _player(tx: Transaction, player: str) -> None:
+        if tx.get_user(player) is None:
+            raise UnknownAccount(f"no player account named {player!r}")
+
+    @staticmethod
+    def _open_hand(tx: Transaction, hand_id: int, table_id: str) -> None:
+        hand = tx.get_hand(hand_id)
+        if hand is None or hand.table_id != table_id:
+            raise UnknownAccount(f"no hand {hand_id} at table {table_id}; see begin_hand")
+        if hand.status != "started":
+            raise AlreadySettled(
+                f"hand {hand_id} is already {hand.status}; nothing is settled twice"
+            )
+
+
+def _check_units(value: int, what: str, zero: bool = False) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < (0 if zero else 1):
+        least = 0 if zero else 1
+        raise RoomError(f"{what} must be a whole number of units, at least {least}, not {value!r}")
+
+
+def _check_outcome(outcome: HandOutcome) -> tuple[dict[str, int], dict[str, int]]:
+    """Validate a hand's money; returns each player's tax and stack after the hand."""
+    players = outcome.players
+    names = [p.player for p in players]
+    if len(set(names)) != len(names) or len({p.seat for p in players}) != len(players):
+        raise RoomError(f"hand {outcome.hand_id}: a player or seat appears twice: {names}")
+    for value, what in ((outcome.rake, "rake"), (outcome.fee, "fee")):
+        _check_units(value, what, zero=True)
+    for p in players:
+        _check_units(p.contribution, f"{p.player}'s contribution", zero=True)
+        _check_units(p.payout, f"{p.player}'s payout", zero=True)
+        if p.contribution > p.start_stack:
+            raise StackMismatch(
+                f"{p.player} put in {p.contribution} with a stack of {p.start_stack}"
+            )
+    paid_in = sum(p.contribution for p in players)
+    paid_out = sum(p.payout for p in players) + outcome.rake + outcome.fee
+    if paid_in != paid_out:
+        raise RoomError(
+            f"hand {outcome.hand_id}: contributions {paid_in} must equal payouts plus rake "
+            f"and fee, {paid_out}"
+        )
+    taxes = {
+        p.player: (outcome.tax.withheld(p.payout - p.contribution) if outcome.tax else 0)
+        for p in players
+    }
+    stacks = {
+        p.player: p.start_stack - p.contribution + p.payout - taxes[p.player] for p in players
+    }
+    return taxes, stacks

@@ -1,0 +1,234 @@
+"""What the room needs from a store: the rows it keeps and one transaction interface.
+
+The room never imports a store; a store (``feltroom.store``) implements these protocols and the
+composition root (the command line, later the server) hands one to the room's services. Every
+service call runs inside one ``Storage.transaction()``: all of it is written, or none of it.
+
+Rules a store must keep (the room relies on them):
+
+- ``post_transfer`` applies both sides of a transfer and refuses, with ``InsufficientFunds``, to
+  take an account other than an ``external`` one below zero; transfer ids are unique.
+- ``add_operation``, ``add_user`` and ``add_session`` raise ``DuplicateKey`` when the key, name or
+  token is taken (the unique constraint is the database's, so it holds across processes).
+- ``new_hand`` returns an id never returned before, even after a crash or a deletion.
+- ``finish_hand`` changes a hand only while it is ``started`` and says whether it did.
+- A write transaction serialises with other writers where the database needs it (SQLite), and
+  ``get_user(lock=True)`` locks the row until the end of the transaction (PostgreSQL).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Protocol
+
+from feltroom.room.ledger import Transfer
+
+__all__ = [
+    "AccountRow",
+    "HandPlayerRow",
+    "HandRow",
+    "OperationRow",
+    "SeatRow",
+    "SessionRow",
+    "Storage",
+    "TableRow",
+    "Transaction",
+    "UserRow",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class AccountRow:
+    """A ledger account and its running balance (units)."""
+
+    key: str
+    kind: str
+    currency: str
+    owner: str
+    balance: int
+
+
+@dataclass(frozen=True, slots=True)
+class OperationRow:
+    """A completed idempotent operation: its details and its result, both JSON text."""
+
+    operation: str
+    key: str
+    details: str
+    result: str
+
+
+@dataclass(frozen=True, slots=True)
+class UserRow:
+    """A player account: name, Argon2id hash, when protections were last reset (epoch seconds)."""
+
+    name: str
+    password_hash: str
+    created_at: float
+    protections_reset_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRow:
+    """A session: only the SHA-256 of its token is stored."""
+
+    token_hash: str
+    user: str
+    created_at: float
+    expires_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class TableRow:
+    """A table known to the ledger: its escrow plays one currency."""
+
+    table_id: str
+    currency: str
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRow:
+    """A player's stack at a table, as of the last settlement or seat change."""
+
+    table_id: str
+    player: str
+    seat: int
+    stack: int
+
+
+@dataclass(frozen=True, slots=True)
+class HandRow:
+    """A hand: ``status`` is ``started``, ``settled`` or ``void``; ``settings`` and ``record``
+    are JSON text (the table settings the hand was played under, and its public record)."""
+
+    hand_id: int
+    table_id: str
+    currency: str
+    status: str
+    started_at: float
+    finished_at: float | None
+    rake: int
+    fee: int
+    tax: int
+    settings: str
+    record: str
+
+
+@dataclass(frozen=True, slots=True)
+class HandPlayerRow:
+    """One player dealt into a hand: the full truth, filtered on read (R-HIST-2).
+
+    ``hole`` is the hole cards as text ("As Kd"); ``showdown``: stayed to the showdown (cards are
+    revealed to the players of the hand even if mucked); ``shown``: the cards were shown face up
+    at the table (observers see them). ``payout`` is what the player was paid, after tax.
+    """
+
+    hand_id: int
+    player: str
+    seat: int
+    start_stack: int
+    contribution: int
+    payout: int
+    tax: int
+    hole: str
+    showdown: bool
+    shown: bool
+
+
+class Transaction(Protocol):
+    """One database transaction; every method reads or writes inside it."""
+
+    # -- ledger accounts and transfers
+    def get_account(self, key: str) -> AccountRow | None: ...
+    def create_account(self, key: str, kind: str, currency: str, owner: str) -> AccountRow:
+        """Create the account, or return it if it exists."""
+        ...
+
+    def accounts_of(self, owner: str) -> list[AccountRow]: ...
+    def post_transfer(self, transfer: Transfer) -> None: ...
+
+    # -- idempotent operations
+    def get_operation(self, operation: str, key: str) -> OperationRow | None: ...
+    def add_operation(self, row: OperationRow) -> None: ...
+
+    # -- players, sessions, protections (R-TIME-3)
+    def get_user(self, name: str, *, lock: bool = False) -> UserRow | None: ...
+    def add_user(self, row: UserRow) -> None: ...
+    def set_password_hash(self, name: str, password_hash: str) -> None: ...
+    def add_session(self, row: SessionRow) -> None: ...
+    def get_session(self, token_hash: str) -> SessionRow | None: ...
+    def delete_session(self, token_hash: str) -> None: ...
+    def delete_expired_sessions(self, now: float) -> int: ...
+    def count_protections(self, user: str, since: float) -> int: ...
+    def add_protection(self, user: str, at: float, table_id: str, hand_id: int | None) -> None: ...
+    def set_protections_reset(self, user: str, at: float) -> None: ...
+
+    # -- tables and seats
+    def get_table(self, table_id: str) -> TableRow | None: ...
+    def add_table(self, row: TableRow) -> None: ...
+    def get_seat(self, table_id: str, player: str) -> SeatRow | None: ...
+    def put_seat(self, row: SeatRow) -> None: ...
+    def delete_seat(self, table_id: str, player: str) -> None: ...
+    def seats_at(self, table_id: str) -> list[SeatRow]: ...
+
+    # -- hands
+    def new_hand(self, table_id: str, currency: str, started_at: float) -> int: ...
+    def get_hand(self, hand_id: int) -> HandRow | None: ...
+    def finish_hand(
+        self,
+        hand_id: int,
+        status: str,
+        finished_at: float,
+        rake: int,
+        fee: int,
+        tax: int,
+        settings: str,
+        record: str,
+    ) -> bool: ...
+    def add_hand_players(self, rows: Sequence[HandPlayerRow]) -> None: ...
+    def hand_players(self, hand_id: int) -> list[HandPlayerRow]: ...
+    def hands_of_player(self, player: str, limit: int, before: int | None) -> list[int]: ...
+    def unsettled_hands(self, table_id: str | None) -> list[int]: ...
+
+    # -- the audit's reads
+    def all_accounts(self) -> list[AccountRow]: ...
+    def derived_balances(self) -> dict[str, int]:
+        """Credits minus debits per account key, from the transfers alone."""
+        ...
+
+    def transfers_between_currencies(self) -> list[tuple[str, str, str, str]]:
+        """Transfers whose currency differs from one of their accounts', or that name an account
+        that does not exist: (transfer id, currency, debit currency, credit currency)."""
+        ...
+
+    def bad_amounts(self) -> list[tuple[str, int]]:
+        """Transfers whose amount is not positive: (transfer id, amount)."""
+        ...
+
+    def duplicate_transfer_ids(self) -> list[tuple[str, int]]:
+        """Transfer ids that occur more than once, with their counts."""
+        ...
+
+    def hand_imbalances(self) -> list[tuple[int, int, int]]:
+        """Settled hands whose contributions differ from payouts + rake + fees + tax:
+        (hand id, contributions, payouts + rake + fee + tax)."""
+        ...
+
+    def settled_hand_count(self) -> int: ...
+    def all_tables(self) -> list[TableRow]: ...
+    def stack_totals(self) -> dict[str, int]:
+        """The sum of the stored stacks per table id."""
+        ...
+
+
+class Storage(Protocol):
+    """A database the room keeps its books in."""
+
+    def transaction(self, *, write: bool = True) -> AbstractContextManager[Transaction]:
+        """A transaction: committed when the block ends normally, rolled back on an exception.
+        ``write=False`` promises only reads and gives a consistent snapshot."""
+        ...
+
+    def close(self) -> None: ...

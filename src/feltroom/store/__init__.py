@@ -1,0 +1,24 @@
+"""The store (layer ``store``): the room's storage on SQLAlchemy 2 — SQLite by default,
+PostgreSQL by URL — with Alembic migrations shipped in the package.
+
+``open_storage(url)`` opens (and upgrades) a database; see docs/room.md.
+"""
+
+from feltroom.store.sql import DEFAULT_URL, SqlStorage, SqlTransaction, downgrade, migrate
+
+__all__ = [
+    "DEFAULT_URL",
+    "SqlStorage",
+    "SqlTransaction",
+    "downgrade",
+    "migrate",
+    "open_storage",
+]
+
+
+def open_storage(
+    url: str | None = None, *, upgrade: bool = True, busy_timeout_ms: int = 30_000
+) -> SqlStorage:
+    """Open the database at ``url`` (default: ``sqlite:///data/feltroom.sqlite3``), upgraded to
+    the newest schema."""
+    return SqlStorage(url, upgrade=upgrade, busy_timeout_ms=busy_timeout_ms)

@@ -1,0 +1,172 @@
+"""The database schema (SQLAlchemy 2 Core tables), shared by SQLite and PostgreSQL.
+
+The Alembic revisions in ``migrations/versions`` create and change these tables; a change here
+needs a new revision (``alembic revision --autogenerate``, see docs/room.md).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    Column,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
+
+__all__ = [
+    "accounts",
+    "hand_players",
+    "hands",
+    "metadata",
+    "operations",
+    "protections",
+    "seats",
+    "sessions",
+    "tables",
+    "transfers",
+    "users",
+]
+
+metadata = MetaData(
+    naming_convention={
+        "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+        "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+        "ck": "ck_%(table_name)s_%(constraint_name)s",
+        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+        "pk": "pk_%(table_name)s",
+    }
+)
+
+# An auto-incrementing 64-bit key; SQLite needs INTEGER for its rowid alias.
+Serial = BigInteger().with_variant(Integer(), "sqlite")
+
+NAME = 32
+ACCOUNT_KEY = 80
+
+users = Table(
+    "users",
+    metadata,
+    Column("name", String(NAME), primary_key=True),
+    Column("password_hash", String(255), nullable=False),
+    Column("created_at", Float, nullable=False),
+    Column("protections_reset_at", Float, nullable=False, server_default="0"),
+)
+
+sessions = Table(
+    "sessions",
+    metadata,
+    Column("token_hash", String(64), primary_key=True),
+    Column("user", String(NAME), ForeignKey("users.name"), nullable=False),
+    Column("created_at", Float, nullable=False),
+    Column("expires_at", Float, nullable=False, index=True),
+)
+
+protections = Table(
+    "protections",
+    metadata,
+    Column("protection_id", Serial, primary_key=True, autoincrement=True),
+    Column("user", String(NAME), ForeignKey("users.name"), nullable=False),
+    Column("at", Float, nullable=False),
+    Column("table_id", String(NAME), nullable=False),
+    Column("hand_id", BigInteger, nullable=True),
+    Index("ix_protections_user_at", "user", "at"),
+    sqlite_autoincrement=True,
+)
+
+accounts = Table(
+    "accounts",
+    metadata,
+    Column("key", String(ACCOUNT_KEY), primary_key=True),
+    Column("kind", String(16), nullable=False),
+    Column("currency", String(8), nullable=False),
+    Column("owner", String(NAME), nullable=False, index=True),
+    Column("balance", BigInteger, nullable=False, server_default="0"),
+    CheckConstraint("balance >= 0 OR kind = 'external'", name="nonnegative"),
+)
+
+transfers = Table(
+    "transfers",
+    metadata,
+    Column("seq", Serial, primary_key=True, autoincrement=True),
+    Column("transfer_id", String(32), nullable=False),
+    Column("currency", String(8), nullable=False),
+    Column("debit", String(ACCOUNT_KEY), ForeignKey("accounts.key"), nullable=False),
+    Column("credit", String(ACCOUNT_KEY), ForeignKey("accounts.key"), nullable=False),
+    Column("amount", BigInteger, nullable=False),
+    Column("kind", String(16), nullable=False),
+    Column("reference", String(255), nullable=False),
+    Column("created_at", Float, nullable=False),
+    Index("uq_transfers_transfer_id", "transfer_id", unique=True),
+    CheckConstraint("amount > 0", name="positive"),
+    sqlite_autoincrement=True,
+)
+
+operations = Table(
+    "operations",
+    metadata,
+    Column("operation", String(32), primary_key=True),
+    Column("key", String(200), primary_key=True),
+    Column("details", Text, nullable=False),
+    Column("result", Text, nullable=False),
+)
+
+tables = Table(
+    "tables",
+    metadata,
+    Column("table_id", String(NAME), primary_key=True),
+    Column("currency", String(8), nullable=False),
+)
+
+seats = Table(
+    "seats",
+    metadata,
+    Column("table_id", String(NAME), ForeignKey("tables.table_id"), primary_key=True),
+    Column("player", String(NAME), ForeignKey("users.name"), primary_key=True),
+    Column("seat", Integer, nullable=False),
+    Column("stack", BigInteger, nullable=False),
+    CheckConstraint("stack >= 0", name="nonnegative"),
+)
+
+hands = Table(
+    "hands",
+    metadata,
+    Column("hand_id", Serial, primary_key=True, autoincrement=True),
+    Column("table_id", String(NAME), ForeignKey("tables.table_id"), nullable=False),
+    Column("currency", String(8), nullable=False),
+    Column("status", String(8), nullable=False),
+    Column("started_at", Float, nullable=False),
+    Column("finished_at", Float, nullable=True),
+    Column("rake", BigInteger, nullable=False, server_default="0"),
+    Column("fee", BigInteger, nullable=False, server_default="0"),
+    Column("tax", BigInteger, nullable=False, server_default="0"),
+    Column("settings", Text, nullable=False, server_default="{}"),
+    Column("record", Text, nullable=False, server_default="{}"),
+    Index("ix_hands_status_table_id", "status", "table_id"),
+    sqlite_autoincrement=True,
+)
+
+hand_players = Table(
+    "hand_players",
+    metadata,
+    Column(
+        "hand_id", BigInteger, ForeignKey("hands.hand_id"), primary_key=True, autoincrement=False
+    ),
+    Column("player", String(NAME), primary_key=True),
+    Column("seat", Integer, nullable=False),
+    Column("start_stack", BigInteger, nullable=False),
+    Column("contribution", BigInteger, nullable=False),
+    Column("payout", BigInteger, nullable=False),
+    Column("tax", BigInteger, nullable=False),
+    Column("hole", String(64), nullable=False),
+    Column("showdown", Boolean, nullable=False),
+    Column("shown", Boolean, nullable=False),
+    Index("ix_hand_players_player_hand_id", "player", "hand_id"),
+)

@@ -1,0 +1,83 @@
+"""Fixtures for the room's tests: a fresh SQLite database per test, cheap Argon2 parameters."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from feltroom.room import Accounts, Argon2Settings, Cashier, Settlement
+from feltroom.store import SqlStorage, open_storage
+
+
+class Clock:
+    """A settable clock (epoch seconds)."""
+
+    def __init__(self, now: float = 1_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+FAST_TMP = Path("/dev/shm")
+
+
+@pytest.fixture
+def fast_tmp(tmp_path: Path) -> Iterator[Path]:
+    """A scratch folder in memory where there is one: the databases keep synchronous=FULL, and
+    fsync on tmpfs is free, which keeps the suite fast."""
+    if not (FAST_TMP.is_dir() and os.access(FAST_TMP, os.W_OK)):
+        yield tmp_path
+        return
+    folder = Path(tempfile.mkdtemp(prefix="feltroom-test-", dir=FAST_TMP))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def db_url(fast_tmp: Path) -> str:
+    return f"sqlite:///{fast_tmp / 'room.sqlite3'}"
+
+
+@pytest.fixture
+def storage(db_url: str) -> Iterator[SqlStorage]:
+    store = open_storage(db_url)
+    yield store
+    store.close()
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def accounts(storage: SqlStorage, clock: Clock) -> Accounts:
+    return Accounts(storage, argon2=Argon2Settings.cheap(), clock=clock)
+
+
+@pytest.fixture
+def cashier(storage: SqlStorage, clock: Clock) -> Cashier:
+    return Cashier(storage, clock=clock)
+
+
+@pytest.fixture
+def settlement(storage: SqlStorage, clock: Clock) -> Settlement:
+    return Settlement(storage, clock=clock)
+
+
+@pytest.fixture
+def players(accounts: Accounts, cashier: Cashier) -> tuple[str, ...]:
+    """alice, bob and carol, each granted 1000 play chips."""
+    names = ("alice", "bob", "carol")
+    for name in names:
+        accounts.sign_up(name, "correct horse")
+        cashier.grant(name, 1000, f"welcome-{name}")
+    return names

@@ -1,0 +1,189 @@
+"""The operator's commands: `feltroom cashier`, `feltroom admin`, `feltroom audit`."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from feltroom.cli import main
+from feltroom.room import Accounts, Argon2Settings
+from feltroom.store import open_storage
+
+
+@pytest.fixture
+def db(db_url: str) -> str:
+    store = open_storage(db_url)
+    Accounts(store, argon2=Argon2Settings.cheap()).sign_up("alice", "correct horse")
+    store.close()
+    return db_url
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cashier_deposit_withdraw_and_balance(db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ("--account", "alice", "--currency", "USD")
+    code, out, _ = run(
+        capsys, "cashier", "--db", db, "deposit", *args, "--amount", "12.34", "--key", "k1"
+    )
+    assert code == 0
+    assert json.loads(out)["balance"] == "12.34"
+    code, out, _ = run(
+        capsys, "cashier", "--db", db, "deposit", *args, "--amount", "12.34", "--key", "k1"
+    )
+    assert code == 0
+    assert json.loads(out)["repeated"] is True
+    code, out, _ = run(
+        capsys, "cashier", "--db", db, "withdraw", *args, "--amount", "2", "--key", "k2"
+    )
+    assert code == 0
+    code, out, _ = run(capsys, "cashier", "--db", db, "balance", "--account", "alice")
+    assert code == 0
+    assert json.loads(out) == {"account": "alice", "balances": {"USD": "10.34"}}
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["deposit", "--account", "bob", "--currency", "USD", "--amount", "1", "--key", "x"],
+            "no player account named 'bob'",
+        ),
+        (
+            ["deposit", "--account", "alice", "--currency", "XYZ", "--amount", "1", "--key", "x"],
+            "unknown currency 'XYZ'; valid: PLAY, USD, EUR",
+        ),
+        (
+            [
+                "deposit",
+                "--account",
+                "alice",
+                "--currency",
+                "USD",
+                "--amount",
+                "1.005",
+                "--key",
+                "x",
+            ],
+            "finer than the smallest unit 0.01",
+        ),
+        (
+            [
+                "withdraw",
+                "--account",
+                "alice",
+                "--currency",
+                "USD",
+                "--amount",
+                "5.01",
+                "--key",
+                "x",
+            ],
+            "at most 5.00",
+        ),
+        (
+            ["deposit", "--account", "alice", "--currency", "USD", "--amount", "6", "--key", "k0"],
+            "already used for a deposit with different details",
+        ),
+        (["balance", "--account", "bob"], "no player account named 'bob'"),
+    ],
+)
+def test_bad_input_exits_2_names_what_is_valid_and_changes_nothing(
+    db: str, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    base = ["--account", "alice", "--currency", "USD"]
+    assert (
+        run(capsys, "cashier", "--db", db, "deposit", *base, "--amount", "5", "--key", "k0")[0] == 0
+    )
+    code, out, err = run(capsys, "cashier", "--db", db, *argv)
+    assert code == 2
+    assert out == ""
+    assert message in err
+    _, out, _ = run(capsys, "cashier", "--db", db, "balance", "--account", "alice")
+    assert json.loads(out)["balances"] == {"USD": "5.00"}
+
+
+def test_admin_resets_protections(db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    store = open_storage(db)
+    accounts = Accounts(store, argon2=Argon2Settings.cheap())
+    assert accounts.consume_protection("alice", "t1")
+    assert accounts.consume_protection("alice", "t2")
+    assert accounts.protections_left("alice") == 0
+    code, out, _ = run(capsys, "admin", "--db", db, "reset-protections", "--account", "alice")
+    assert code == 0
+    assert json.loads(out)["protections_left"] == 2
+    assert accounts.protections_left("alice") == 2
+    store.close()
+    code, _, err = run(capsys, "admin", "--db", db, "reset-protections", "--account", "zed")
+    assert code == 2
+    assert "no player account named 'zed'" in err
+
+
+def test_audit_prints_one_json_object_and_exits_0_when_the_books_balance(
+    db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run(
+        capsys,
+        "cashier",
+        "--db",
+        db,
+        "deposit",
+        "--account",
+        "alice",
+        "--currency",
+        "PLAY",
+        "--amount",
+        "100",
+        "--key",
+        "p",
+    )
+    code, out, _ = run(capsys, "audit", "--db", db, "--shuffles", "0")
+    report = json.loads(out)
+    assert code == 0
+    assert set(report) == {"currencies", "hands_checked", "problems", "selftest", "pass"}
+    assert report["pass"] is True
+    assert report["currencies"]["PLAY"]["balances"] == {"external": "-100", "wallet": "100"}
+
+
+def test_audit_exits_1_when_the_books_do_not_balance(
+    db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sqlite3
+
+    run(
+        capsys,
+        "cashier",
+        "--db",
+        db,
+        "deposit",
+        "--account",
+        "alice",
+        "--currency",
+        "PLAY",
+        "--amount",
+        "100",
+        "--key",
+        "p",
+    )
+    with sqlite3.connect(db.removeprefix("sqlite:///")) as raw:
+        raw.execute("UPDATE accounts SET balance = 99 WHERE key = 'wallet:alice:PLAY'")
+    code, out, _ = run(capsys, "audit", "--db", db, "--shuffles", "0")
+    assert code == 1
+    assert json.loads(out)["pass"] is False
+
+
+def test_audit_runs_the_shuffle_self_test(db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "audit", "--db", db, "--shuffles", "1000")
+    report = json.loads(out)
+    assert report["selftest"]["shuffles"] == 1000
+    assert code == (0 if report["selftest"]["pass"] else 1)
+
+
+def test_a_bad_database_url_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "audit", "--db", "nosuchdb://x", "--shuffles", "0")
+    assert code == 2
+    assert "cannot open the database" in err

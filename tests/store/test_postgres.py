@@ -1,0 +1,214 @@
+"""The same store on PostgreSQL.
+
+The server: FELTROOM_TEST_POSTGRES_URL when set (one on which the tests may create databases,
+e.g. ``postgresql+psycopg://postgres@127.0.0.1:5432/postgres``); otherwise, when PostgreSQL's
+``initdb`` and ``pg_ctl`` are installed, a throwaway server started for these tests (as the
+``postgres`` user when running as root). Skipped when neither is available or the ``psycopg``
+driver is missing (``pip install -e '.[postgres]'``)."""
+
+from __future__ import annotations
+
+import glob
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+import uuid
+from collections.abc import Iterator
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from feltroom.room import (
+    Accounts,
+    Argon2Settings,
+    Cashier,
+    DuplicateKey,
+    HandHistories,
+    HandOutcome,
+    InsufficientFunds,
+    PlayerOutcome,
+    Settlement,
+    TaxRule,
+    audit,
+)
+from feltroom.store import SqlStorage, downgrade, open_storage
+
+
+def _tool(name: str) -> str | None:
+    found = shutil.which(name)
+    if found:
+        return found
+    candidates = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"))
+    return candidates[-1] if candidates else None
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    """A PostgreSQL server URL: the configured one, or a throwaway one started here."""
+    pytest.importorskip("psycopg")
+    configured = os.environ.get("FELTROOM_TEST_POSTGRES_URL")
+    if configured:
+        yield configured
+        return
+    initdb, pg_ctl = _tool("initdb"), _tool("pg_ctl")
+    if not (initdb and pg_ctl):
+        pytest.skip("no PostgreSQL server: set FELTROOM_TEST_POSTGRES_URL or install PostgreSQL")
+    prefix: list[str] = []
+    folder = Path(tempfile.mkdtemp(prefix="feltroom-pg-"))
+    if os.geteuid() == 0:  # PostgreSQL refuses to run as root
+        try:
+            account = pwd.getpwnam("postgres")
+        except KeyError:
+            pytest.skip("running as root and there is no postgres user to run PostgreSQL")
+        os.chown(folder, account.pw_uid, account.pw_gid)
+        prefix = ["runuser", "-u", "postgres", "--"]
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    data = folder / "data"
+    options = f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off"
+    try:
+        subprocess.run(
+            [*prefix, initdb, "-D", str(data), "-A", "trust", "-U", "postgres", "--no-sync"],
+            check=True,
+            capture_output=True,
+        )
+        subprocess.run(
+            [
+                *prefix,
+                pg_ctl,
+                "-D",
+                str(data),
+                "-o",
+                options,
+                "-l",
+                str(folder / "log"),
+                "-w",
+                "start",
+            ],
+            check=True,
+            capture_output=True,
+        )
+    except (OSError, subprocess.CalledProcessError) as error:
+        shutil.rmtree(folder, ignore_errors=True)
+        pytest.skip(f"could not start a PostgreSQL server: {error}")
+    try:
+        yield f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
+    finally:
+        subprocess.run(
+            [*prefix, pg_ctl, "-D", str(data), "-m", "immediate", "stop"], capture_output=True
+        )
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def pg_url(server: str) -> Iterator[str]:
+    admin = create_engine(server, isolation_level="AUTOCOMMIT")
+    name = f"feltroom_test_{uuid.uuid4().hex[:12]}"
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield make_url(server).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@pytest.fixture
+def pg(pg_url: str) -> Iterator[SqlStorage]:
+    store = open_storage(pg_url)
+    yield store
+    store.close()
+
+
+def test_postgres_migrations_upgrade_downgrade_and_match_the_models(pg_url: str) -> None:
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    from feltroom.store.models import metadata
+
+    store = open_storage(pg_url)
+    with store.engine.connect() as connection:
+        context = MigrationContext.configure(connection, opts={"compare_type": True})
+        assert compare_metadata(context, metadata) == []
+    downgrade(store.engine, "base")
+    store.close()
+    open_storage(pg_url).close()
+
+
+def test_postgres_the_whole_flow_keeps_the_books(pg: SqlStorage) -> None:
+    accounts = Accounts(pg, argon2=Argon2Settings.cheap())
+    cashier, settlement = Cashier(pg), Settlement(pg)
+    for name in ("alice", "bob"):
+        accounts.sign_up(name, "correct horse")
+        cashier.deposit(name, "USD", "100", f"d-{name}")
+    session = accounts.sign_in("alice", "correct horse")
+    assert accounts.authenticate(session.token) == "alice"
+    assert cashier.deposit("alice", "USD", "100", "d-alice")["repeated"]
+    settlement.open_table("t1", "USD")
+    assert settlement.default_buy_in("t1", "alice", 5000) == 5000
+    settlement.buy_in("t1", "alice", 1, 5000)
+    settlement.buy_in("t1", "bob", 2, 4000)
+    hand = settlement.begin_hand("t1")
+    result = settlement.settle_hand(
+        HandOutcome(
+            hand,
+            "t1",
+            (
+                PlayerOutcome("alice", 1, 5000, 1000, 1950, "As Ks", showdown=True, shown=True),
+                PlayerOutcome("bob", 2, 4000, 1000, 0, "2c 2d", showdown=True),
+            ),
+            rake=50,
+            tax=TaxRule(500, Decimal(20)),
+        ),
+        begin_next=True,
+    )
+    assert dict(result.tax) == {"alice": 90, "bob": 0}
+    assert result.next_hand_id is not None
+    assert result.next_hand_id > hand
+    assert settlement.void_unsettled() == [result.next_hand_id]
+    assert HandHistories(pg).for_observer(hand)["players"][1]["hole"] is None
+    assert settlement.leave("t1", "alice") == 5860
+    assert cashier.withdraw("alice", "USD", "108.60", "w")["balance"] == "0.00"
+    with pytest.raises(InsufficientFunds):
+        cashier.withdraw("bob", "USD", "61", "w2")
+    report = audit(pg, shuffles=0)
+    assert report["pass"], report["problems"]
+    assert report["currencies"]["USD"]["balances"]["house"] == "0.50"
+    assert report["currencies"]["USD"]["balances"]["tax"] == "0.90"
+
+
+def test_postgres_races_keep_keys_allowances_and_balances(pg_url: str) -> None:
+    stores = [open_storage(pg_url), open_storage(pg_url)]
+    accounts = [Accounts(s, argon2=Argon2Settings.cheap()) for s in stores]
+    cashiers = [Cashier(s) for s in stores]
+    accounts[0].sign_up("alice", "correct horse")
+    results: list[object] = []
+    barrier = threading.Barrier(8)
+
+    def work(index: int) -> None:
+        barrier.wait()
+        results.append(cashiers[index % 2].deposit("alice", "EUR", "5", "same-key")["transfer_id"])
+        results.append(accounts[index % 2].consume_protection("alice", f"t{index}"))
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len({r for r in results if isinstance(r, str)}) == 1
+    assert sum(1 for r in results if r is True) == 2
+    assert cashiers[0].balance("alice")["balances"] == {"EUR": "5.00"}
+    with pytest.raises(DuplicateKey), stores[0].transaction() as tx:
+        tx.add_user(tx.get_user("alice"))  # type: ignore[arg-type]
+    assert audit(stores[1], shuffles=0)["pass"]
+    for store in stores:
+        store.close()
