@@ -13,8 +13,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from feltroom.cli import main
-from feltroom.history import phh
+from feltroom.history import phh, toml_subset
 from feltroom.history.replay import (
+    ReplayResult,
+    _direct_result,
+    _result,
     compare_stacks,
     record_from_hand,
     replay,
@@ -229,6 +232,25 @@ def test_replay_command_fails_on_a_mismatch_or_an_unplayable_hand(
     assert "error" not in lines[1]
 
 
+def test_replay_reports_bad_values_as_error_lines_and_carries_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A non-finite recorded result and a rake the engine refuses are errors of that hand only.
+    infinite = tmp_path / "infinite.phh"
+    infinite.write_text(HAND + "finishing_stacks = [inf, 100, 100]\n")
+    rake = tmp_path / "rake.phh"
+    rake.write_text(HAND + "_rake_percent = 150\n")
+    good = tmp_path / "good.phh"
+    good.write_text(HAND)
+    code, lines = _run(capsys, infinite, rake, good)
+    assert code == 1
+    assert len(lines) == 3
+    assert "finite amounts" in str(lines[0]["error"])
+    assert "rake fraction" in str(lines[1]["error"])
+    assert lines[1]["finishing_stacks"] is None
+    assert "error" not in lines[2]
+
+
 def test_replay_prints_amounts_in_the_files_units(tmp_path: Path) -> None:
     path = tmp_path / "cents.phh"
     path.write_text(
@@ -254,3 +276,83 @@ def test_R_POT_1_a_file_that_halves_the_odd_chip_matches_with_odd_chip_flag() ->
     )
     assert compare_stacks((10388, 10386, 9226), expected) == (False, False)
     assert compare_stacks((1, 2), None) == (None, False)
+
+
+# ------------------------------------------------------------------------- the direct path
+
+
+def _general(source: str, fields: dict[str, object]) -> str:
+    try:
+        record = phh.record_from_fields(fields)
+    except phh.PHHError as error:
+        return ReplayResult(source, None, None, None, error=str(error)).json_line()
+    return _result(source, record).json_line()
+
+
+def _variants(text: str, rng: random.Random) -> list[str]:
+    """The hand as written and altered the ways real files differ (and break)."""
+    lines = text.splitlines()
+    actions = next(i for i, line in enumerate(lines) if line.startswith("actions = "))
+    items = lines[actions][len("actions = ['") : -2].split("', '")
+    out = [text]
+    for change in range(10):
+        edited = list(items)
+        k = rng.randrange(len(edited))
+        if change == 0:
+            del edited[k]
+        elif change == 1:
+            edited[k] += " # note"
+        elif change == 2:
+            edited[k] = edited[k].replace("d dh p1 ", "d dh p1 ????")[:12]
+        elif change == 3:
+            edited.append(rng.choice(["p1 sm", "p1 sm -", "p1 sm ????", "p2 sm As??"]))
+        elif change == 4:
+            edited[k] = edited[k].replace(" cbr ", " cbr 1")
+        elif change == 5:
+            edited.insert(k, edited[k])
+        elif change == 6:
+            edited[k] = edited[k].lower()
+        elif change == 7:
+            edited[k] = rng.choice(["p01 cc", "p1  cc", "d f", "p1 cbr 1.5", "", "d db 2c"])
+        rewritten = [*lines]
+        rewritten[actions] = "actions = [" + ", ".join(f"'{item}'" for item in edited) + "]"
+        if change == 8:
+            rewritten = [line for line in rewritten if not line.startswith("seats = ")]
+        elif change == 9:
+            rewritten = [
+                line.replace("seats = [", "seats = [9, ") if line.startswith("seats") else line
+                for line in rewritten
+            ]
+        out.append("\n".join(rewritten) + "\n")
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 2**64))
+def test_the_direct_replay_path_agrees_with_records_and_replay(seed: int) -> None:
+    rng = random.Random(seed)
+    hand = play_random_hand(rng)
+    text = phh.dumps(record_from_hand(hand, names=[f"p {s}" for s in hand.seats]))
+    direct_taken = 0
+    for number, variant in enumerate(_variants(text, rng)):
+        fields = toml_subset.loads(variant)
+        direct = _direct_result(f"x#{number}", fields)
+        general = _general(f"x#{number}", fields)
+        if direct is not None:
+            direct_taken += 1
+            assert direct.json_line() == general
+        if number == 0:
+            assert direct is not None  # a hand the engine played takes the direct path
+    assert direct_taken >= 1
+
+
+@needs_corpus
+def test_the_direct_replay_path_takes_every_whole_number_corpus_hand() -> None:
+    taken = 0
+    for path in sorted(CORPUS.rglob("*.phh")):
+        fields = toml_subset.loads(path.read_text())
+        direct = _direct_result("x", fields)
+        assert direct is not None, path
+        assert direct.json_line() == _general("x", fields)
+        taken += 1
+    assert taken == 6863

@@ -332,8 +332,12 @@ class _Reader:
         scale = Decimal(1).scaleb(self.exponent)
         values = []
         for value in self._per_player(name):
-            if isinstance(value, bool) or not isinstance(value, int | Decimal):
-                raise PHHError(f"{name} holds amounts, not {value!r}")
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int | Decimal)
+                or (isinstance(value, Decimal) and not value.is_finite())
+            ):
+                raise PHHError(f"{name} holds finite amounts, not {value!r}")
             values.append(Decimal(value) * scale)
         return tuple(values)
 

@@ -426,6 +426,7 @@ def _direct(source: str, fields: Mapping[str, Any]) -> ReplayResult | None:
             type(values) is not list
             or len(values) != count
             or not _RESULT_TYPES.issuperset(map(type, values))
+            or any(type(v) is Decimal and not v.is_finite() for v in values)
         ):
             return None
     # As ``phh`` computes them: ``Decimal(value) * scale``, which is ``Decimal(value)`` for a
@@ -591,9 +592,9 @@ def _direct(source: str, fields: Mapping[str, Any]) -> ReplayResult | None:
     for code, index in plays:
         seat = seats[index]
         if code == _CC:
-            if hand.to_act != seat:
+            # The first event is the check or call, by the player who was to act.
+            if check_or_call()[0].seat != seat:  # type: ignore[union-attr]
                 return None
-            check_or_call()
         elif code == _F:
             act(_FOLD, seat)
         else:
@@ -642,8 +643,14 @@ class ReplayResult:
 
     def json_line(self) -> str:
         """The output contract: one JSON object, stacks in the file's own units."""
+        source = self.source
+        # json.dumps leaves printable ASCII but quotes and backslashes as it is.
+        if source.isascii() and source.isprintable() and '"' not in source and "\\" not in source:
+            quoted = f'"{source}"'
+        else:
+            quoted = json.dumps(source)
         parts = [
-            f'"source": {json.dumps(self.source)}',
+            f'"source": {quoted}',
             f'"finishing_stacks": {_numbers(self.finishing_stacks, self.exponent)}',
             f'"expected": {_numbers(self.expected, self.exponent)}',
             f'"match": {"null" if self.match is None else str(self.match).lower()}',
@@ -658,6 +665,14 @@ class ReplayResult:
 def _numbers(values: Iterable[int | Decimal] | None, exponent: int) -> str:
     if values is None:
         return "null"
+    if not exponent:
+        try:
+            whole = list(map(int, values))
+        except (ValueError, OverflowError):  # NaN, infinity
+            pass
+        else:
+            if whole == list(values):
+                return "[" + ", ".join(map(str, whole)) + "]"
     return "[" + ", ".join(_number(value, exponent) for value in values) + "]"
 
 
@@ -674,7 +689,7 @@ def _result(source: str, record: HandRecord) -> ReplayResult:
     expected = record.finishing_stacks
     try:
         stacks = replay(record).final_stacks
-    except ReplayError as error:
+    except (ReplayError, FeltroomError) as error:  # e.g. a setting the engine refuses
         return ReplayResult(
             source,
             None,

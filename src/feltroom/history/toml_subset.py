@@ -20,7 +20,7 @@ from typing import Any
 
 __all__ = ["loads"]
 
-_KEY_VALUE = re.compile(r"([A-Za-z0-9_-]+)[ \t]*=[ \t]*(.*)")
+_KEY = re.compile(r"[A-Za-z0-9_-]+")
 _HEADER = re.compile(r"\[[ \t]*([A-Za-z0-9_-]+)[ \t]*\][ \t]*(?:#.*)?")
 # One scalar: a literal string, a basic string without escapes, or a bare word (number, boolean,
 # time). Control characters other than tab are not allowed in TOML strings.
@@ -49,7 +49,7 @@ def loads(text: str) -> dict[str, Any]:
 def _loads_subset(text: str) -> dict[str, Any]:
     root: dict[str, Any] = {}
     table = root
-    key_value = _KEY_VALUE.fullmatch
+    keys: set[str] = set()  # valid bare keys met so far
     # The lines of a .phhs file repeat from hand to hand (variant, blinds, seats...): each
     # distinct key-value line is parsed once. Values are immutable scalars or lists of them; a
     # repeated list is a copy, so no two tables share one.
@@ -65,12 +65,17 @@ def _loads_subset(text: str) -> dict[str, Any]:
         line = raw.strip(" \t\r")
         if not line or line[0] == "#":
             continue
-        match = key_value(line) if line[0] != "[" else None
-        if match is not None:
-            key = match.group(1)
+        if line[0] != "[":
+            # key = value: a bare key, blanks and "=", the value (the first "=" ends the key).
+            key, equals, rest = line.partition("=")
+            key = key.rstrip(" \t")
+            if key not in keys:
+                if not equals or _KEY.fullmatch(key) is None:
+                    raise _Unsure
+                keys.add(key)
             if key in table:
                 raise _Unsure
-            value = table[key] = _value(match.group(2))
+            value = table[key] = _value(rest.lstrip(" \t"))
             seen[raw] = (key, value)
             continue
         header = _HEADER.fullmatch(line)
@@ -108,12 +113,13 @@ _INTEGERS = re.compile(
 
 
 def _array(text: str) -> list[Any]:
-    if _STRINGS.fullmatch(text):
-        # Written as PHH writers do, ['a', 'b'], the items are what lies between "', '": each
-        # holds no quote when the quotes number two per item.
+    if text[1] == "'" == text[-2] and text.isprintable():
+        # Written as PHH writers write it, ['a', 'b'] (no control characters), the items are
+        # what lies between "', '" when the quotes number two per item: no item holds one.
         items = text[2:-2].split("', '")
-        if text[1] == "'" == text[-2] and text.count("'") == 2 * len(items):
+        if text.count("'") == 2 * len(items):
             return items
+    if _STRINGS.fullmatch(text):
         return _STRING_ITEM.findall(text)
     if _INTEGERS.fullmatch(text):
         items = text[1:-1].split(",")
