@@ -128,7 +128,7 @@ def _parser() -> argparse.ArgumentParser:
     bench = commands.add_parser(
         "bench", help="benchmarks side by side with peers (development install)"
     )
-    bench.add_argument("target", choices=["evaluator", "engine"])
+    bench.add_argument("target", choices=["evaluator", "engine", "room"])
     bench.add_argument(
         "rest", nargs=argparse.REMAINDER, help="the benchmark's own options, e.g. --json"
     )
@@ -194,6 +194,60 @@ def _room_command(args: argparse.Namespace) -> int:
     return code
 
 
+def _serve(args: argparse.Namespace) -> int:
+    """``feltroom serve``: the composition root. It opens the store, builds the room's services
+    and the table runtime on it, and puts them behind the ASGI application."""
+    import logging
+
+    from alembic.util.exc import CommandError
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from feltroom.room import Accounts, Cashier, RoomError, Settlement
+    from feltroom.room.runtime import RoomRuntime, RuntimeSettings
+    from feltroom.room.tables_config import load_tables
+    from feltroom.server import create_app, serve
+    from feltroom.store import DEFAULT_URL, open_storage
+
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    try:
+        tables = load_tables(args.tables)
+    except (RoomError, OSError) as error:
+        print(f"feltroom serve: error: {error}", file=sys.stderr)
+        return 2
+    url = args.db or DEFAULT_URL
+    try:
+        storage = open_storage(url)
+    except (SQLAlchemyError, CommandError, ValueError, OSError) as error:
+        print(f"feltroom serve: cannot open the database {url!r}: {error}", file=sys.stderr)
+        return 2
+    think = args.bot_think
+    settings = RuntimeSettings(
+        house_bots=args.house_bots,
+        bot_think=(think / 4, think),
+        between_hands=2.0 if think > 0 else 0.0,
+    )
+    runtime = RoomRuntime(
+        Settlement(storage), Accounts(storage), Cashier(storage), tables, settings=settings
+    )
+
+    def ready(address: str) -> None:
+        print(
+            f"feltroom: {len(tables)} tables, {args.house_bots} house bots a table, books in "
+            f"{url}; open {address}",
+            flush=True,
+        )
+
+    try:
+        serve(create_app(runtime), args.host, args.port, on_ready=ready)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        storage.close()
+    return 0
+
+
 def _add_room_commands(commands: Any) -> None:
     db_help = "database URL (default: sqlite:///data/feltroom.sqlite3)"
 
@@ -230,6 +284,25 @@ def _add_room_commands(commands: Any) -> None:
     )
     audit.set_defaults(handler=_room_command)
 
+    serve = commands.add_parser("serve", help="run the room: tables, house bots, status page")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument("--port", type=_port, default=8000, help="port to listen on")
+    add_db(serve)
+    serve.add_argument(
+        "--tables", default=None, metavar="FILE", help="tables file (default: the demo tables)"
+    )
+    serve.add_argument(
+        "--house-bots", type=_count, default=3, metavar="N", help="house bots per table"
+    )
+    serve.add_argument(
+        "--bot-think",
+        type=float,
+        default=2.0,
+        metavar="SECONDS",
+        help="a house bot's longest thinking time (0: bots act at once, hands follow at once)",
+    )
+    serve.set_defaults(handler=_serve)
+
 
 def _count(text: str) -> int:
     try:
@@ -238,6 +311,13 @@ def _count(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected 0 or more, got {value}")
+    return value
+
+
+def _port(text: str) -> int:
+    value = _count(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"expected a port 0..65535, got {value}")
     return value
 
 

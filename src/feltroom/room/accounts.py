@@ -37,6 +37,9 @@ __all__ = ["RESERVED_NAMES", "Accounts", "Argon2Settings", "Session"]
 RESERVED_NAMES = frozenset({"house", "tax", "external", "escrow", "wallet", "room", "admin"})
 """Names a player cannot take: they name the room's own ledger accounts."""
 
+BOT_PASSWORD_HASH = "!house-bot"
+"""A house bot's password hash: not an Argon2 hash, so no password ever matches it."""
+
 T = TypeVar("T")
 
 
@@ -123,6 +126,25 @@ class Accounts:
         except DuplicateKey:
             raise RoomError(f"the name {name!r} is taken; choose another") from None
         return name
+
+    def ensure_bot(self, name: str) -> str:
+        """A house bot's account (created on first use, flagged ``bot``). It has no password:
+        nobody can sign in as a bot; the room plays it in-process."""
+        valid_name(name, "bot name")
+        if name.lower() in RESERVED_NAMES:
+            raise RoomError(f"the name {name!r} is reserved")
+        with self.storage.transaction() as tx:
+            user = tx.get_user(name)
+            if user is None:
+                tx.add_user(UserRow(name, BOT_PASSWORD_HASH, self.clock(), 0.0, bot=True))
+            elif not user.bot:
+                raise RoomError(f"{name!r} is a person's account, not a house bot")
+        return name
+
+    def is_bot(self, name: str) -> bool:
+        """Whether ``name`` is a house bot."""
+        with self.storage.transaction(write=False) as tx:
+            return self._user(tx, name).bot
 
     def sign_in(self, name: str, password: str) -> Session:
         """Check the password and open a session. Blocking (hashes): see ``sign_in_async``."""

@@ -37,6 +37,7 @@ from feltroom.room.errors import (
 )
 from feltroom.room.ledger import (
     AccountKind,
+    Transfer,
     TransferKind,
     check_same_currency,
     currency,
@@ -140,6 +141,10 @@ class Settlement:
     def __init__(self, storage: Storage, clock: Callable[[], float] = time.time) -> None:
         self.storage = storage
         self.clock = clock
+        # Rows that never change once committed: a group commit need not read them again.
+        self._tables: dict[str, TableRow] = {}
+        self._system_accounts: set[str] = set()
+        self._json_cache: dict[int, tuple[Mapping[str, Any], str]] = {}
 
     # -- tables and seats
 
@@ -184,7 +189,7 @@ class Settlement:
         _check_units(amount, "buy-in")
         now = self.clock()
         with self.storage.transaction() as tx:
-            table = self._table(tx, table_id)
+            table = self._known_table(tx, table_id)
             self._player(tx, player)
             wallet = ensure_wallet(tx, player, table.currency)
             if wallet.balance < amount:
@@ -293,103 +298,161 @@ class Settlement:
         self, outcomes: Sequence[HandOutcome], *, begin_next: bool = False
     ) -> list[SettledHand]:
         """Settle hands of several tables in one transaction (a group commit): all of them or,
-        if any is refused, none. Each hand is stored together with its own record."""
-        checked = [_check_outcome(outcome) for outcome in outcomes]
-        now = self.clock()
-        results = []
-        with self.storage.transaction() as tx:
-            for outcome, (taxes, stacks) in zip(outcomes, checked, strict=True):
-                code = self._settle(tx, outcome, taxes, stacks, now)
-                next_id = tx.new_hand(outcome.table_id, code, now) if begin_next else None
-                results.append(
-                    SettledHand(
-                        outcome.hand_id, MappingProxyType(stacks), MappingProxyType(taxes), next_id
-                    )
-                )
-        return results
+        if any is refused, none. Each hand is stored together with its own record.
 
-    def _settle(
-        self,
-        tx: Transaction,
-        outcome: HandOutcome,
-        taxes: dict[str, int],
-        stacks: dict[str, int],
-        now: float,
-    ) -> str:
-        players = outcome.players
-        settings = json.dumps(dict(outcome.settings), sort_keys=True, default=str)
-        record = json.dumps(dict(outcome.record), sort_keys=True, default=str)
-        table = self._table(tx, outcome.table_id)
-        code = table.currency
-        self._open_hand(tx, outcome.hand_id, outcome.table_id)
-        seats = {row.player: row for row in tx.seats_at(outcome.table_id)}
-        for p in players:
-            seat = seats.get(p.player)
-            if seat is None or seat.seat != p.seat or seat.stack != p.start_stack:
-                books = "no seat" if seat is None else f"seat {seat.seat}, stack {seat.stack}"
-                raise StackMismatch(
-                    f"hand {outcome.hand_id}: {p.player} in seat {p.seat} with "
-                    f"{p.start_stack} at the start; the books say {books}"
-                )
-        escrow = escrow_key(outcome.table_id)
-        reference = f"hand:{outcome.hand_id}"
-        if outcome.rake or outcome.fee:
-            house = ensure_system_account(tx, AccountKind.HOUSE, code)
-            for amount, kind in (
-                (outcome.rake, TransferKind.RAKE),
-                (outcome.fee, TransferKind.FEE),
-            ):
-                if amount:
-                    tx.post_transfer(
-                        new_transfer(kind, code, escrow, house.key, amount, reference, now)
+        The writes are batched: a few statements for the whole group (the ledger totals per
+        account, one insert of the transfers, of the hands' players, one update of the hands
+        and of the seats), so that a group of many hands costs little more than one.
+        """
+        checked = [_check_outcome(outcome) for outcome in outcomes]
+        if not outcomes:
+            return []
+        now = self.clock()
+        with self.storage.transaction() as tx:
+            table_ids = list(dict.fromkeys(o.table_id for o in outcomes))
+            tables = {table_id: self._known_table(tx, table_id) for table_id in table_ids}
+            hands = tx.get_hands([o.hand_id for o in outcomes])
+            seats = {(r.table_id, r.player): r for r in tx.seats_at_tables(table_ids)}
+            system: dict[tuple[AccountKind, str], str] = {}
+            known = self._system_accounts
+            transfers: list[Transfer] = []
+            finished: list[tuple[int, str, float, int, int, int, str, str]] = []
+            rows: list[HandPlayerRow] = []
+            changed: dict[tuple[str, str], SeatRow] = {}
+            seen: set[int] = set()
+            for outcome, (taxes, stacks) in zip(outcomes, checked, strict=True):
+                table = tables[outcome.table_id]
+                code = table.currency
+                hand = hands.get(outcome.hand_id)
+                if hand is None or hand.table_id != outcome.table_id:
+                    raise UnknownAccount(
+                        f"no hand {outcome.hand_id} at table {outcome.table_id}; see begin_hand"
                     )
-        total_tax = sum(taxes.values())
-        if total_tax:
-            tax_account = ensure_system_account(tx, AccountKind.TAX, code)
-            for player, amount in taxes.items():
-                if amount:
-                    tx.post_transfer(
-                        new_transfer(
-                            TransferKind.TAX,
-                            code,
-                            escrow,
-                            tax_account.key,
-                            amount,
-                            f"{reference}:{player}",
-                            now,
+                if hand.status != "started" or outcome.hand_id in seen:
+                    status = hand.status if hand.status != "started" else "settled"
+                    raise AlreadySettled(
+                        f"hand {outcome.hand_id} is already {status}; nothing is settled twice"
+                    )
+                seen.add(outcome.hand_id)
+                for p in outcome.players:
+                    seat = seats.get((outcome.table_id, p.player))
+                    if seat is None or seat.seat != p.seat or seat.stack != p.start_stack:
+                        books = (
+                            "no seat" if seat is None else f"seat {seat.seat}, stack {seat.stack}"
+                        )
+                        raise StackMismatch(
+                            f"hand {outcome.hand_id}: {p.player} in seat {p.seat} with "
+                            f"{p.start_stack} at the start; the books say {books}"
+                        )
+                escrow = escrow_key(outcome.table_id)
+                reference = f"hand:{outcome.hand_id}"
+                for amount, kind, account in (
+                    (outcome.rake, TransferKind.RAKE, AccountKind.HOUSE),
+                    (outcome.fee, TransferKind.FEE, AccountKind.HOUSE),
+                ):
+                    if amount:
+                        credit = self._system(tx, system, known, account, code)
+                        transfers.append(
+                            new_transfer(kind, code, escrow, credit, amount, reference, now)
+                        )
+                for player, amount in taxes.items():
+                    if amount:
+                        credit = self._system(tx, system, known, AccountKind.TAX, code)
+                        transfers.append(
+                            new_transfer(
+                                TransferKind.TAX,
+                                code,
+                                escrow,
+                                credit,
+                                amount,
+                                f"{reference}:{player}",
+                                now,
+                            )
+                        )
+                finished.append(
+                    (
+                        outcome.hand_id,
+                        "settled",
+                        now,
+                        outcome.rake,
+                        outcome.fee,
+                        sum(taxes.values()),
+                        self._settings_json(outcome.settings),
+                        json.dumps(dict(outcome.record), sort_keys=True, default=str),
+                    )
+                )
+                for p in outcome.players:
+                    rows.append(
+                        HandPlayerRow(
+                            outcome.hand_id,
+                            p.player,
+                            p.seat,
+                            p.start_stack,
+                            p.contribution,
+                            p.payout - taxes[p.player],
+                            taxes[p.player],
+                            p.hole,
+                            p.showdown,
+                            p.shown,
                         )
                     )
-        if not tx.finish_hand(
-            outcome.hand_id,
-            "settled",
-            now,
-            outcome.rake,
-            outcome.fee,
-            total_tax,
-            settings,
-            record,
-        ):
-            raise AlreadySettled(f"hand {outcome.hand_id} was settled or voided meanwhile")
-        tx.add_hand_players(
-            [
-                HandPlayerRow(
-                    outcome.hand_id,
-                    p.player,
-                    p.seat,
-                    p.start_stack,
-                    p.contribution,
-                    p.payout - taxes[p.player],
-                    taxes[p.player],
-                    p.hole,
-                    p.showdown,
-                    p.shown,
+                    row = SeatRow(outcome.table_id, p.player, p.seat, stacks[p.player])
+                    seats[outcome.table_id, p.player] = changed[outcome.table_id, p.player] = row
+            tx.post_transfers(transfers)
+            if tx.finish_hands(finished) != len(finished):
+                raise AlreadySettled("a hand of the group was settled or voided meanwhile")
+            tx.add_hand_players(rows)
+            tx.update_seats(list(changed.values()))
+            next_ids: list[int | None] = [None] * len(outcomes)
+            if begin_next:
+                next_ids = list(
+                    tx.new_hands([(o.table_id, tables[o.table_id].currency) for o in outcomes], now)
                 )
-                for p in players
-            ]
-        )
-        for p in players:
-            tx.put_seat(SeatRow(outcome.table_id, p.player, p.seat, stacks[p.player]))
-        return code
+        known.update(system.values())  # committed: they exist from now on
+        return [
+            SettledHand(o.hand_id, MappingProxyType(stacks), MappingProxyType(taxes), next_id)
+            for o, (taxes, stacks), next_id in zip(outcomes, checked, next_ids, strict=True)
+        ]
+
+    def forget(self) -> None:
+        """Drop what is kept of committed rows (after a transaction shared with other work,
+        ``feltroom.room.runtime``'s group commits, failed to commit)."""
+        self._tables.clear()
+        self._system_accounts.clear()
+
+    def _settings_json(self, settings: Mapping[str, Any]) -> str:
+        """The settings as JSON text; a table passes the same mapping with every hand, so the
+        text of the last few mappings is kept (by identity, with the mapping itself)."""
+        cached = self._json_cache.get(id(settings))
+        if cached is not None and cached[0] is settings:
+            return cached[1]
+        text = json.dumps(dict(settings), sort_keys=True, default=str)
+        if len(self._json_cache) >= 256:
+            self._json_cache.clear()
+        self._json_cache[id(settings)] = (settings, text)
+        return text
+
+    @staticmethod
+    def _system(
+        tx: Transaction,
+        cache: dict[tuple[AccountKind, str], str],
+        known: set[str],
+        kind: AccountKind,
+        code: str,
+    ) -> str:
+        key = cache.get((kind, code))
+        if key is None:
+            key = f"{kind.value}:{code}"
+            if key not in known:
+                key = ensure_system_account(tx, kind, code).key
+            cache[kind, code] = key
+        return key
+
+    def _known_table(self, tx: Transaction, table_id: str) -> TableRow:
+        row = self._tables.get(table_id)
+        if row is None:
+            row = self._tables[table_id] = self._table(tx, table_id)
+        return row
 
     def void_hand(self, hand_id: int, reason: str = "") -> None:
         """Void a hand that has not settled: nothing moved during it, so every stack stays at
@@ -426,16 +489,6 @@ class Settlement:
     def _player(tx: Transaction, player: str) -> None:
         if tx.get_user(player) is None:
             raise UnknownAccount(f"no player account named {player!r}")
-
-    @staticmethod
-    def _open_hand(tx: Transaction, hand_id: int, table_id: str) -> None:
-        hand = tx.get_hand(hand_id)
-        if hand is None or hand.table_id != table_id:
-            raise UnknownAccount(f"no hand {hand_id} at table {table_id}; see begin_hand")
-        if hand.status != "started":
-            raise AlreadySettled(
-                f"hand {hand_id} is already {hand.status}; nothing is settled twice"
-            )
 
 
 def _check_units(value: int, what: str, zero: bool = False) -> None:

@@ -62,12 +62,14 @@ class OperationRow:
 
 @dataclass(frozen=True, slots=True)
 class UserRow:
-    """A player account: name, Argon2id hash, when protections were last reset (epoch seconds)."""
+    """A player account: name, Argon2id hash, when protections were last reset (epoch seconds);
+    ``bot`` marks a house bot (an account the room plays itself)."""
 
     name: str
     password_hash: str
     created_at: float
     protections_reset_at: float
+    bot: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +142,10 @@ class HandPlayerRow:
 class Transaction(Protocol):
     """One database transaction; every method reads or writes inside it."""
 
+    def savepoint(self) -> AbstractContextManager[object]:
+        """A nested transaction: if the block raises, only its own writes are undone."""
+        ...
+
     # -- ledger accounts and transfers
     def get_account(self, key: str) -> AccountRow | None: ...
     def create_account(self, key: str, kind: str, currency: str, owner: str) -> AccountRow:
@@ -148,6 +154,10 @@ class Transaction(Protocol):
 
     def accounts_of(self, owner: str) -> list[AccountRow]: ...
     def post_transfer(self, transfer: Transfer) -> None: ...
+    def post_transfers(self, transfers: Sequence[Transfer]) -> None:
+        """Several transfers at once (a group commit's): the same rules as ``post_transfer``,
+        checked on each account's total."""
+        ...
 
     # -- idempotent operations
     def get_operation(self, operation: str, key: str) -> OperationRow | None: ...
@@ -172,10 +182,19 @@ class Transaction(Protocol):
     def put_seat(self, row: SeatRow) -> None: ...
     def delete_seat(self, table_id: str, player: str) -> None: ...
     def seats_at(self, table_id: str) -> list[SeatRow]: ...
+    def seats_at_tables(self, table_ids: Sequence[str]) -> list[SeatRow]: ...
+    def update_seats(self, rows: Sequence[SeatRow]) -> None:
+        """Change the seat and stack of seats that exist (one statement for many)."""
+        ...
 
     # -- hands
     def new_hand(self, table_id: str, currency: str, started_at: float) -> int: ...
+    def new_hands(self, tables: Sequence[tuple[str, str]], started_at: float) -> list[int]:
+        """``new_hand`` for each (table id, currency), in order."""
+        ...
+
     def get_hand(self, hand_id: int) -> HandRow | None: ...
+    def get_hands(self, hand_ids: Sequence[int]) -> dict[int, HandRow]: ...
     def finish_hand(
         self,
         hand_id: int,
@@ -187,6 +206,11 @@ class Transaction(Protocol):
         settings: str,
         record: str,
     ) -> bool: ...
+    def finish_hands(self, rows: Sequence[tuple[int, str, float, int, int, int, str, str]]) -> int:
+        """``finish_hand`` for each (hand id, status, finished_at, rake, fee, tax, settings,
+        record); returns how many hands changed."""
+        ...
+
     def add_hand_players(self, rows: Sequence[HandPlayerRow]) -> None: ...
     def hand_players(self, hand_id: int) -> list[HandPlayerRow]: ...
     def hands_of_player(self, player: str, limit: int, before: int | None) -> list[int]: ...

@@ -19,6 +19,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    false,
 )
 
 __all__ = [
@@ -58,6 +59,9 @@ users = Table(
     Column("password_hash", String(255), nullable=False),
     Column("created_at", Float, nullable=False),
     Column("protections_reset_at", Float, nullable=False, server_default="0"),
+    # House bots (issue 5): accounts the room plays itself, marked so that nobody mistakes them
+    # for people (the lobby and the hand histories can say so).
+    Column("bot", Boolean, nullable=False, server_default=false()),
 )
 
 sessions = Table(

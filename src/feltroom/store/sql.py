@@ -203,10 +203,39 @@ _FINISH_HAND = (
     )
 )
 _NEW_HAND = insert(hands)
+_NEW_HANDS = insert(hands).returning(hands.c.hand_id, sort_by_parameter_order=True)
+_HANDS_IN = select(hands).where(hands.c.hand_id.in_(bindparam("ids", expanding=True)))
+_SEATS_IN = select(seats).where(seats.c.table_id.in_(bindparam("ids", expanding=True)))
 _INSERT_HAND_PLAYERS = insert(hand_players)
 _HAND_PLAYERS = (
     select(hand_players).where(*_by(hand_players, "hand_id")).order_by(hand_players.c.seat)
 )
+
+
+_Compiled = tuple[str, tuple[str, ...] | None, dict[str, Any]]
+_COMPILED: dict[tuple[int, str, tuple[str, ...]], _Compiled] = {}
+
+
+def _compiled(statement: Any, connection: Connection, columns: tuple[str, ...]) -> _Compiled:
+    """A statement's SQL text in the connection's dialect, its positional parameter order
+    (``None`` for a named paramstyle) and the values of its literal parameters; compiled once
+    per dialect (an INSERT for ``columns``)."""
+    dialect = connection.dialect
+    key = (id(statement), dialect.name, columns)
+    found = _COMPILED.get(key)
+    if found is None:
+        is_insert = getattr(statement, "is_insert", False)
+        compiled = statement.compile(
+            dialect=dialect, column_keys=list(columns) if is_insert else None
+        )
+        names = compiled.positiontup
+        literals = {k: v for k, v in compiled.params.items() if k not in columns}
+        found = _COMPILED[key] = (
+            str(compiled),
+            tuple(names) if dialect.positional else None,
+            literals,
+        )
+    return found
 
 
 class SqlTransaction:
@@ -216,6 +245,26 @@ class SqlTransaction:
         self.c = connection
         self.is_sqlite = is_sqlite
 
+    @contextmanager
+    def savepoint(self) -> Iterator[object]:
+        with self.c.begin_nested() as nested:
+            yield nested
+
+    def _many(self, statement: Any, rows: list[dict[str, Any]]) -> int:
+        """Execute ``statement`` once per row through the driver's executemany, without
+        SQLAlchemy's per-row parameter processing (the hot path of group commits: plain ints,
+        floats, strings and booleans only). Returns the rowcount (summed by the driver)."""
+        sql_text, names, literals = _compiled(statement, self.c, tuple(rows[0]))
+        if literals:
+            rows = [{**literals, **row} for row in rows]
+        if names is None:
+            result = self.c.exec_driver_sql(sql_text, rows)
+        else:
+            result = self.c.exec_driver_sql(
+                sql_text, [tuple([row[n] for n in names]) for row in rows]
+            )
+        return int(result.rowcount)
+
     def _insert_ignore(self, table: Any) -> Any:
         dialect = sqlite if self.is_sqlite else postgresql
         return dialect.insert(table).on_conflict_do_nothing()
@@ -224,6 +273,12 @@ class SqlTransaction:
         try:
             self.c.execute(statement, values)
         except IntegrityError as error:  # the whole transaction is rolled back by the caller
+            raise DuplicateKey(f"{what} is taken") from error
+
+    def _insert_unique_many(self, statement: Any, what: str, rows: list[dict[str, Any]]) -> None:
+        try:
+            self._many(statement, rows)
+        except IntegrityError as error:
             raise DuplicateKey(f"{what} is taken") from error
 
     def _one(self, statement: Any, **values: Any) -> Any:
@@ -274,6 +329,63 @@ class SqlTransaction:
             },
         )
 
+    def post_transfers(self, transfers: Sequence[Transfer]) -> None:
+        """Many transfers in a few statements: each account's total is taken or given once
+        (the same running balances as one at a time), and every transfer row is inserted."""
+        if not transfers:
+            return
+        taken: dict[tuple[str, str], int] = {}
+        given: dict[tuple[str, str], int] = {}
+        for t in transfers:
+            taken[t.debit, t.currency] = taken.get((t.debit, t.currency), 0) + t.amount
+            given[t.credit, t.currency] = given.get((t.credit, t.currency), 0) + t.amount
+        self._apply_many(_TAKE, taken, debit=True)
+        self._apply_many(_GIVE, given, debit=False)
+        self._insert_unique_many(
+            _INSERT_TRANSFER,
+            "a transfer id",
+            [
+                {
+                    "transfer_id": t.transfer_id,
+                    "currency": t.currency,
+                    "debit": t.debit,
+                    "credit": t.credit,
+                    "amount": t.amount,
+                    "kind": t.kind.value,
+                    "reference": t.reference,
+                    "created_at": t.created_at,
+                }
+                for t in transfers
+            ],
+        )
+
+    def _apply_many(
+        self, statement: Any, totals: dict[tuple[str, str], int], *, debit: bool
+    ) -> None:
+        params: list[dict[str, Any]] = [
+            {"account": key, "code": code, "amount": amount}
+            for (key, code), amount in totals.items()
+        ]
+        if self.c.dialect.supports_sane_multi_rowcount:
+            if self._many(statement, params) == len(params):
+                return
+            # A row was refused (the caller rolls the transaction back): name an account that
+            # is missing, in another currency or, for a debit, short of its total.
+            for (key, code), amount in totals.items():
+                row = self.get_account(key)
+                if row is None or row.currency != code:
+                    self._refuse(key, code, None)
+                elif debit and row.kind != "external" and row.balance < amount:
+                    self._refuse(key, code, amount)
+            key, code = next(iter(totals))
+            raise InsufficientFunds(key, 0, totals[key, code])
+        for (key, code), amount in totals.items():
+            if (
+                self.c.execute(statement, {"account": key, "code": code, "amount": amount}).rowcount
+                != 1
+            ):
+                self._refuse(key, code, amount if debit else None)
+
     def _refuse(self, key: str, currency: str, amount: int | None) -> None:
         row = self.get_account(key)
         if row is None:
@@ -311,6 +423,7 @@ class SqlTransaction:
                 password_hash=row.password_hash,
                 created_at=row.created_at,
                 protections_reset_at=row.protections_reset_at,
+                bot=row.bot,
             ),
             f"the name {row.name!r}",
         )
@@ -385,6 +498,19 @@ class SqlTransaction:
     def seats_at(self, table_id: str) -> list[SeatRow]:
         return [SeatRow(*row) for row in self.c.execute(_SEATS_AT, {"table_id": table_id})]
 
+    def seats_at_tables(self, table_ids: Sequence[str]) -> list[SeatRow]:
+        if not table_ids:
+            return []
+        return [SeatRow(*row) for row in self.c.execute(_SEATS_IN, {"ids": list(table_ids)})]
+
+    def update_seats(self, rows: Sequence[SeatRow]) -> None:
+        if not rows:
+            return
+        params = [{"t": r.table_id, "p": r.player, "seat": r.seat, "stack": r.stack} for r in rows]
+        changed = self._many(_UPDATE_SEAT, params)
+        if self.c.dialect.supports_sane_multi_rowcount and changed != len(rows):
+            raise UnknownAccount(f"{len(rows) - changed} of the seats to update are gone")
+
     # -- hands
 
     def new_hand(self, table_id: str, currency: str, started_at: float) -> int:
@@ -403,9 +529,34 @@ class SqlTransaction:
         assert key is not None
         return int(key[0])
 
+    def new_hands(self, tables: Sequence[tuple[str, str]], started_at: float) -> list[int]:
+        if not tables:
+            return []
+        rows = self.c.execute(
+            _NEW_HANDS,
+            [
+                {
+                    "table_id": table_id,
+                    "currency": code,
+                    "status": "started",
+                    "started_at": started_at,
+                    "settings": "{}",
+                    "record": "{}",
+                }
+                for table_id, code in tables
+            ],
+        )
+        return [int(row[0]) for row in rows]
+
     def get_hand(self, hand_id: int) -> HandRow | None:
         row = self._one(_HAND, hand_id=hand_id)
         return None if row is None else HandRow(*row)
+
+    def get_hands(self, hand_ids: Sequence[int]) -> dict[int, HandRow]:
+        if not hand_ids:
+            return {}
+        rows = self.c.execute(_HANDS_IN, {"ids": list(hand_ids)})
+        return {int(row[0]): HandRow(*row) for row in rows}
 
     def finish_hand(
         self,
@@ -433,9 +584,29 @@ class SqlTransaction:
         )
         return result.rowcount == 1
 
+    def finish_hands(self, rows: Sequence[tuple[int, str, float, int, int, int, str, str]]) -> int:
+        if not rows:
+            return 0
+        params = [
+            {
+                "h": h,
+                "status": status,
+                "finished_at": at,
+                "rake": rake,
+                "fee": fee,
+                "tax": tax,
+                "settings": settings,
+                "record": record,
+            }
+            for h, status, at, rake, fee, tax, settings, record in rows
+        ]
+        if self.c.dialect.supports_sane_multi_rowcount:
+            return self._many(_FINISH_HAND, params)
+        return sum(self.c.execute(_FINISH_HAND, p).rowcount for p in params)
+
     def add_hand_players(self, rows: Sequence[HandPlayerRow]) -> None:
         if rows:
-            self.c.execute(
+            self._many(
                 _INSERT_HAND_PLAYERS,
                 [
                     {

@@ -1,0 +1,933 @@
+"""The room at runtime: every table driven on the clock, house bots, and one writer for the books.
+
+- **One task per table** (``TableRunner``) drives its ``Table`` with the clock (``tick(now)``):
+  it deals when a hand is due, lets house bots act when their (short) thinking time is up, and
+  books what the table reports through ``Settlement``: buy-ins, the hand's settlement, seats left
+  or released after sitting out too long (R-SIT-2), session fees.
+- **One writer** (``Writer``): a thread that owns every write to the books. Requests queue up
+  while it commits; it settles all the hands that are waiting in ONE transaction
+  (``Settlement.settle_hands`` with ``begin_next``, a group commit that also hands each table the
+  id of its next hand), so the room settles hundreds of hands per second on SQLite with
+  ``synchronous=FULL``. Each table waits for its own request, so its books stay in order.
+- **Isolation**: an exception at one table (its bots, its table, its books) pauses that table
+  only: its hand is voided (``Settlement.void_hand``), the table is rebuilt from the books, so
+  every stack is back at its start-of-hand value (nothing moves in the ledger during a hand), and
+  the error is logged with the table and hand id. After ``error_pause`` seconds it plays again.
+- **Crash policy**: at start every hand left unsettled is void (``void_unsettled``) and every
+  table is rebuilt from the stored stacks (their start-of-hand values); hand ids come from the
+  database and are never reused.
+- **R-RNG-2**: the shuffle self-test runs on a daily schedule; the result is logged.
+- **R-TIME-3**: when the table would protect a player whose time ran out, the runner asks
+  ``Accounts.consume_protection`` (the allowance is per account, across all tables).
+
+Time is injected (``clock``); ``advance(now)`` drives every table to ``now`` for tests with a fake
+clock, ``run()`` drives them on the real clock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import logging
+import queue
+import threading
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any, TypeVar
+
+from feltroom.errors import IllegalAction
+from feltroom.room.accounts import Accounts, Argon2Settings
+from feltroom.room.cashier import Cashier
+from feltroom.room.errors import AlreadySettled, InsufficientFunds, RoomError, UnknownAccount
+from feltroom.room.housebots import HouseBot, bot_buy_in, bot_name, bot_seats
+from feltroom.room.lobby import TableStats, figures_of, lobby_entry
+from feltroom.room.settlement import (
+    HandOutcome,
+    PlayerOutcome,
+    SettledHand,
+    Settlement,
+    TaxRule,
+)
+from feltroom.room.storage import Storage, Transaction
+from feltroom.room.tables_config import TableSpec, settings_of
+from feltroom.rules import Action
+from feltroom.selftest import run_selftest
+from feltroom.strategy import RandomBrain
+from feltroom.table import (
+    Entry,
+    FeeCharged,
+    HandFinished,
+    HandResult,
+    HandStarted,
+    SeatReleased,
+    Table,
+    TableEvent,
+)
+
+__all__ = ["GroupStorage", "RoomRuntime", "RuntimeSettings", "TableRunner", "Writer"]
+
+log = logging.getLogger("feltroom.room")
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class RuntimeSettings:
+    """How the room runs its tables.
+
+    ``house_bots``: bots per table (one seat stays free at tables of more than two seats).
+    ``bot_think``: a bot's thinking time, drawn between the two bounds (0, 0: at once).
+    ``between_hands``: the pause after a hand before the next deal (people see the showdown).
+    ``poll``: how often a table with a person to act looks at its clock.
+    ``error_pause``: how long a table that failed stays paused.
+    ``selftest_first`` / ``selftest_interval``: when the shuffle self-test runs (R-RNG-2).
+    ``bot_bankroll``: the play chips granted to a bot's wallet whenever it runs low.
+    """
+
+    house_bots: int = 3
+    bot_think: tuple[float, float] = (0.5, 2.0)
+    between_hands: float = 2.0
+    poll: float = 0.5
+    error_pause: float = 60.0
+    selftest_first: float = 600.0
+    selftest_interval: float = 24 * 3600.0
+    selftest_shuffles: int = 100_000
+    bot_bankroll: int = 100_000_000
+
+
+# ----------------------------------------------------------------------------------- the writer
+
+
+@dataclass(slots=True)
+class _Job:
+    loop: asyncio.AbstractEventLoop
+    future: asyncio.Future[Any]
+    call: Callable[[], Any] | None = None
+    outcome: HandOutcome | None = None
+
+
+def _resolve(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
+    if future.cancelled():
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(result)
+
+
+class GroupStorage:
+    """A ``Storage`` whose transactions are one while ``group()`` is open on the thread that
+    opened it (the writer's group commit); other threads get transactions of their own."""
+
+    def __init__(self, storage: Storage) -> None:
+        self.storage = storage
+        self._tx: Transaction | None = None
+        self._owner: int | None = None
+
+    @contextlib.contextmanager
+    def transaction(self, *, write: bool = True) -> Iterator[Transaction]:
+        if self._tx is not None and self._owner == threading.get_ident():
+            yield self._tx
+            return
+        with self.storage.transaction(write=write) as tx:
+            yield tx
+
+    @contextlib.contextmanager
+    def group(self) -> Iterator[Transaction]:
+        with self.storage.transaction() as tx:
+            self._tx, self._owner = tx, threading.get_ident()
+            try:
+                yield tx
+            finally:
+                self._tx = self._owner = None
+
+    def close(self) -> None:
+        self.storage.close()
+
+
+class Writer:
+    """The single writer: a thread that runs every write to the books. Whatever is waiting when
+    it wakes runs in ONE transaction (a group commit), each request in a savepoint of its own so
+    that a refused request undoes only itself; the hands waiting are settled together. Results
+    are handed back once the transaction has committed."""
+
+    def __init__(self, settlement: Settlement, books: GroupStorage, *, max_group: int = 1000):
+        self.settlement = settlement
+        self.books = books
+        self.max_group = max_group
+        self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self.commits = 0
+        self.hands = 0
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="feltroom-writer", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        if self._thread is not None:
+            self._queue.put(None)
+            self._thread.join()
+            self._thread = None
+
+    def call(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> Awaitable[T]:
+        """Run ``function(*args, **kwargs)`` in the writer thread; await the result."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[T] = loop.create_future()
+        self._queue.put(_Job(loop, future, call=functools.partial(function, *args, **kwargs)))
+        return future
+
+    def settle(self, outcome: HandOutcome) -> Awaitable[SettledHand]:
+        """Settle a hand together with whatever other hands are waiting (and begin the table's
+        next hand in the same transaction)."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[SettledHand] = loop.create_future()
+        self._queue.put(_Job(loop, future, outcome=outcome))
+        return future
+
+    def _run(self) -> None:
+        stopping = False
+        while not stopping:
+            first = self._queue.get()
+            if first is None:
+                break
+            jobs = [first]
+            while len(jobs) < self.max_group:
+                try:
+                    job = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if job is None:
+                    stopping = True
+                    break
+                jobs.append(job)
+            self._group(jobs)
+
+    def _group(self, jobs: list[_Job]) -> None:
+        done: list[tuple[_Job, Any, BaseException | None]] = []
+        # Each table has at most one request waiting, so requests of different tables may be
+        # reordered: the calls first, then the settlements together.
+        settles = [job for job in jobs if job.outcome is not None]
+        try:
+            with self.books.group() as tx:
+                for job in jobs:
+                    if job.call is not None:
+                        done.append(self._one(tx, job, job.call))
+                if settles:
+                    done += self._settle(tx, settles)
+        except Exception as error:  # the commit failed: none of it holds
+            self.settlement.forget()
+            done = [(job, None, error) for job in jobs]
+        else:
+            self.commits += 1
+            self.hands += sum(1 for job, _, error in done if job.outcome and error is None)
+        for job, result, failure in done:
+            job.loop.call_soon_threadsafe(_resolve, job.future, result, failure)
+
+    @staticmethod
+    def _one(
+        tx: Transaction, job: _Job, call: Callable[[], Any]
+    ) -> tuple[_Job, Any, BaseException | None]:
+        try:
+            with tx.savepoint():
+                return job, call(), None
+        except Exception as error:  # handed to the table that asked
+            return job, None, error
+
+    def _settle(
+        self, tx: Transaction, jobs: list[_Job]
+    ) -> list[tuple[_Job, Any, BaseException | None]]:
+        outcomes = [job.outcome for job in jobs if job.outcome is not None]
+        try:
+            with tx.savepoint():
+                results = self.settlement.settle_hands(outcomes, begin_next=True)
+        except Exception:
+            # One of them was refused: settle each on its own so that only that table fails.
+            return [
+                self._one(
+                    tx, job, functools.partial(self.settlement.settle_hand, o, begin_next=True)
+                )
+                for job, o in zip(jobs, outcomes, strict=True)
+            ]
+        return [(job, result, None) for job, result in zip(jobs, results, strict=True)]
+
+
+# ------------------------------------------------------------------------------------ a table
+
+
+def _tax_rule(runner: TableRunner) -> TaxRule | None:
+    config = runner.spec.config
+    if config.tax_threshold is None or not config.tax_percent:
+        return None
+    percent = Fraction(config.tax_percent)
+    exact = Decimal(percent.numerator) / Decimal(percent.denominator)
+    return TaxRule(config.tax_threshold, exact)
+
+
+class TableRunner:
+    """One table on the clock: its ``Table``, its house bots, its books."""
+
+    def __init__(self, room: RoomRuntime, index: int, spec: TableSpec) -> None:
+        self.room = room
+        self.index = index
+        self.spec = spec
+        self.table_id = spec.table_id
+        self.settings: dict[str, Any] = {
+            "table_id": spec.table_id,
+            "currency": spec.currency,
+            **settings_of(spec.config),
+        }
+        self.table = Table(spec.config, may_protect=self._may_protect)
+        self.bots: dict[str, HouseBot] = {}
+        self.hand_id: int | None = None  # the id of the next (or current) hand
+        self.playing: int | None = None  # the id of the hand being played
+        self.status = "running"
+        self.error: str | None = None
+        self.paused_until = 0.0
+        self.failures = 0
+        self.next_deal = 0.0
+        self.lock = asyncio.Lock()
+        self.wake = asyncio.Event()
+        self.stats = TableStats(room.clock())
+
+    # -------------------------------------------------------------- books
+
+    @property
+    def writer(self) -> Writer:
+        return self.room.writer
+
+    @property
+    def settlement(self) -> Settlement:
+        """The writer's settlement: call it through ``self.writer`` only."""
+        return self.room.books_settlement
+
+    async def load(self, now: float) -> None:
+        """(Re)build the table from the books: every stored seat with its stored stack.
+
+        The stored stacks are the start-of-hand values of any hand that did not settle. People
+        come back sitting out (they are not connected after a restart; R-SIT-2 releases their
+        seat later); house bots come back playing.
+        """
+        rows = await self.writer.call(self.settlement.seats, self.table_id)
+        players = sorted(rows.values(), key=lambda row: row.seat)
+        bots = await self.writer.call(self.room.bot_accounts, [row.player for row in players])
+        table = Table(self.spec.config, may_protect=self._may_protect)
+        self.bots = {}
+        for row in players:
+            if row.seat > self.spec.config.max_seats:
+                log.warning(
+                    "table %s: %s sits in seat %d, beyond the table's %d seats: cashed out",
+                    self.table_id,
+                    row.player,
+                    row.seat,
+                    self.spec.config.max_seats,
+                )
+                await self.writer.call(self.settlement.leave, self.table_id, row.player)
+                continue
+            _restore_seat(table, row.player, row.seat, row.stack, now)
+            if row.player in bots:
+                self.bots[row.player] = self._bot(row.player)
+            else:
+                table.sit_out(row.seat, now)
+        self.table = table
+        self.playing = None
+
+    def _bot(self, account: str) -> HouseBot:
+        # The random brain, weighed toward calling: fewer all-ins, fewer busted bots.
+        think = self.room.settings.bot_think
+        return HouseBot(account, RandomBrain(fold=0.25, passive=0.6, aggressive=0.15), think)
+
+    def _may_protect(self, account: str) -> bool:
+        """R-TIME-3: the account's allowance, across all tables, decides."""
+        if account in self.bots:
+            return False
+        return self.room.accounts.consume_protection(account, self.table_id, self.playing)
+
+    # -------------------------------------------------------------- driving
+
+    async def step(self, now: float) -> float:
+        """Everything due at ``now``; returns when this table next needs a look."""
+        if self.status == "paused":
+            if now < self.paused_until:
+                return self.paused_until
+            await self._resume(now)
+        table = self.table
+        settings = self.room.settings
+        await self._handle(table.tick(now), now)
+        if not table.in_hand:
+            await self._between_hands(now)
+        wake = now + settings.poll
+        while table.in_hand:
+            hand = table.hand
+            assert hand is not None
+            seat = hand.to_act
+            assert seat is not None
+            bot = self.bots.get(table.seats[seat].account)
+            if bot is None:
+                break  # a person: the clock (tick) or their action moves the hand on
+            if bot.act_at is None:
+                bot.act_at = now + bot.delay()
+            if bot.act_at > now:
+                wake = min(wake, bot.act_at)
+                break
+            bot.act_at = None
+            await self._handle(table.act(seat, bot.choose(hand, seat), now), now)
+        if not table.in_hand and table.can_start():
+            wake = min(wake, max(now, self.next_deal))
+        return wake
+
+    async def _between_hands(self, now: float) -> None:
+        await self._keep_bots(now)
+        table = self.table
+        if now < self.next_deal or not table.can_start():
+            return
+        if self.hand_id is None:
+            self.hand_id = await self.writer.call(self.settlement.begin_hand, self.table_id)
+        try:
+            events = table.start_hand(now)
+        except IllegalAction:
+            return  # blinds prompted and not answered yet (R-BLIND-6)
+        await self._handle(events, now)
+
+    async def _keep_bots(self, now: float) -> None:
+        """Seat the table's house bots and buy again for those that went broke."""
+        if not self.spec.play_money:
+            return  # house bots play play money only
+        table = self.table
+        config = self.spec.config
+        amount = bot_buy_in(config)
+        for account in list(self.bots):
+            seat = table.seat_of(account)
+            if seat is None:
+                del self.bots[account]
+                continue
+            player = table.seats[seat]
+            if player.stack == 0:
+                log.debug("table %s: %s buys in again", self.table_id, account)
+                await self.writer.call(self.room.bot_buy_in, self.table_id, account, seat, amount)
+                await self._handle(table.add_chips(seat, amount, now), now)
+            if table.seats[seat].sitting_out:
+                await self._handle(table.sit_in(seat, now), now)
+        wanted = bot_seats(config, self.room.settings.house_bots)
+        k = 0
+        while len(self.bots) < wanted:
+            k += 1
+            account = bot_name(self.table_id, k)
+            if account in self.bots or table.seat_of(account) is not None:
+                continue
+            free = [s for s in range(1, config.max_seats + 1) if s not in table.seats]
+            if not free:
+                return
+            seat = free[-1]
+            await self.writer.call(self.room.bot_buy_in, self.table_id, account, seat, amount)
+            self.bots[account] = self._bot(account)
+            try:
+                events = table.sit(account, seat, amount, now)
+            except IllegalAction:  # the seat is offered to a waiting player: give it back
+                del self.bots[account]
+                await self.writer.call(self.settlement.leave, self.table_id, account)
+                return
+            await self._handle(events, now)
+
+    async def _handle(self, events: Sequence[TableEvent], now: float) -> None:
+        """Book what the table reports."""
+        for event in events:
+            if isinstance(event, HandStarted):
+                self.playing = self.hand_id
+            elif isinstance(event, HandFinished):
+                await self._settle(event.result, now)
+            elif isinstance(event, SeatReleased):
+                returned = await self.writer.call(
+                    self.settlement.leave, self.table_id, event.account
+                )
+                if returned != event.chips:
+                    log.warning(
+                        "table %s: %s left with %d by the books, %d by the table",
+                        self.table_id,
+                        event.account,
+                        returned,
+                        event.chips,
+                    )
+                self.bots.pop(event.account, None)
+            elif isinstance(event, FeeCharged) and event.kind == "session_fee":
+                await self.writer.call(
+                    self.settlement.charge_session_fee, self.table_id, event.account, event.amount
+                )
+
+    async def _settle(self, result: HandResult, now: float) -> None:
+        outcome = self.outcome(result)
+        settled = await self.writer.settle(outcome)
+        self.playing = None
+        self.hand_id = settled.next_hand_id
+        # The books' stacks are the truth: the settlement withholds the tax (R-TAX-1), which the
+        # table has already taken off its own stacks; should they ever differ, the books win.
+        for seat, account in result.accounts.items():
+            player = self.table.seats.get(seat)
+            book = settled.stacks.get(account)
+            if (
+                player is not None
+                and player.account == account
+                and book is not None
+                and player.stack != book
+            ):
+                log.warning(
+                    "table %s hand %d: %s's stack %d set to the books' %d",
+                    self.table_id,
+                    outcome.hand_id,
+                    account,
+                    player.stack,
+                    book,
+                )
+                player.stack = book
+        self.stats.add(figures_of(result.hand, now))
+        self.room.hands_settled += 1
+        self.next_deal = now + self.room.settings.between_hands
+
+    def outcome(self, result: HandResult) -> HandOutcome:
+        """The settlement's view of a finished hand: per player the chips put in, the chips
+        won (less the collection fee), the hole cards; the public record of the hand."""
+        hand = result.hand
+        hand_id = self.playing
+        if hand_id is None:
+            raise RoomError(f"table {self.table_id}: a hand finished that was never begun")
+        won: dict[int, int] = {}
+        for pot in hand.results:
+            for seat, share in zip(pot.winners, pot.shares, strict=True):
+                won[seat] = won.get(seat, 0) + share
+        showdown = set(hand.showdown_seats)
+        shown = hand.shown
+        players = []
+        fee = 0
+        for seat in hand.seats:
+            before = result.before[seat]
+            final = hand.stack_of(seat)
+            paid = final - result.after[seat] - result.tax.get(seat, 0)  # collection fee
+            fee += paid
+            gain = won.get(seat, 0)
+            hole = " ".join(str(card) for card in hand.hole_cards(seat) if card is not None)
+            players.append(
+                PlayerOutcome(
+                    result.accounts[seat],
+                    seat,
+                    before,
+                    before - final + gain,
+                    gain - paid,
+                    hole,
+                    seat in showdown,
+                    seat in shown,
+                )
+            )
+        record = {
+            "table": self.table_id,
+            "hand_number": result.number,
+            "button": result.button,
+            "small_blind": result.small,
+            "big_blind": result.big,
+            "players": [[seat, result.accounts[seat], result.before[seat]] for seat in hand.seats],
+            "forced": [[f.seat, f.kind.value, f.amount] for f in result.forced],
+            "actions": [[seat, str(action)] for seat, action in hand.log],
+            "board": " ".join(str(card) for card in hand.board),
+            "shown": {
+                str(seat): " ".join(str(c) for c in hand.hole_cards(seat) if c is not None)
+                for seat in sorted(shown)
+            },
+            "pots": [
+                [pot.amount, pot.rake, list(pot.winners), list(pot.shares)] for pot in hand.results
+            ],
+        }
+        return HandOutcome(
+            hand_id,
+            self.table_id,
+            tuple(players),
+            rake=hand.rake,
+            fee=fee,
+            tax=_tax_rule(self),
+            settings=self.settings,
+            record=record,
+        )
+
+    # -------------------------------------------------------------- failure and recovery
+
+    async def fail(self, error: BaseException, now: float) -> None:
+        """Pause this table: void and refund its hand, rebuild it from the books, log."""
+        hand_id = self.playing if self.playing is not None else self.hand_id
+        log.error(
+            "table %s hand %s: %s: %s; the table pauses, the hand is void and refunded",
+            self.table_id,
+            hand_id,
+            type(error).__name__,
+            error,
+            exc_info=error,
+        )
+        self.status = "paused"
+        self.error = f"hand {hand_id}: {type(error).__name__}: {error}"
+        self.failures += 1
+        self.paused_until = now + self.room.settings.error_pause
+        self.hand_id = None
+        self.playing = None
+        for bot in self.bots.values():
+            bot.act_at = None
+        if hand_id is not None:
+            try:
+                await self.writer.call(self.settlement.void_hand, hand_id, f"error: {error}")
+            except (AlreadySettled, UnknownAccount):
+                pass  # it had settled (the error came after) or was never stored
+            except Exception:
+                log.exception("table %s: voiding hand %s failed", self.table_id, hand_id)
+        try:
+            await self.load(now)  # every stack back at its start-of-hand value
+        except Exception:
+            log.exception("table %s: rebuilding from the books failed", self.table_id)
+
+    async def _resume(self, now: float) -> None:
+        await self.load(now)
+        self.status = "running"
+        self.next_deal = now
+        log.info("table %s resumes after a pause", self.table_id)
+
+    async def drive(self, now: float, max_steps: int = 10_000) -> None:
+        """Everything due at ``now`` (tests with a fake clock): steps until the table next needs
+        a look later than ``now``. An exception pauses this table only."""
+        for _ in range(max_steps):
+            try:
+                async with self.lock:
+                    wake = await self.step(now)
+            except Exception as error:
+                async with self.lock:
+                    await self.fail(error, now)
+                return
+            if wake > now:
+                return
+
+    async def run_forever(self) -> None:
+        """Drive the table on the room's clock until the room stops."""
+        room = self.room
+        while not room.stopping:
+            now = room.clock()
+            try:
+                async with self.lock:
+                    wake = await self.step(now)
+            except Exception as error:
+                async with self.lock:
+                    await self.fail(error, now)
+                wake = self.paused_until
+            delay = wake - room.clock()
+            if delay <= 0:
+                await asyncio.sleep(0)
+                continue
+            self.wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.wake.wait(), delay)
+
+    def lobby(self, now: float) -> dict[str, Any]:
+        entry = lobby_entry(
+            self.table_id,
+            self.spec.currency,
+            self.table,
+            self.settings,
+            self.stats,
+            now,
+            status=self.status,
+            bots=len(self.bots),
+        )
+        if self.error is not None:
+            entry["last_error"] = self.error
+        return entry
+
+    # -------------------------------------------------------------- a person's seat
+
+    async def command(self, events: Sequence[TableEvent], now: float) -> None:
+        try:
+            await self._handle(events, now)
+        except Exception as error:
+            await self.fail(error, now)
+        self.wake.set()
+
+    def seat_of(self, player: str) -> int:
+        seat = self.table.seat_of(player)
+        if seat is None:
+            raise IllegalAction(f"{player} has no seat at table {self.table_id}")
+        return seat
+
+    def check_running(self) -> None:
+        if self.status != "running":
+            raise RoomError(f"table {self.table_id} is paused: {self.error}")
+
+
+def _restore_seat(table: Table, account: str, seat: int, stack: int, now: float) -> None:
+    """Seat a player with a stored stack, even one outside today's buy-in bounds (a winner above
+    the maximum, a loser below the minimum): the table only offers ``sit`` with a buy-in in
+    bounds, so sit with the nearest amount in bounds and set the stored stack.
+
+    (A ``Table.restore_seat`` in the table layer would do this without touching its seats.)
+    """
+    config = table.config
+    legal = max(stack, config.buy_in_min)
+    if config.buy_in_max is not None:
+        legal = min(legal, config.buy_in_max)
+    table.sit(account, seat, legal, now, entry=Entry.POST)
+    if legal != stack:
+        player = table.seats[seat]
+        player.stack = stack
+        player.brought += stack - legal
+        table.brought += stack - legal
+    if stack == 0:
+        table.sit_out(seat, now)
+
+
+# ------------------------------------------------------------------------------------ the room
+
+
+class RoomRuntime:
+    """Every table of the room on the clock, the house bots, the writer, the daily self-test."""
+
+    def __init__(
+        self,
+        settlement: Settlement,
+        accounts: Accounts,
+        cashier: Cashier,
+        tables: Sequence[TableSpec],
+        *,
+        settings: RuntimeSettings | None = None,
+        clock: Callable[[], float] = time.time,
+        selftest: Callable[[int], dict[str, Any]] = run_selftest,
+        max_group: int = 1000,
+    ) -> None:
+        self.settlement = settlement
+        self.accounts = accounts
+        self.cashier = cashier
+        self.settings = settings or RuntimeSettings()
+        self.clock = clock
+        self.selftest = selftest
+        # The writer's own services, on a storage whose transactions it can group.
+        self.books = GroupStorage(settlement.storage)
+        self.books_settlement = Settlement(self.books, clock=settlement.clock)
+        self.books_accounts = Accounts(
+            self.books, argon2=Argon2Settings.cheap(), clock=accounts.clock
+        )
+        self.books_cashier = Cashier(self.books, clock=cashier.clock)
+        self.writer = Writer(self.books_settlement, self.books, max_group=max_group)
+        self.started_at = clock()
+        self.runners = {
+            spec.table_id: TableRunner(self, k, spec) for k, spec in enumerate(tables, start=1)
+        }
+        self.hands_settled = 0
+        self.voided_at_start: list[int] = []
+        self.next_selftest = self.started_at + self.settings.selftest_first
+        self.selftests: list[dict[str, Any]] = []
+        self.stopping = False
+        self._tasks: list[asyncio.Task[None]] = []
+
+    # -------------------------------------------------------------- books (writer thread)
+
+    def bot_accounts(self, names: Sequence[str]) -> set[str]:
+        """Which of ``names`` are house bots (the account flag)."""
+        return {name for name in names if self.books_accounts.is_bot(name)}
+
+    def bot_buy_in(self, table_id: str, account: str, seat: int, amount: int) -> None:
+        """A house bot's buy-in at a table: one transaction, unless the bot's account does not
+        exist yet or its wallet runs low (then the account, a grant of play chips, and again)."""
+        settlement = self.books_settlement
+        try:
+            settlement.buy_in(table_id, account, seat, amount)
+            return
+        except (UnknownAccount, InsufficientFunds):
+            pass
+        self.books_accounts.ensure_bot(account)
+        grant = max(amount, self.settings.bot_bankroll)
+        self.books_cashier.grant(account, grant, f"house-bot:{account}:{uuid.uuid4().hex}")
+        settlement.buy_in(table_id, account, seat, amount)
+
+    # -------------------------------------------------------------- lifecycle
+
+    async def start(self) -> None:
+        """Open the books: void every hand a crash left unsettled, open every table and seat
+        its players with their stored stacks."""
+        self.writer.start()
+        self.voided_at_start = await self.writer.call(
+            self.books_settlement.void_unsettled, None, "restart"
+        )
+        if self.voided_at_start:
+            log.warning(
+                "voided %d hands left unsettled (every stack is at its start-of-hand value): %s",
+                len(self.voided_at_start),
+                self.voided_at_start[:20],
+            )
+        now = self.clock()
+        self.started_at = now
+        self.next_selftest = now + self.settings.selftest_first
+        for runner in self.runners.values():
+            runner.stats = TableStats(now)
+            spec = runner.spec
+            await self.writer.call(self.books_settlement.open_table, spec.table_id, spec.currency)
+            await runner.load(now)
+
+    async def run(self) -> None:
+        """Drive every table on the real clock until ``stop``."""
+        self._tasks = [
+            asyncio.create_task(runner.run_forever(), name=f"table {runner.table_id}")
+            for runner in self.runners.values()
+        ]
+        self._tasks.append(asyncio.create_task(self._schedule(), name="self-test schedule"))
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    async def stop(self) -> None:
+        """Stop the tables, void the hands in play (as after a crash), stop the writer."""
+        self.stopping = True
+        for runner in self.runners.values():
+            runner.wake.set()
+        for task in self._tasks:
+            if not task.done():
+                task.cancel()
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks = []
+        try:
+            await self.writer.call(self.books_settlement.void_unsettled, None, "shutdown")
+        finally:
+            self.writer.stop()
+
+    async def advance(self, now: float) -> None:
+        """Drive every table, and the self-test schedule, to ``now`` (a fake clock's tests)."""
+        for runner in self.runners.values():
+            await runner.drive(now)
+        await self.selftest_due(now)
+
+    async def selftest_due(self, now: float) -> dict[str, Any] | None:
+        """Run the shuffle self-test if it is due (R-RNG-2); log and keep its result."""
+        if now < self.next_selftest:
+            return None
+        while self.next_selftest <= now:
+            self.next_selftest += self.settings.selftest_interval
+        shuffles = self.settings.selftest_shuffles
+        loop = asyncio.get_running_loop()
+        try:
+            report = await loop.run_in_executor(None, self.selftest, shuffles)
+        except Exception as error:
+            log.exception("shuffle self-test (R-RNG-2) could not run")
+            report = {"shuffles": shuffles, "pass": False, "error": str(error)}
+        entry = {"at": now, **report}
+        self.selftests.append(entry)
+        del self.selftests[:-10]
+        if report.get("pass"):
+            log.info("shuffle self-test (R-RNG-2): pass on %d shuffles", shuffles)
+        else:
+            log.error("shuffle self-test (R-RNG-2): FAILED on %d shuffles: %s", shuffles, report)
+        return entry
+
+    async def _schedule(self) -> None:
+        while not self.stopping:
+            now = self.clock()
+            await self.selftest_due(now)
+            await asyncio.sleep(max(1.0, min(60.0, self.next_selftest - now)))
+
+    # -------------------------------------------------------------- what the server shows
+
+    def lobby(self) -> list[dict[str, Any]]:
+        now = self.clock()
+        return [runner.lobby(now) for runner in self.runners.values()]
+
+    def status(self) -> dict[str, Any]:
+        now = self.clock()
+        last = self.selftests[-1] if self.selftests else None
+        return {
+            "tables": len(self.runners),
+            "paused": sorted(r.table_id for r in self.runners.values() if r.status != "running"),
+            "hands_settled": self.hands_settled,
+            "commits": self.writer.commits,
+            "uptime_seconds": round(now - self.started_at, 1),
+            "voided_at_start": len(self.voided_at_start),
+            "next_selftest_at": self.next_selftest,
+            "last_selftest": None
+            if last is None
+            else {"at": last["at"], "shuffles": last.get("shuffles"), "pass": last.get("pass")},
+        }
+
+    # -------------------------------------------------------------- a person's seat
+
+    def runner(self, table_id: str) -> TableRunner:
+        try:
+            return self.runners[table_id]
+        except KeyError:
+            raise RoomError(
+                f"no table {table_id!r}; tables are {', '.join(self.runners)}"
+            ) from None
+
+    async def join(
+        self,
+        table_id: str,
+        player: str,
+        seat: int,
+        buy_in: int | None = None,
+        entry: Entry = Entry.POST,
+    ) -> int:
+        """Sit ``player`` in ``seat`` with ``buy_in`` (default: R-BUYIN-2, the whole balance in
+        the table's currency capped by the table maximum); returns the stack."""
+        runner = self.runner(table_id)
+        async with runner.lock:
+            runner.check_running()
+            now = self.clock()
+            config = runner.spec.config
+            table = runner.table
+            if not 1 <= seat <= config.max_seats or seat in table.seats:
+                raise IllegalAction(f"seat {seat} is not free at table {table_id}")
+            if table.seat_of(player) is not None:
+                raise IllegalAction(f"{player} already sits at table {table_id}")
+            amount = buy_in
+            if amount is None:
+                amount = await self.writer.call(
+                    self.books_settlement.default_buy_in, table_id, player, config.buy_in_max
+                )
+            high = config.buy_in_max
+            if amount < config.buy_in_min or (high is not None and amount > high):
+                raise IllegalAction(
+                    f"a buy-in of {amount} is outside the table's bounds "
+                    f"({config.buy_in_bounds_text()}, R-BUYIN-1)"
+                )
+            books = self.books_settlement
+            await self.writer.call(books.buy_in, table_id, player, seat, amount)
+            try:
+                events = table.sit(player, seat, amount, now, entry=entry)
+            except IllegalAction:
+                await self.writer.call(books.leave, table_id, player)
+                raise
+            await runner.command(events, now)
+            return amount
+
+    async def leave(self, table_id: str, player: str) -> None:
+        """Leave: at once between hands, else the hand is folded at the player's turn and the
+        seat released after it (R-SIT-1); the stack goes back to the wallet."""
+        runner = self.runner(table_id)
+        async with runner.lock:
+            now = self.clock()
+            await runner.command(runner.table.leave(runner.seat_of(player), now), now)
+
+    async def act(self, table_id: str, player: str, action: Action) -> None:
+        """The player's action at their turn (refused with ``IllegalAction`` otherwise)."""
+        runner = self.runner(table_id)
+        async with runner.lock:
+            runner.check_running()
+            now = self.clock()
+            await runner.command(runner.table.act(runner.seat_of(player), action, now), now)
+
+    async def sit_out(self, table_id: str, player: str) -> None:
+        runner = self.runner(table_id)
+        async with runner.lock:
+            now = self.clock()
+            await runner.command(runner.table.sit_out(runner.seat_of(player), now), now)
+
+    async def sit_in(self, table_id: str, player: str, entry: Entry = Entry.POST) -> None:
+        runner = self.runner(table_id)
+        async with runner.lock:
+            now = self.clock()
+            await runner.command(runner.table.sit_in(runner.seat_of(player), now, entry), now)
+
+    def stored_stacks(self, table_id: str) -> dict[str, int]:
+        """The books' stacks at a table (blocking read; for tests and tools)."""
+        return {name: row.stack for name, row in self.settlement.seats(table_id).items()}

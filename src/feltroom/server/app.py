@@ -1,0 +1,138 @@
+"""The ASGI application (Starlette): a status page and the lobby as JSON.
+
+- ``GET /`` — the status page (HTML; every text from the room is escaped): the room's figures
+  and one line per table.
+- ``GET /api/lobby`` — ``{"tables": [...], "status": {...}}``: per table the game, structure,
+  stakes, seats taken and free, waiting list, average pot, hands per hour, players per flop, the
+  table information of R-TABLE-1 and all of its settings (``feltroom.room.lobby``).
+- ``GET /api/status`` — the room's figures alone.
+
+The application's lifespan starts the room (``RoomRuntime.start``, which voids what a crash left
+unsettled), drives its tables while it serves, and stops it on shutdown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from html import escape
+from typing import Any
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse
+from starlette.routing import Route
+
+from feltroom.room.runtime import RoomRuntime
+
+__all__ = ["create_app", "render_status", "serve"]
+
+
+def render_status(status: dict[str, Any], tables: list[dict[str, Any]]) -> str:
+    """The status page as HTML; every value is escaped."""
+
+    def cell(value: Any) -> str:
+        return f"<td>{escape(str(value))}</td>"
+
+    rows = "\n".join(
+        "<tr>"
+        + "".join(
+            cell(t[key])
+            for key in (
+                "name",
+                "stakes",
+                "seats_taken",
+                "seats",
+                "waiting",
+                "average_pot",
+                "hands_per_hour",
+                "players_per_flop",
+                "status",
+            )
+        )
+        + f"<td>{escape(str(t['info']))}</td></tr>"
+        for t in tables
+    )
+    last = status.get("last_selftest")
+    selftest = (
+        "not run yet"
+        if last is None
+        else f"{'pass' if last.get('pass') else 'FAIL'} ({last.get('shuffles')} shuffles)"
+    )
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>feltroom</title>
+<style>body{{font-family:sans-serif;margin:2em}}td,th{{padding:.2em .6em;text-align:left}}
+tr:nth-child(even){{background:#f3f3f3}}</style></head>
+<body><h1>feltroom</h1>
+<p>{escape(str(status["tables"]))} tables, {escape(str(status["hands_settled"]))} hands settled
+since start ({escape(str(status["uptime_seconds"]))} s); paused:
+{escape(", ".join(status["paused"]) or "none")}; shuffle self-test: {escape(selftest)}.
+The lobby as JSON: <a href="/api/lobby">/api/lobby</a>.</p>
+<table><thead><tr><th>table</th><th>stakes</th><th>seated</th><th>seats</th><th>waiting</th>
+<th>average pot</th><th>hands/hour</th><th>players/flop %</th><th>status</th><th>information</th>
+</tr></thead><tbody>
+{rows}
+</tbody></table></body></html>
+"""
+
+
+def create_app(runtime: RoomRuntime, *, drive: bool = True) -> Starlette:
+    """The application for a room. With ``drive`` the lifespan starts the room and drives its
+    tables on the real clock; without it the caller drives them (tests with a fake clock)."""
+
+    async def status_page(request: Request) -> HTMLResponse:
+        return HTMLResponse(render_status(runtime.status(), runtime.lobby()))
+
+    async def lobby(request: Request) -> JSONResponse:
+        return JSONResponse({"tables": runtime.lobby(), "status": runtime.status()})
+
+    async def status(request: Request) -> JSONResponse:
+        return JSONResponse(runtime.status())
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if not drive:
+            yield
+            return
+        await runtime.start()
+        task = asyncio.create_task(runtime.run())
+        try:
+            yield
+        finally:
+            await runtime.stop()
+            await task
+
+    return Starlette(
+        routes=[
+            Route("/", status_page),
+            Route("/api/lobby", lobby),
+            Route("/api/status", status),
+        ],
+        lifespan=lifespan,
+    )
+
+
+def serve(
+    app: Starlette,
+    host: str,
+    port: int,
+    *,
+    on_ready: Callable[[str], None] | None = None,
+    log_level: str = "warning",
+) -> None:
+    """Serve ``app`` with uvicorn until interrupted; ``on_ready(url)`` once it listens."""
+    config = uvicorn.Config(app, host=host, port=port, log_level=log_level, lifespan="on")
+    server = uvicorn.Server(config)
+
+    async def main() -> None:
+        task = asyncio.create_task(server.serve())
+        while not server.started and not task.done():
+            await asyncio.sleep(0.05)
+        if server.started and on_ready is not None:
+            shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+            on_ready(f"http://{shown}:{port}/")
+        await task
+
+    asyncio.run(main())

@@ -1,0 +1,175 @@
+"""The room's runtime on a fake clock: tables driven by ``advance(now)``, house bots, settlement
+through the single writer, isolation of a failing table, restart from the books."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+
+import pytest
+
+from feltroom.room import Accounts, Cashier, audit
+from feltroom.room.runtime import RoomRuntime
+from feltroom.rules import Action
+from feltroom.store import SqlStorage
+
+from .support import HEADS_UP, TWO_TABLES, Clock, Room, run_for
+
+
+def _table_stacks(room: RoomRuntime, table_id: str) -> dict[str, int]:
+    table = room.runners[table_id].table
+    return {seat.account: seat.stack for seat in table.seats.values()}
+
+
+def test_tables_play_and_every_hand_settles_in_the_books(
+    make_room: Room, clock: Clock, storage: SqlStorage, accounts: Accounts
+) -> None:
+    room = make_room(TWO_TABLES)
+
+    async def scenario() -> None:
+        await room.start()
+        await run_for(room, clock, 120)
+        for runner in room.runners.values():
+            assert runner.stats.total_hands > 3
+            if not runner.table.in_hand:
+                assert _table_stacks(room, runner.table_id) == room.stored_stacks(runner.table_id)
+        await room.stop()
+
+    asyncio.run(scenario())
+    assert room.hands_settled >= 8
+    assert room.writer.commits >= 1
+    report = audit(storage, shuffles=0)
+    assert report["pass"], report["problems"]
+    assert report["hands_checked"] >= room.hands_settled
+    # house bots are flagged accounts
+    bots = list(room.runners["alpha"].bots)
+    assert bots
+    assert all(accounts.is_bot(name) for name in bots)
+
+
+def test_each_stored_hand_keeps_the_settings_it_was_played_under(
+    make_room: Room, clock: Clock, storage: SqlStorage
+) -> None:
+    room = make_room(TWO_TABLES)
+
+    async def scenario() -> None:
+        await room.start()
+        await run_for(room, clock, 30)
+        await room.stop()
+
+    asyncio.run(scenario())
+    with storage.engine.connect() as connection:
+        rows = connection.exec_driver_sql(
+            "SELECT table_id, settings, record FROM hands WHERE status = 'settled'"
+        ).all()
+    assert rows
+    for table_id, settings, record in rows:
+        stored = json.loads(settings)
+        assert stored["table_id"] == table_id
+        assert stored["structure"] == ("no_limit" if table_id == "alpha" else "fixed_limit")
+        assert "act_seconds" in stored
+        assert "buy_in_min" in stored
+        public = json.loads(record)
+        assert public["table"] == table_id
+        assert "actions" in public
+
+
+def test_an_exception_at_one_table_voids_and_refunds_its_hand_and_spares_the_others(
+    make_room: Room, clock: Clock, storage: SqlStorage, caplog: pytest.LogCaptureFixture
+) -> None:
+    room = make_room(TWO_TABLES, error_pause=30.0)
+    failing = room.runners["alpha"]
+    other = room.runners["beta"]
+
+    async def scenario() -> None:
+        await room.start()
+        await run_for(room, clock, 20)
+        # wait for alpha to be in a hand, then make its next bot action blow up
+        for _ in range(100):
+            if failing.table.in_hand:
+                break
+            await run_for(room, clock, 0.5)
+        assert failing.table.in_hand
+        hand_id = failing.playing
+        assert hand_id is not None
+        start_stacks = room.stored_stacks("alpha")  # nothing moves in the books during a hand
+
+        class Exploding:
+            def choose(self, view: object, legal: object) -> Action:
+                raise RuntimeError("injected failure")
+
+        for bot in failing.bots.values():
+            bot.brain = Exploding()
+        played_before = other.stats.total_hands
+        with caplog.at_level(logging.ERROR, logger="feltroom.room"):
+            await run_for(room, clock, 5)
+        assert failing.status == "paused"
+        assert "injected failure" in (failing.error or "")
+        messages = [r.getMessage() for r in caplog.records]
+        assert any(f"table alpha hand {hand_id}" in m and "void" in m for m in messages)
+        # the hand is void in the books and every stack is back at its start-of-hand value
+        with storage.transaction(write=False) as tx:
+            row = tx.get_hand(hand_id)
+        assert row is not None
+        assert row.status == "void"
+        assert room.stored_stacks("alpha") == start_stacks
+        assert _table_stacks(room, "alpha") == start_stacks
+        assert not failing.table.in_hand
+        # the other table plays on
+        await run_for(room, clock, 20)
+        assert other.stats.total_hands > played_before
+        assert failing.status == "paused"
+        # after the pause the table is rebuilt from the books and plays again
+        await run_for(room, clock, 40)
+        assert failing.status == "running"
+        assert failing.stats.total_hands > 0
+        await room.stop()
+
+    asyncio.run(scenario())
+    report = audit(storage, shuffles=0)
+    assert report["pass"], report["problems"]
+
+
+def test_after_a_crash_the_unsettled_hand_is_void_and_the_tables_come_back_from_the_books(
+    make_room: Room,
+    clock: Clock,
+    storage: SqlStorage,
+    settlement: object,
+    accounts: Accounts,
+    cashier: Cashier,
+) -> None:
+    first = make_room(HEADS_UP, house_bots=2)
+    state: dict[str, object] = {}
+
+    async def crash() -> None:
+        await first.start()
+        await run_for(first, clock, 30)
+        for _ in range(100):
+            if first.runners["hu"].table.in_hand:
+                break
+            await run_for(first, clock, 0.5)
+        state["hand"] = first.runners["hu"].playing
+        state["stacks"] = first.stored_stacks("hu")
+        state["max"] = max(first.runners["hu"].playing or 0, first.runners["hu"].hand_id or 0)
+        first.writer.stop()  # the process dies here: no stop(), nothing voided
+
+    asyncio.run(crash())
+    second = make_room(HEADS_UP, house_bots=2)
+
+    async def restart() -> None:
+        await second.start()
+        assert state["hand"] in second.voided_at_start
+        assert _table_stacks(second, "hu") == state["stacks"]
+        await run_for(second, clock, 30)
+        new_ids = [second.runners["hu"].hand_id or 0]
+        assert min(new_ids) > int(str(state["max"]))
+        await second.stop()
+
+    asyncio.run(restart())
+    with storage.transaction(write=False) as tx:
+        row = tx.get_hand(int(str(state["hand"])))
+    assert row is not None
+    assert row.status == "void"
+    report = audit(storage, shuffles=0)
+    assert report["pass"], report["problems"]
