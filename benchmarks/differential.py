@@ -343,10 +343,22 @@ def _pokerkit_odd_chips(hand: Hand) -> list[int]:
     return stacks
 
 
-def run(hands: int, seed: int, kinds: tuple[str, ...] = KINDS) -> Summary:
-    """Compare ``hands`` hands cycling through ``kinds``; hand i uses seed ``seed * 10**9 + i``."""
+def run(
+    hands: int, seed: int, kinds: tuple[str, ...] = KINDS, progress: int = 0, start: int = 0
+) -> Summary:
+    """Compare ``hands`` hands cycling through ``kinds``; hand i uses seed ``seed * 10**9 + i``.
+
+    With ``progress`` > 0 a running count is printed every ``progress`` hands, so that a long run
+    that is stopped still says how far it got; ``start`` skips the first hands of the sequence
+    (to split one long run across processes).
+    """
     summary = Summary()
-    for i in range(hands):
+    for i in range(start, start + hands):
+        if progress and summary.hands and summary.hands % progress == 0:
+            print(
+                f"progress: {summary.hands} hands, {len(summary.disagreements)} disagreements",
+                flush=True,
+            )
         kind = kinds[i % len(kinds)]
         with _oracle_patches():
             out = _compare_hand(seed * 1_000_000_000 + i, kind)
@@ -366,10 +378,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hands", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--kinds", default=",".join(KINDS), help="comma-separated: FL,PL,NL")
+    parser.add_argument("--progress", type=int, default=0, help="print a count every N hands")
+    parser.add_argument("--start", type=int, default=0, help="skip the first N hands of the seed")
     args = parser.parse_args(argv)
     kinds = tuple(k.strip().upper() for k in args.kinds.split(","))
     started = time.perf_counter()
-    summary = run(args.hands, args.seed, kinds)
+    summary = run(args.hands, args.seed, kinds, args.progress, args.start)
     elapsed = time.perf_counter() - started
     print(f"hands: {summary.hands}")
     print(f"decisions compared: {summary.decisions}")
