@@ -11,6 +11,8 @@ from feltroom.rules import (
     Called,
     Check,
     FixedLimit,
+    Fold,
+    Folded,
     Hand,
     LegalActions,
     NoLimit,
@@ -98,6 +100,35 @@ def test_R_BET_3_folding_is_not_offered_when_checking_is_free() -> None:
     assert not legal(hand).fold
     with pytest.raises(IllegalAction, match="checking is free"):
         hand.fold()
+
+
+def test_R_SIT_1_R_TIME_2_table_side_fold_when_checking_is_free() -> None:
+    # The table may fold a player's hand at their turn even when checking is free (sitting out
+    # or leaving, R-SIT-1; timeout_action = fold, R-TIME-2); the player's options are unchanged.
+    hand = make_hand(NoLimit(2), [100] * 3)
+    hand.call()  # seat 3
+    hand.call()  # seat 1
+    options = legal(hand)
+    assert (options.seat, options.fold, options.check) == (2, False, True)
+    assert not hand.can(Fold(), 2)
+    assert hand.can(Fold(), 2, forced=True)
+    with pytest.raises(IllegalAction, match="turn"):
+        hand.act(Fold(), 3, forced=True)
+    with pytest.raises(IllegalAction, match="only a fold"):
+        hand.act(Check(), 2, forced=True)
+    events = hand.act(Fold(), 2, forced=True)
+    assert events[0] == Folded(2)
+    assert hand.folded == (False, True, False)
+    assert hand.street == 1  # the big blind's fold closed the round
+    assert hand.log[-1] == (2, Fold())
+    hand.act(Fold(), 1, forced=True)  # first to act on the flop: the last fold ends the hand
+    assert hand.is_over
+    assert hand.final_stacks == (98, 98, 104)
+    again = Hand.replay(hand.setup, hand.log)
+    assert again.events == hand.events
+    assert again.final_stacks == hand.final_stacks
+    with pytest.raises(IllegalAction, match="over"):
+        hand.act(Fold(), None, forced=True)
 
 
 def test_R_BET_4_round_ends_when_all_matched_and_everyone_acted_since_last_raise() -> None:

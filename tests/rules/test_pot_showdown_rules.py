@@ -202,6 +202,102 @@ def test_R_ALLIN_2_build_pots_function() -> None:
     assert build_pots([10, 10, 4], [True, False, False]) == [(24, (0,))]
 
 
+def test_R_ALLIN_2_build_pots_dead_money_contested_by_a_player_all_in_on_it() -> None:
+    # Dead money is the bottom of the main pot and everyone still in contests it; it does not
+    # raise its poster's eligibility level. A player still in with no live chip (all-in on dead
+    # money) makes it a main pot of its own; the live chips make the side pots.
+    assert build_pots([0, 2, 2], [True, True, True], dead=1) == [
+        (1, (0, 1, 2)),
+        (4, (1, 2)),
+    ]
+    assert build_pots([0, 2, 5, 5, 1], [True, True, True, True, False], dead=3) == [
+        (3, (0, 1, 2, 3)),
+        (7, (1, 2, 3)),
+        (6, (2, 3)),
+    ]
+    # the dead-money poster folded, or everyone still in has live chips: one main pot as before
+    assert build_pots([0, 2, 2], [False, True, True], dead=1) == [(5, (1, 2))]
+    assert build_pots([1, 2, 2], [True, True, True], dead=1) == [(4, (0, 1, 2)), (2, (1, 2))]
+
+
+def test_R_ALLIN_2_R_MISS_1_all_in_on_a_dead_blind_contests_the_main_pot() -> None:
+    forced = [
+        ForcedBet(1, Forced.DEAD, 1),  # seat 1's whole stack: all-in on dead money
+        ForcedBet(2, Forced.SMALL_BLIND, 1),
+        ForcedBet(3, Forced.BIG_BLIND, 2),
+    ]
+    deck = deck_for(["AsAh", "KsKh", "QsQh"], "2c 7d 9h 3s 4c")
+    hand = Hand(NoLimit(2), [(1, 1), (2, 100), (3, 100)], 3, forced, deck)
+    assert hand.all_in == (True, False, False)
+    while not hand.is_over:
+        hand.check_or_call()
+    main, side = hand.results
+    assert (main.amount, main.eligible, main.winners) == (1, (1, 2, 3), (1,))
+    assert (side.amount, side.eligible, side.winners) == (4, (2, 3), (2,))
+    assert hand.final_stacks == (1, 102, 98)
+
+
+def test_R_ALLIN_2_R_MISS_1_short_post_after_a_dead_blind() -> None:
+    # Returning after missing both blinds with 2 chips: the small-blind part dead (1), the live
+    # part all-in for 1. The player contests the dead money and 1 chip from each caller.
+    forced = [
+        ForcedBet(1, Forced.SMALL_BLIND, 1),
+        ForcedBet(2, Forced.BIG_BLIND, 2),
+        ForcedBet(3, Forced.DEAD, 1),
+        ForcedBet(3, Forced.POST, 2),
+    ]
+    deck = deck_for(["KsKh", "QsQh", "AsAh", "JsJh"], "2c 7d 9h 3s 4c")
+    hand = Hand(NoLimit(2), [(1, 100), (2, 100), (3, 2), (4, 100)], 4, forced, deck)
+    assert hand.contributions == (1, 2, 1, 0)
+    assert hand.dead_money == 1
+    while not hand.is_over:
+        hand.check_or_call()
+    main, side = hand.results
+    assert (main.amount, main.eligible, main.winners) == (5, (1, 2, 3, 4), (3,))
+    assert (side.amount, side.eligible, side.winners) == (3, (1, 2, 4), (1,))
+    assert hand.final_stacks == (101, 98, 5, 98)
+
+
+def test_R_BLIND_1_big_blind_ante_is_dead_money_not_returned_as_a_side_pot() -> None:
+    # WSOP 2023 #43 day 5, 03-02-41 in miniature: the big blind posts an ante and the blind,
+    # moves all-in, is called and loses; the ante stays in the main pot for the winner.
+    forced = [
+        ForcedBet(2, Forced.ANTE, 3),
+        ForcedBet(1, Forced.SMALL_BLIND, 1),
+        ForcedBet(2, Forced.BIG_BLIND, 2),
+    ]
+    deck = deck_for(["8d3s", "9d9c", "AcKc"], "2c 8c Th Ah 6d")
+    hand = Hand(NoLimit(2), [(1, 50), (2, 20), (3, 100)], 3, forced, deck)
+    assert hand.contributions == (1, 2, 0)
+    assert hand.dead_money == 3
+    hand.raise_to(4)  # seat 3
+    hand.fold()  # seat 1
+    hand.raise_to(17)  # seat 2 all-in: 3 ante + 17
+    hand.call()
+    assert hand.is_over
+    (pot,) = hand.results
+    assert (pot.amount, pot.eligible, pot.winners) == (38, (2, 3), (3,))
+    assert hand.final_stacks == (49, 0, 121)
+    assert not any(isinstance(e, UncalledBetReturned) for e in hand.events)
+
+
+def test_R_BLIND_1_all_in_on_the_ante_contests_the_antes() -> None:
+    forced = [
+        *(ForcedBet(s, Forced.ANTE, 1) for s in (1, 2, 3)),
+        ForcedBet(2, Forced.SMALL_BLIND, 1),
+        ForcedBet(3, Forced.BIG_BLIND, 2),
+    ]
+    deck = deck_for(["AsAh", "KsKh", "QsQh"], "2c 7d 9h 3s 4c")
+    hand = Hand(NoLimit(2), [(1, 1), (2, 100), (3, 100)], 3, forced, deck)
+    assert hand.all_in == (True, False, False)
+    while not hand.is_over:
+        hand.check_or_call()
+    main, side = hand.results
+    assert (main.amount, main.eligible, main.winners) == (3, (1, 2, 3), (1,))
+    assert (side.amount, side.eligible, side.winners) == (4, (2, 3), (2,))
+    assert hand.final_stacks == (3, 101, 97)
+
+
 def test_R_ALLIN_3_betting_closed_board_run_out_and_all_hands_face_up() -> None:
     hand = make_hand(NoLimit(2), [100, 100, 100], holes=["7c2d", "AsAh", "KsKh"], board="")
     hand.raise_to(100)  # seat 3

@@ -57,9 +57,13 @@ def play(hand: Hand, data: st.DataObject, check: bool = True) -> None:
         if options.raise_min is not None and options.raise_max is not None:
             choices.append(RaiseTo(data.draw(st.integers(options.raise_min, options.raise_max))))
         assert choices, "a non-empty legal set until the hand ends"
-        if data.draw(st.integers(0, 30)) == 0:
+        roll = data.draw(st.integers(0, 30))
+        if roll == 0:
             choices = [Protect(options.seat)]
-        hand.act(data.draw(st.sampled_from(choices)))
+        if roll == 1:  # the table folds the hand, even when checking is free (R-SIT-1)
+            hand.act(Fold(), options.seat, forced=True)
+        else:
+            hand.act(data.draw(st.sampled_from(choices)))
         if check:
             assert hand.chips_in_play() == total
             if not hand.is_over:
@@ -70,6 +74,12 @@ def play(hand: Hand, data: st.DataObject, check: bool = True) -> None:
     for result in hand.results:
         assert sum(result.shares) + result.rake == result.amount
     assert hand.pot_total == 0
+    # R-ALLIN-2: everyone still in who put chips in (live, or dead money such as an ante they
+    # are all-in on) contests the main pot.
+    main = hand.results[0]
+    for p, seat in enumerate(hand.seats):
+        if not hand.folded[p] and (hand.contributions[p] > 0 or hand.dead_money > 0):
+            assert seat in main.eligible
 
 
 @settings(max_examples=300, deadline=None)

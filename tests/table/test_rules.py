@@ -7,7 +7,7 @@ import pytest
 
 from feltroom.cards import Card
 from feltroom.errors import IllegalAction, InvalidConfiguration
-from feltroom.rules import Call, Check, Fold, Forced, Protected, RaiseTo
+from feltroom.rules import Call, Check, Fold, Forced, Hand, Protected, RaiseTo
 from feltroom.shuffle import SeededDeckSource
 from feltroom.table import (
     CountdownStarted,
@@ -214,6 +214,44 @@ def test_R_SIT_1_sit_out_during_hand_folds_at_turn_without_protection() -> None:
     assert t.seats[1].sitting_out
 
 
+def test_R_SIT_1_sit_out_or_leave_folds_at_turn_even_when_checking_is_free() -> None:
+    for choose in ("sit_out", "leave"):
+        t = seated(3, first_button="first_seated")
+        t.start_hand(0.0)
+        t.act(1, Call(), 0.0)
+        t.act(2, Call(), 0.0)
+        events = getattr(t, choose)(3, 1.0)  # the big blind, whose turn it is, could check
+        hand = t.hand
+        assert hand is not None
+        assert hand.folded[hand.seats.index(3)]
+        assert hand.log[-1] == (3, Fold())
+        assert hand.street == 1
+        assert not any(isinstance(e, Protected) for e in hand.events)
+        assert not any(isinstance(e, TimedOut) for e in events)
+        while t.in_hand:
+            assert hand.to_act is not None
+            t.act(hand.to_act, Check(), 2.0)
+        if choose == "sit_out":
+            assert t.seats[3].sitting_out
+        else:
+            assert 3 not in t.seats
+        assert t.seats.get(3) is None or t.seats[3].stack == 98
+        assert t.chips_on_table() + t.rake + t.taken == t.brought
+
+
+def test_R_SIT_1_leaving_player_not_to_act_is_folded_at_their_turn() -> None:
+    t = seated(3, first_button="first_seated")
+    t.start_hand(0.0)
+    t.leave(3, 0.0)  # seat 1 is to act: seat 3 keeps their hand until their turn
+    hand = t.hand
+    assert hand is not None
+    assert not hand.folded[hand.seats.index(3)]
+    t.act(1, Call(), 0.0)
+    t.act(2, Call(), 0.0)  # seat 3's turn, checking free: folded
+    assert hand.folded[hand.seats.index(3)]
+    assert hand.street == 1
+
+
 def test_R_SIT_1_disconnection_keeps_the_seat() -> None:
     t = seated(3, first_button="first_seated")
     events = t.disconnect(2, 0.0)
@@ -251,16 +289,50 @@ def test_R_TIME_1_base_countdown_and_time_bank_carry_over() -> None:
 
 
 def test_R_TIME_2_timeout_fold_or_check() -> None:
+    # timeout_action = fold (the default): the hand is folded, even when checking is free
     t = seated(3, first_button="first_seated")
     t.start_hand(0.0)
     t.act(1, Call(), 0.0)
     t.act(2, Call(), 0.0)
-    events = t.tick(22.0)  # the big blind could check: checks
-    assert any(isinstance(e, TimedOut) and e.action == "check" for e in events)
+    events = t.tick(22.0)  # the big blind could check: folded all the same
+    assert any(isinstance(e, TimedOut) and e.seat == 3 and e.action == "fold" for e in events)
+    hand = t.hand
+    assert hand is not None
+    assert hand.folded[hand.seats.index(3)]
+    assert hand.street == 1  # the round ended with the fold; seats 1 and 2 see the flop
+    # timeout_action = check_or_fold: checks when checking is free, folds facing a bet
+    t = seated(3, first_button="first_seated", timeout_action="check_or_fold")
+    t.start_hand(0.0)
+    t.act(1, Call(), 0.0)
+    t.act(2, Call(), 0.0)
+    events = t.tick(22.0)
+    assert any(isinstance(e, TimedOut) and e.seat == 3 and e.action == "check" for e in events)
+    hand = t.hand
+    assert hand is not None
+    assert not hand.folded[hand.seats.index(3)]
     t = seated(3, first_button="first_seated", timeout_action="check_or_fold")
     t.start_hand(0.0)
     events = t.tick(22.0)
     assert any(isinstance(e, TimedOut) and e.action == "fold" for e in events)
+
+
+def test_R_TIME_2_timeout_fold_replays_from_the_engine_log() -> None:
+    t = seated(3, first_button="first_seated")
+    t.start_hand(0.0)
+    t.act(1, Call(), 0.0)
+    t.act(2, Call(), 0.0)
+    t.tick(22.0)  # seat 3 folded when checking was free
+    while t.in_hand:
+        hand = t.hand
+        assert hand is not None
+        assert hand.to_act is not None
+        t.act(hand.to_act, Check(), 22.0)
+    hand = t.hand
+    assert hand is not None
+    assert (3, Fold()) in hand.log
+    again = Hand.replay(hand.setup, hand.log)
+    assert again.events == hand.events
+    assert again.final_stacks == hand.final_stacks
 
 
 def test_R_TIME_3_protection_when_disconnected_with_chips_in_the_pot() -> None:

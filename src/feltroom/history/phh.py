@@ -10,7 +10,9 @@ Where PHH has no field for something feltroom records, the writer uses ``_``-pre
 which PHH reserves for user-defined data and other readers ignore: ``_button`` (the button seat),
 ``_dead_blinds`` (the part of each ``antes`` entry that is a dead blind), ``_max_bets_per_round``
 (a limit raise cap to enforce on replay), ``_rake_percent``, ``_rake_cap``, ``_no_flop_no_drop``
-and ``_rake`` (the rake rule and the rake taken). docs/phh.md has the full mapping.
+and ``_rake`` (the rake rule and the rake taken), ``_protected`` (the table's protections,
+R-ALLIN-5: ``[[action index, player number], ...]``, each player protected just before that entry
+of ``actions``). docs/phh.md has the full mapping.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from feltroom.history.record import (
     ForcedKind,
     HandRecord,
     PlayerRecord,
+    Protection,
     RakeRecord,
     Stakes,
     Structure,
@@ -80,6 +83,7 @@ _INTERPRETED = frozenset(
         "_rake_cap",
         "_no_flop_no_drop",
         "_rake",
+        "_protected",
     }
 )
 _STRUCTURES = {structure.value: structure for structure in Structure}
@@ -217,7 +221,12 @@ class _Reader:
         folds = {f"p{i + 1}": Action(seats[i], ActionKind.FOLD) for i in range(count)}
         calls = {f"p{i + 1}": Action(seats[i], ActionKind.CHECK_CALL) for i in range(count)}
         whole = self.exponent == 0
+        # With ``_protected``: how many record actions precede each entry of ``actions`` (the
+        # hole card deals and blank entries make none).
+        starts: list[int] | None = [] if "_protected" in fields else None
         for words in parsed:
+            if starts is not None:
+                starts.append(len(actions))
             size = len(words)
             if size == 2:
                 verb = words[1]
@@ -258,6 +267,31 @@ class _Reader:
             else:
                 raise PHHError(f"unknown or malformed action {' '.join(words)!r}")
 
+        protections: list[Protection] = []
+        if starts is not None:
+            starts.append(len(actions))
+            for entry in _array(fields, "_protected"):
+                if not (
+                    isinstance(entry, list)
+                    and len(entry) == 2
+                    and all(isinstance(v, int) and not isinstance(v, bool) for v in entry)
+                ):
+                    raise PHHError(
+                        f"_protected holds [action index, player number] pairs, not {entry!r}"
+                    )
+                before, player = entry
+                if not 0 <= before < len(starts):
+                    raise PHHError(
+                        f"_protected: no action {before} in a hand of {len(parsed)} actions "
+                        f"(0..{len(parsed)}, {len(parsed)}: after the last one)"
+                    )
+                if not 1 <= player <= count:
+                    raise PHHError(
+                        f"_protected: no player p{player} in a hand of {count} players "
+                        f"(p1..p{count})"
+                    )
+                protections.append(Protection(starts[before], seats[player - 1]))
+
         players = tuple(
             PlayerRecord(
                 seats[index],
@@ -283,6 +317,7 @@ class _Reader:
             seat_count=self._optional_int("seat_count"),
             ante_trimming=bool(fields.get("ante_trimming_status", False)),
             hand_id=fields.get("hand"),
+            protections=tuple(protections),
             metadata=MappingProxyType(
                 {key: value for key, value in fields.items() if key not in _INTERPRETED}
             ),
@@ -536,6 +571,17 @@ def _fields(record: HandRecord) -> list[tuple[str, Any]]:
         fields.append(("_no_flop_no_drop", rake.no_flop_no_drop))
         if rake.taken is not None:
             fields.append(("_rake", amount(rake.taken)))
+    if record.protections:
+        # Indices into the written ``actions``: the hole card deals come first, one per player.
+        fields.append(
+            (
+                "_protected",
+                [
+                    [count + protection.before, record.index_of(protection.seat) + 1]
+                    for protection in record.protections
+                ],
+            )
+        )
     fields.extend((key, value) for key, value in record.metadata.items() if key not in _INTERPRETED)
     return fields
 

@@ -29,6 +29,7 @@ __all__ = [
     "ForcedKind",
     "HandRecord",
     "PlayerRecord",
+    "Protection",
     "RakeRecord",
     "Stakes",
     "Structure",
@@ -121,6 +122,16 @@ class Action:
 
 
 @dataclass(frozen=True, slots=True)
+class Protection:
+    """The table froze a player's contribution (R-ALLIN-5): just before ``actions[before]`` (or
+    after the last action when ``before == len(actions)``), the player in ``seat`` was protected:
+    treated as all-in, acting no more, contesting the pots up to their contribution."""
+
+    before: int
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
 class RakeRecord:
     """The rake rule the hand was played under (R-RAKE-1/3): ``fraction`` of each pot (1/20 is
     5%), at most ``cap`` units per hand (``None``: no cap); ``taken``: the rake the hand paid,
@@ -147,6 +158,7 @@ class HandRecord:
     record states (in units, possibly fractional), in the order of ``players``.
     ``max_bets_per_round`` is ``None`` when no raise cap applies: a recorded hand replays as
     recorded; ``uncapped_heads_up`` lifts that cap while two players remain (R-LIMIT-3).
+    ``protections`` are the table's protections (R-ALLIN-5) and where they fall among ``actions``.
     ``metadata`` keeps the fields a format carries that the record does not interpret
     (event, venue, time...), so that writing a read record loses nothing.
     """
@@ -166,6 +178,7 @@ class HandRecord:
     seat_count: int | None = None
     ante_trimming: bool = False
     hand_id: str | int | None = None
+    protections: tuple[Protection, ...] = ()
     metadata: Mapping[str, object] = field(default_factory=_empty_metadata)
 
     @property

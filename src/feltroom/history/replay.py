@@ -10,6 +10,11 @@ The showdown is the engine's (cards speak, R-SHOW-1): a player whose cards the r
 know, who shows them face down (``sm ????``) or who mucks at the showdown has no known hand and
 cannot win a contested pot; hands the record shows are shown. Odd chips go per R-POT-1.
 
+A recorded fold is what happened: when checking was free it can only have been the table's
+(R-SIT-1, R-TIME-2), and it is replayed as the engine's table-side fold (``forced=True``). The
+table's protections (R-ALLIN-5, ``HandRecord.protections``) are applied where they fall among the
+actions.
+
 The result to compare with is ``finishing_stacks`` only (PHH ``winnings`` are net of an unknown
 rake in most sources, so they are not ground truth). Files that split an odd chip into halves
 (the Pluribus logs write ``10387.5``) match when the only difference is that odd chip.
@@ -26,7 +31,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from feltroom.cards import CARDS, Card
-from feltroom.errors import FeltroomError
+from feltroom.errors import FeltroomError, IllegalAction
 from feltroom.history import phh, toml_subset
 from feltroom.history.record import Action as RecordAction
 from feltroom.history.record import (
@@ -34,6 +39,7 @@ from feltroom.history.record import (
     ForcedKind,
     HandRecord,
     PlayerRecord,
+    Protection,
     RakeRecord,
     Stakes,
     Structure,
@@ -55,6 +61,7 @@ from feltroom.rules import (
     Hand,
     NoLimit,
     PotLimit,
+    Protected,
     Raised,
     RaiseTo,
     RakeRule,
@@ -173,18 +180,13 @@ def replay(record: HandRecord) -> Hand:
         if player.stack is None:
             raise ReplayError(f"the starting stack of seat {player.seat} is unknown")
         stacks.append((seat_map[player.seat], player.stack))
-    # PHH antes under ``ante_trimming_status = false`` are dead money that any winner of the main
-    # pot takes (a big-blind ante stays in the pot when the poster is all-in); the engine's
-    # ``Forced.DEAD`` is exactly that. Under ``true`` an ante counts toward the player's
-    # contribution, which is the engine's ``Forced.ANTE``.
-    dead_antes = not record.ante_trimming
+    # Antes are ``Forced.ANTE``: in the engine both antes and dead blinds (``Forced.DEAD``) are
+    # dead money, straight into the main pot and not part of the poster's contribution, which is
+    # PHH's ``ante_trimming_status = false`` (a big-blind ante stays in the pot for its winner when
+    # its poster is all-in). Files with ``true`` read the same: with the same antes from everyone,
+    # each covered by its stack, counting antes as contributions gives the same pots.
     forced = [
-        ForcedBet(
-            seat_map[bet.seat],
-            Forced.DEAD if dead_antes and bet.kind is ForcedKind.ANTE else _FORCED[bet.kind],
-            bet.amount,
-        )
-        for bet in record.forced_bets
+        ForcedBet(seat_map[bet.seat], _FORCED[bet.kind], bet.amount) for bet in record.forced_bets
     ]
     rake = record.rake
     rule = None if rake is None else RakeRule(rake.fraction, rake.cap, rake.no_flop_no_drop)
@@ -208,8 +210,20 @@ def replay(record: HandRecord) -> Hand:
     except FeltroomError as error:
         raise ReplayError(f"cannot set up the hand: {error}") from error
 
+    # The table's protections, by the index of the action they precede.
+    protections: dict[int, list[Protection]] = {}
+    for protection in record.protections:
+        if not 0 <= protection.before <= len(record.actions):
+            raise ReplayError(
+                f"seat {protection.seat} is protected before action {protection.before + 1}; "
+                f"the record has {len(record.actions)} actions"
+            )
+        protections.setdefault(protection.before, []).append(protection)
+
     board_seen = 0
     for number, action in enumerate(record.actions, start=1):
+        if protections and number - 1 in protections:
+            _protect(hand, protections[number - 1], seat_map)
         kind = action.kind
         if kind is ActionKind.DEAL_BOARD:
             board_seen += len(action.cards)
@@ -226,6 +240,11 @@ def replay(record: HandRecord) -> Hand:
                 continue
             engine_action: Fold | Check | Call | RaiseTo = _CALL  # refused with the reason
         elif kind is ActionKind.FOLD:
+            if hand.can(_CHECK, seat):
+                # The engine refuses a player's fold when checking is free, so it was the
+                # table's (R-SIT-1, R-TIME-2): replayed as such.
+                hand.act(_FOLD, seat, forced=True)
+                continue
             engine_action = _FOLD
         else:
             assert action.amount is not None
@@ -234,6 +253,8 @@ def replay(record: HandRecord) -> Hand:
             hand.act(engine_action, seat)
         except FeltroomError as error:
             raise ReplayError(f"action {number} ({_describe(action)}): {error}") from error
+    if protections and len(record.actions) in protections:
+        _protect(hand, protections[len(record.actions)], seat_map)
     if not hand.is_over:
         raise ReplayError(f"the record ends before the hand does (seat {hand.to_act} to act)")
     if board_seen > len(hand.board):
@@ -246,6 +267,18 @@ def replay(record: HandRecord) -> Hand:
             if seat not in shown and hand.can(Show(seat)):
                 hand.show(seat)
     return hand
+
+
+def _protect(hand: Hand, protections: list[Protection], seat_map: Mapping[int, int]) -> None:
+    for protection in protections:
+        where = f"protecting seat {protection.seat} before action {protection.before + 1}"
+        seat = seat_map.get(protection.seat)
+        if seat is None:
+            raise ReplayError(f"{where}: no player in seat {protection.seat}")
+        try:
+            hand.protect(seat)
+        except FeltroomError as error:
+            raise ReplayError(f"{where}: {error}") from error
 
 
 def _describe(action: RecordAction) -> str:
@@ -291,7 +324,7 @@ def compare_stacks(
 # the same result or the exact error message. tests/history/test_replay.py checks that the two
 # paths agree.
 
-_CC, _F = 0, 1
+_CC, _F, _PROTECT = 0, 1, -1
 _POSITION_OF = [{f"p{i + 1}": i for i in range(count)} for count in range(11)]
 # "pN cc" and "pN f", the bulk of every hand, looked up whole: (verb, position).
 _SIMPLE = [
@@ -459,13 +492,14 @@ def _direct(source: str, fields: Mapping[str, Any]) -> ReplayResult | None:
         button = count
     heads_up = count == 2
     forced: list[ForcedBet] = []
-    ante_kind = _ANTE if get("ante_trimming_status", False) else _DEAD
+    # Antes are ``Forced.ANTE`` whatever ``ante_trimming_status`` says: antes and dead blinds are
+    # both dead money in the engine (see ``replay``).
     for index, ante in enumerate(antes):
         amount = ante if dead is None else ante - dead[index]
         if amount < 0:
             return None
         if amount:
-            forced.append(_forced_bet(seats[1 - index if heads_up else index], ante_kind, amount))
+            forced.append(_forced_bet(seats[1 - index if heads_up else index], _ANTE, amount))
     if dead is not None:
         for index, amount in enumerate(dead):
             if amount:
@@ -487,6 +521,19 @@ def _direct(source: str, fields: Mapping[str, Any]) -> ReplayResult | None:
     actions = get("actions")
     if type(actions) is not list:
         return None
+    # The table's protections (``_protected``): the positions protected before each action.
+    protected = get("_protected")
+    marks: dict[int, list[int]] = {}
+    if protected is not None:
+        if type(protected) is not list:
+            return None
+        for entry in protected:
+            if type(entry) is not list or len(entry) != 2 or not whole(map(type, entry)):
+                return None
+            before, player = entry
+            if not 0 <= before <= len(actions) or not 1 <= player <= count:
+                return None
+            marks.setdefault(before, []).append(player - 1)
     simple = _SIMPLE[count]
     position_of = _POSITION_OF[count]
     card_of = _CARD_OF
@@ -496,7 +543,9 @@ def _direct(source: str, fields: Mapping[str, Any]) -> ReplayResult | None:
     shown: list[tuple[int, tuple[Card | None, Card | None] | None]] = []  # None: mucked
     board: list[Card | None] = []
     deal_of = _DEAL_OF[count]
-    for text in actions:
+    for number, text in enumerate(actions):
+        if marks and number in marks:
+            plays.extend((_PROTECT, position) for position in marks[number])
         found = simple.get(text)
         if found is not None:
             play(found)
@@ -555,6 +604,8 @@ def _direct(source: str, fields: Mapping[str, Any]) -> ReplayResult | None:
                 return None
         elif size:
             return None
+    if marks and len(actions) in marks:
+        plays.extend((_PROTECT, position) for position in marks[len(actions)])
     if len(board) > 5:
         return None
 
@@ -596,7 +647,14 @@ def _direct(source: str, fields: Mapping[str, Any]) -> ReplayResult | None:
             if check_or_call()[0].seat != seat:  # type: ignore[union-attr]
                 return None
         elif code == _F:
-            act(_FOLD, seat)
+            try:
+                act(_FOLD, seat)
+            except IllegalAction:
+                if not hand.can(_CHECK, seat):
+                    raise
+                act(_FOLD, seat, forced=True)  # the table's fold; see ``replay``
+        elif code == _PROTECT:
+            hand.protect(seat)
         else:
             amount = code - 2
             raise_to = _RAISE_CACHE.get(amount)
@@ -804,6 +862,7 @@ def record_from_hand(
         if bet.amount
     )
     actions: list[RecordAction] = []
+    protections: list[Protection] = []
     for event in hand.events:
         if isinstance(event, Folded):
             actions.append(RecordAction(event.seat, ActionKind.FOLD))
@@ -817,6 +876,9 @@ def record_from_hand(
             actions.append(RecordAction(event.seat, ActionKind.SHOW, None, tuple(event.cards)))
         elif isinstance(event, CardsMucked):
             actions.append(RecordAction(event.seat, ActionKind.MUCK))
+        elif isinstance(event, Protected):
+            # One per ``Protect`` entry of the log, in its place among the actions.
+            protections.append(Protection(len(actions), event.seat))
     has_dead = any(bet.kind is Forced.DEAD for bet in setup.forced)
     has_ante = any(bet.kind is Forced.ANTE for bet in setup.forced)
     final = dict(zip((seat for seat, _ in setup.players), hand.final_stacks, strict=True))
@@ -843,8 +905,9 @@ def record_from_hand(
         max_bets_per_round=cap,
         uncapped_heads_up=uncapped,
         seat_count=seat_count,
-        # The engine's antes count toward the poster's contribution (PHH's trimmed antes);
-        # its dead blinds are dead money for the main pot (PHH's untrimmed antes).
-        ante_trimming=has_ante or not has_dead,
+        # The engine's antes and dead blinds are dead money for the main pot: PHH's untrimmed
+        # antes (``false``), both written in ``antes``. ``true`` only when there are none.
+        ante_trimming=not (has_ante or has_dead),
         hand_id=hand_id,
+        protections=tuple(protections),
     )

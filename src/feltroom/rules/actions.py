@@ -87,7 +87,8 @@ class Forced(Enum):
     """Kinds of forced bets (R-BLIND-1..4, R-ENTRY-1/3, R-MISS-1/2)."""
 
     ANTE = "ante"
-    """Dead money from every player, posted before the blinds; counts toward the pot."""
+    """Dead money (also a big-blind ante), posted before the blinds: straight into the main pot,
+    not part of the player's bet or contribution; every player still in contests it."""
     SMALL_BLIND = "small_blind"
     """Live blind; does not make the round's bet level."""
     BIG_BLIND = "big_blind"
@@ -97,7 +98,8 @@ class Forced(Enum):
     POST = "post"
     """An entering player's live post (R-ENTRY-1): like a big blind, with the option."""
     DEAD = "dead"
-    """A dead blind (R-MISS-1/2): straight into the pot, not part of the player's bet."""
+    """A dead blind (R-MISS-1/2): dead money like an ante, posted after the antes: straight into
+    the main pot, not part of the player's bet or contribution."""
 
 
 @dataclass(frozen=True, slots=True)

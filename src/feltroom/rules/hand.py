@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from operator import add, or_
 
 from feltroom.cards import Card
 from feltroom.errors import IllegalAction, InvalidConfiguration
@@ -61,17 +62,16 @@ __all__ = ["OVER", "Hand", "HandSetup", "LogEntry", "blinds"]
 LogEntry = tuple[int, Action]
 """One log entry: the acting seat and the action (for ``Protect``/``Show``, the seat named)."""
 
-_ANTE, _DEAD, _LIVE = "ante", "dead", "live"
-_PHASE = {
-    kind: _ANTE if kind is Forced.ANTE else _DEAD if kind is Forced.DEAD else _LIVE
-    for kind in Forced
-}
-_LIVE_KINDS = (Forced.SMALL_BLIND, Forced.BIG_BLIND, Forced.STRADDLE, Forced.POST)
-_OPENING_KINDS = (Forced.BIG_BLIND, Forced.STRADDLE)
-_BOARD_POSITIONS = ((), (1, 2, 3), (5,), (7,))
 _BURN_OFFSETS = (0, 0, 4, 6)
 OVER = 4
 """``street`` once the hand has ended."""
+_ANTE_KIND, _DEAD_KIND, _STRADDLE_KIND = Forced.ANTE, Forced.DEAD, Forced.STRADDLE
+_BIG_BLIND_KIND, _SMALL_BLIND_KIND = Forced.BIG_BLIND, Forced.SMALL_BLIND
+# Positions clockwise from ``first`` (``_ROTATIONS[n][first]``) and clockwise after ``p``
+# without it (``_AFTER[n][p]``), for every number of players: queues are built from these.
+_ROTATIONS = [[(*range(first, n), *range(first)) for first in range(n)] for n in range(11)]
+_AFTER = [[(*range(p + 1, n), *range(p)) for p in range(n)] for n in range(11)]
+_CALL, _CHECK, _FOLD = Call(), Check(), Fold()
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,22 +98,44 @@ def blinds(
     the small blind left of the button and the big blind next (R-BLIND-1); heads-up the button
     posts the small blind (R-BLIND-4). A zero small blind is omitted."""
     seats = _clockwise([seat for seat, _ in players], button)
-    forced = [ForcedBet(seat, Forced.ANTE, ante) for seat in seats] if ante else []
+    forced = [_forced_bet(_ANTES, seat, _ANTE_KIND, ante) for seat in seats] if ante else []
     if len(seats) == 2:
         sb_seat, bb_seat = seats[1], seats[0]
     else:
         sb_seat, bb_seat = seats[0], seats[1]
     if small_blind:
-        forced.append(ForcedBet(sb_seat, Forced.SMALL_BLIND, small_blind))
-    forced.append(ForcedBet(bb_seat, Forced.BIG_BLIND, big_blind))
+        forced.append(_forced_bet(_SMALL_BLINDS, sb_seat, _SMALL_BLIND_KIND, small_blind))
+    forced.append(_forced_bet(_BIG_BLINDS, bb_seat, _BIG_BLIND_KIND, big_blind))
     return tuple(forced)
+
+
+# Equal forced bets are shared (immutable values): one cache per kind, keyed by (seat, amount).
+_ANTES: dict[tuple[int, int], ForcedBet] = {}
+_SMALL_BLINDS: dict[tuple[int, int], ForcedBet] = {}
+_BIG_BLINDS: dict[tuple[int, int], ForcedBet] = {}
+
+
+def _forced_bet(
+    cache: dict[tuple[int, int], ForcedBet], seat: int, kind: Forced, amount: int
+) -> ForcedBet:
+    """``ForcedBet(seat, kind, amount)``, shared with equal ones made before (``cache`` holds
+    that kind's)."""
+    key = (seat, amount)
+    bet = cache.get(key)
+    if bet is None:
+        bet = ForcedBet(seat, kind, amount)
+        if len(cache) < 4096:
+            cache[key] = bet
+    return bet
 
 
 def _clockwise(seats: Sequence[int], button: int) -> list[int]:
     """Seats in dealing order: increasing seat numbers, starting left of the button."""
     ordered = sorted(seats)
-    start = next((k for k, seat in enumerate(ordered) if seat > button), 0)
-    return ordered[start:] + ordered[:start]
+    for k, seat in enumerate(ordered):
+        if seat > button:
+            return ordered[k:] + ordered[:k] if k else ordered
+    return ordered
 
 
 class Hand:
@@ -129,7 +151,11 @@ class Hand:
         "_aggressor",
         "_allin",
         "_bets",
+        "_bounds",
+        "_bounds_at",
+        "_button",
         "_capped",
+        "_complete",
         "_contrib",
         "_count",
         "_dead",
@@ -137,6 +163,7 @@ class Hand:
         "_events",
         "_fl_level",
         "_folded",
+        "_forced",
         "_hole",
         "_in_pot",
         "_level",
@@ -144,24 +171,27 @@ class Hand:
         "_log",
         "_mucked",
         "_n",
+        "_players",
         "_pos",
+        "_pots_won",
         "_protected",
         "_queue",
         "_raise_size",
         "_rake",
+        "_rake_rule",
         "_results",
         "_round_first",
         "_runout",
         "_seats",
+        "_setup",
+        "_show_losing",
         "_showdown_seats",
         "_shown",
         "_stacks",
         "_street",
         "_structure",
-        "_total",
         "_winner",
         "board",
-        "setup",
     )
 
     def __init__(
@@ -178,9 +208,14 @@ class Hand:
         players = tuple(players)
         forced = tuple(forced)
         cards = tuple(deck)
-        self.setup = HandSetup(
-            structure, players, button, forced, cards, rake, frozenset(show_losing)
-        )
+        # ``setup`` (a frozen HandSetup) is built on first use: the hot path never needs it.
+        self._setup: HandSetup | None = None
+        self._players = players
+        self._button = button
+        self._forced = forced
+        self._deck = cards
+        self._rake_rule = rake
+        self._show_losing = frozenset(show_losing)
         self._structure = structure
         stack_of = dict(players)
         n = len(stack_of)
@@ -191,11 +226,10 @@ class Hand:
         seats = _clockwise(list(stack_of), button)
         self._n = n
         self._seats = tuple(seats)
-        self._pos = {seat: p for p, seat in enumerate(seats)}
+        self._pos = dict(zip(seats, range(n), strict=True))
         self._stacks = [stack_of[seat] for seat in seats]
         if min(self._stacks) <= 0:
             raise InvalidConfiguration("every player starts with a positive stack")
-        self._total = sum(self._stacks)
         self._bets = [0] * n
         self._contrib = [0] * n
         self._folded = [False] * n
@@ -208,7 +242,10 @@ class Hand:
         self._live = n
         self._log: list[LogEntry] = []
         self._events: list[Event] = []
-        self._results: tuple[PotResult, ...] = ()
+        self._results: tuple[PotResult, ...] | None = ()
+        self._pots_won: list[
+            tuple[int, int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+        ] = []
         self._winner: int | None = None
         self._runout = False
         self._shown: set[int] = set()
@@ -223,91 +260,143 @@ class Hand:
         self._street = 0
         self._queue: list[int] = []
         self._round_first = 0
+        self._bounds_at = -1
+        self._bounds: tuple[int, int] | None = None
         self.board: list[Card | None] = []
 
         if len(cards) < 2 * n + 8:
             raise InvalidConfiguration(
                 f"the deck must hold at least {2 * n + 8} cards for {n} players, not {len(cards)}"
             )
-        known = [card.index for card in cards if card is not None]
-        if len(set(known)) != len(known):
+        indices = {card.index for card in cards if card is not None}
+        # every card known and distinct (the usual deck), else count the known cards
+        self._complete = len(indices) == len(cards)
+        if not self._complete and len(indices) != sum(card is not None for card in cards):
             raise InvalidConfiguration("a card appears twice in the deck")
-        self._deck = cards
-        self._hole = [(cards[i], cards[n + i]) for i in range(n)]
+        self._hole = list(zip(cards[:n], cards[n : 2 * n], strict=True))
 
         self._post_forced(forced)
         self._events.append(HoleCardsDealt(self._seats))
         self._begin_preflop(forced)
 
+    @property
+    def setup(self) -> HandSetup:
+        """Everything the hand started from; with ``log`` it reproduces the hand."""
+        setup = self._setup
+        if setup is None:
+            setup = self._setup = HandSetup(
+                self._structure,
+                self._players,
+                self._button,
+                self._forced,
+                self._deck,
+                self._rake_rule,
+                self._show_losing,
+            )
+        return setup
+
     # ------------------------------------------------------------------ setup
 
     def _post_forced(self, forced: tuple[ForcedBet, ...]) -> None:
         pos = self._pos
+        dead_money = False
         for f in forced:
             if f.seat not in pos:
                 raise InvalidConfiguration(f"forced bet for seat {f.seat}, which has no player")
             if f.amount < 0:
                 raise InvalidConfiguration(f"forced bet amounts are >= 0, not {f.amount}")
+            if f.kind is _ANTE_KIND or f.kind is _DEAD_KIND:
+                dead_money = True
+        if dead_money:
+            # Antes first, then dead blinds, then the live blinds and posts in the order given.
+            forced = (
+                *[f for f in forced if f.kind is _ANTE_KIND],
+                *[f for f in forced if f.kind is _DEAD_KIND],
+                *[f for f in forced if f.kind is not _ANTE_KIND and f.kind is not _DEAD_KIND],
+            )
         stacks, contrib, bets, events = self._stacks, self._contrib, self._bets, self._events
-        # Antes first, then dead blinds, then the live blinds and posts in the order given.
-        ante, dead = Forced.ANTE, Forced.DEAD
-        for phase in (ante, dead, None):
-            for f in forced:
-                kind = f.kind
-                if kind is not phase and (phase is not None or kind is ante or kind is dead):
-                    continue
-                p = pos[f.seat]
-                amount = stacks[p] if stacks[p] < f.amount else f.amount
-                if not amount:
-                    continue
-                stacks[p] -= amount
-                self._in_pot += amount
-                if kind is dead:
-                    self._dead += amount
-                else:
-                    contrib[p] += amount
-                    if kind is not ante:
-                        bets[p] += amount
-                if not stacks[p]:
-                    self._allin[p] = True
-                events.append(Posted(f.seat, kind, amount, not stacks[p]))
+        allin = self._allin
+        dead = in_pot = 0
+        for f in forced:
+            p = pos[f.seat]
+            stack = stacks[p]
+            amount = f.amount
+            if stack < amount:
+                amount = stack
+            if not amount:
+                continue
+            stack -= amount
+            stacks[p] = stack
+            in_pot += amount
+            kind = f.kind
+            if kind is _DEAD_KIND or kind is _ANTE_KIND:
+                # Dead money (antes, dead blinds): straight into the main pot, not part of the
+                # player's bet or contribution (R-BLIND-1, R-MISS-1/2; see build_pots).
+                dead += amount
+            else:
+                contrib[p] += amount
+                bets[p] += amount
+            if not stack:
+                allin[p] = True
+            events.append(Posted(f.seat, kind, amount, not stack))
+        self._dead = dead
+        self._in_pot = in_pot
 
     def _begin_preflop(self, forced: tuple[ForcedBet, ...]) -> None:
-        live = [f for f in forced if f.kind in _LIVE_KINDS and f.amount > 0]
-        level = max((f.amount for f in live), default=0)
-        self._level = max(level, max(self._bets))
+        pos = self._pos
+        # The live forced bets (blinds, posts, straddles): the largest nominal one is the level;
+        # action starts left of the last big blind or straddle (else of the last live bet).
+        level = top = 0
+        straddled = False
+        opener = last = -1
+        for f in forced:
+            kind = f.kind
+            amount = f.amount
+            if amount <= 0 or kind is _ANTE_KIND or kind is _DEAD_KIND:
+                continue
+            if amount > level:
+                level = amount
+            p = pos[f.seat]
+            if p > last:
+                last = p
+            if kind is _STRADDLE_KIND:
+                straddled = True
+                if p > opener:
+                    opener = p
+            else:
+                if amount > top:
+                    top = amount
+                if kind is _BIG_BLIND_KIND and p > opener:
+                    opener = p
+        bets = self._bets
+        most = max(bets)
+        self._level = level if level > most else most
         size = self._structure.min_bet(0)
-        top = max((f.amount for f in live if f.kind is not Forced.STRADDLE), default=0)
         count = 1 if top else 0
-        for f in live:
-            if f.kind is Forced.STRADDLE and f.amount > top:
-                size = max(size, f.amount - top)
-                top = f.amount
-                count += 1
+        if straddled:
+            for f in forced:
+                if f.kind is _STRADDLE_KIND and f.amount > top:
+                    size = max(size, f.amount - top)
+                    top = f.amount
+                    count += 1
         self._raise_size = size if level else 0
         self._fl_level = level
         self._count = count
-        openers = [self._pos[f.seat] for f in live if f.kind in _OPENING_KINDS]
-        if not openers:
-            openers = [self._pos[f.seat] for f in live]
-        opener = (max(openers) + 1) % self._n if openers else 0
-        self._start_queue(opener)
+        if opener < 0:
+            opener = last
+        n = self._n
+        self._start_queue((opener + 1) % n if opener >= 0 else 0)
         # A player who has already put in as much as any other player in the hand could ever
-        # match has no decision to make (R-ALLIN-3: betting cannot continue for them).
-        totals = sorted(
-            self._stacks[p] + self._bets[p] for p in range(self._n) if not self._folded[p]
-        )
-        cover = totals[-2]
-        queue = self._queue = [p for p in self._queue if self._bets[p] < cover]
-        if not queue or (len(queue) == 1 and self._bets[queue[0]] >= self._level):
+        # match has no decision to make (R-ALLIN-3: betting cannot continue for them). Nobody
+        # has folded yet.
+        cover = sorted(map(add, self._stacks, bets))[-2]
+        queue = self._queue = [p for p in self._queue if bets[p] < cover]
+        if not queue or (len(queue) == 1 and bets[queue[0]] >= self._level):
             self._end_round()
 
     def _start_queue(self, first: int) -> None:
-        n = self._n
         folded, allin = self._folded, self._allin
-        self._queue = [
-            p for p in (*range(first, n), *range(first)) if not folded[p] and not allin[p]
-        ]
+        self._queue = [p for p in _ROTATIONS[self._n][first] if not folded[p] and not allin[p]]
         self._round_first = first
 
     # ------------------------------------------------------------------ queries
@@ -346,7 +435,8 @@ class Hand:
 
     @property
     def contributions(self) -> tuple[int, ...]:
-        """Live chips each player has put in this hand (antes included), in position order."""
+        """Live chips each player has put in this hand, in position order: bets, blinds and
+        posts; not antes or dead blinds (``dead_money``)."""
         return tuple(self._contrib)
 
     @property
@@ -365,6 +455,7 @@ class Hand:
 
     @property
     def dead_money(self) -> int:
+        """Antes and dead blinds: in the main pot, contested by every player still in."""
         return self._dead
 
     @property
@@ -375,7 +466,16 @@ class Hand:
     @property
     def results(self) -> tuple[PotResult, ...]:
         """Per-pot results (main pot first), once the hand is over. Positions are seats here."""
-        return self._results
+        results = self._results
+        if results is None:  # built on first use from what ``_finish`` recorded
+            seats = self._seats
+            results = self._results = tuple(
+                [
+                    PotResult(index, amount, rake, tuple([seats[p] for p in eligible]), won, shares)
+                    for index, amount, rake, eligible, won, shares in self._pots_won
+                ]
+            )
+        return results
 
     @property
     def log(self) -> tuple[LogEntry, ...]:
@@ -389,7 +489,8 @@ class Hand:
     @property
     def final_stacks(self) -> tuple[int, ...]:
         """Stacks in the order the players were given (``setup.players``)."""
-        return tuple(self._stacks[self._pos[seat]] for seat, _ in self.setup.players)
+        stacks, pos = self._stacks, self._pos
+        return tuple([stacks[pos[seat]] for seat, _ in self._players])
 
     @property
     def shown(self) -> frozenset[int]:
@@ -432,28 +533,30 @@ class Hand:
         if self._street == OVER:
             return None
         p = self._queue[0]
-        owed = self._level - self._bets[p]
-        bounds = self._raise_bounds(p, owed)
-        stack = self._stacks[p]
+        level = self._level
+        stacks = self._stacks
+        stack = stacks[p]
+        owed = level - self._bets[p]
+        low = high = None
+        bounds = None
+        if stack > owed:
+            # A bet or raise only when some other player still in could answer it.
+            folded, allin, bets = self._folded, self._allin, self._bets
+            for q in range(self._n):
+                if q != p and not folded[q] and not allin[q] and stacks[q] + bets[q] > level:
+                    bounds = self._structure.raise_bounds(self, p)
+                    if bounds is not None:
+                        low, high = bounds
+                    break
+        # Kept for ``act`` to verify a bet or raise in this same state (every change of state
+        # is logged, so the log's length identifies the state).
+        self._bounds_at = len(self._log)
+        self._bounds = bounds
         if owed > 0:
             return LegalActions(
-                self._seats[p],
-                True,
-                False,
-                owed if owed < stack else stack,
-                bounds[0] if bounds else None,
-                bounds[1] if bounds else None,
-                False,
+                self._seats[p], True, False, owed if owed < stack else stack, low, high, False
             )
-        return LegalActions(
-            self._seats[p],
-            False,
-            True,
-            None,
-            bounds[0] if bounds else None,
-            bounds[1] if bounds else None,
-            self._level == 0,
-        )
+        return LegalActions(self._seats[p], False, True, None, low, high, level == 0)
 
     def _raise_bounds(self, p: int, owed: int) -> tuple[int, int] | None:
         if self._stacks[p] <= owed:
@@ -467,55 +570,111 @@ class Hand:
 
     # ------------------------------------------------------------------ actions
 
-    def verify(self, action: Action, seat: int | None = None) -> None:
-        """Raise ``IllegalAction`` unless ``action`` is legal now (for ``seat``, if given)."""
-        if isinstance(action, Protect):
+    def verify(self, action: Action, seat: int | None = None, *, forced: bool = False) -> None:
+        """Raise ``IllegalAction`` unless ``action`` is legal now (for ``seat``, if given); with
+        ``forced``, unless it is a fold the table may make for the player to act (see ``act``)."""
+        if forced:
+            self._verify_forced(action, seat)
+        elif isinstance(action, Protect):
             self._verify_protect(action.seat)
         elif isinstance(action, Show):
             self._verify_show(action.seat)
         else:
             self._verify_bet(action, seat)
 
-    def can(self, action: Action, seat: int | None = None) -> bool:
-        """Whether ``action`` is legal now."""
+    def can(self, action: Action, seat: int | None = None, *, forced: bool = False) -> bool:
+        """Whether ``action`` is legal now (``forced``: as in ``act``)."""
         try:
-            self.verify(action, seat)
+            self.verify(action, seat, forced=forced)
         except IllegalAction:
             return False
         return True
 
-    def act(self, action: Action, seat: int | None = None) -> list[Event]:
+    def act(self, action: Action, seat: int | None = None, *, forced: bool = False) -> list[Event]:
         """Verify and apply ``action``; return the events it caused. With ``seat``, the action is
-        refused unless that seat is to act. Nothing changes when the action is refused."""
-        if isinstance(action, Protect):
-            return self.protect(action.seat)
-        if isinstance(action, Show):
-            return self.show(action.seat)
+        refused unless that seat is to act. Nothing changes when the action is refused.
+
+        ``forced=True`` is for the table only: it folds the hand of the player to act even when
+        checking is free, which no player may choose (R-SIT-1: sitting out or leaving during a
+        hand; R-TIME-2: ``timeout_action = fold``). Only ``Fold`` can be forced. It is logged as
+        that seat's ``Fold``, and ``replay`` applies every logged fold this way, so the log
+        reproduces the hand; ``legal_actions()`` is unchanged (no fold when checking is free)."""
         kind = type(action)
-        self._verify_bet(action, seat)
-        start = len(self._events)
+        if forced:
+            self._verify_forced(action, seat)
+            events = self._events
+            start = len(events)
+            p = self._queue[0]
+            self._log.append((self._seats[p], action))
+            self._apply_fold(p)
+            return events[start:]
+        if kind is not Call and kind is not Check and kind is not RaiseTo and kind is not Fold:
+            if isinstance(action, Protect):
+                return self.protect(action.seat)
+            if isinstance(action, Show):
+                return self.show(action.seat)
+            self._verify_bet(action, seat)  # refuses it with the reason
+        # The betting actions, verified as in ``_verify_bet`` (inlined: the hot path).
+        if self._street == OVER:
+            raise IllegalAction("the hand is over; nobody is to act")
         p = self._queue[0]
-        self._log.append((self._seats[p], action))
+        seats = self._seats
+        if seat is not None and seat != seats[p]:
+            raise IllegalAction(
+                f"it is seat {seats[p]}'s turn, not seat {seat}'s", self.legal_actions()
+            )
+        owed = self._level - self._bets[p]
+        events = self._events
+        start = len(events)
         if kind is Call:
-            self._apply_call(p)
+            if owed <= 0:
+                raise IllegalAction("nothing to call; check instead", self.legal_actions())
+            self._log.append((seats[p], action))
+            self._apply_call(p, owed)
         elif kind is Check:
-            self._events.append(Checked(self._seats[p]))
+            if owed > 0:
+                raise IllegalAction(f"cannot check: {owed} to call", self.legal_actions())
+            self._log.append((seats[p], action))
+            events.append(Checked(seats[p]))
             self._acted[p] = True
-            self._pop()
+            queue = self._queue
+            del queue[0]
+            if not queue:
+                self._end_round()
         elif kind is Fold:
+            if owed <= 0:
+                raise IllegalAction(
+                    "folding is not offered when checking is free", self.legal_actions()
+                )
+            self._log.append((seats[p], action))
             self._apply_fold(p)
         else:
-            self._apply_raise(p, action.amount)  # type: ignore[union-attr]
-        return self._events[start:]
+            amount = action.amount  # type: ignore[union-attr]
+            if self._bounds_at == len(self._log):
+                bounds = self._bounds  # computed by ``legal_actions`` in this very state
+            else:
+                bounds = self._raise_bounds(p, owed)
+            if bounds is None:
+                raise IllegalAction("no bet or raise is allowed now", self.legal_actions())
+            low, high = bounds
+            if type(amount) is not int or not low <= amount <= high:
+                word = "bet" if self._level == 0 else "raise to"
+                valid = f"{low}" if low == high else f"{low} to {high}"
+                raise IllegalAction(
+                    f"cannot {word} {amount}: the valid amount is {valid}", self.legal_actions()
+                )
+            self._log.append((seats[p], action))
+            self._apply_raise(p, amount)
+        return events[start:]
 
     def fold(self) -> list[Event]:
-        return self.act(Fold())
+        return self.act(_FOLD)
 
     def check(self) -> list[Event]:
-        return self.act(Check())
+        return self.act(_CHECK)
 
     def call(self) -> list[Event]:
-        return self.act(Call())
+        return self.act(_CALL)
 
     def raise_to(self, amount: int) -> list[Event]:
         return self.act(RaiseTo(amount))
@@ -525,7 +684,33 @@ class Hand:
         if self._street == OVER:
             raise IllegalAction("the hand is over")
         p = self._queue[0]
-        return self.act(Call() if self._level > self._bets[p] else Check())
+        owed = self._level - self._bets[p]
+        events = self._events
+        start = len(events)
+        if owed > 0:
+            self._log.append((self._seats[p], _CALL))
+            self._apply_call(p, owed)
+        else:
+            seat = self._seats[p]
+            self._log.append((seat, _CHECK))
+            events.append(Checked(seat))
+            self._acted[p] = True
+            queue = self._queue
+            del queue[0]
+            if not queue:
+                self._end_round()
+        return events[start:]
+
+    def _verify_forced(self, action: Action, seat: int | None) -> None:
+        if type(action) is not Fold:
+            raise IllegalAction(f"only a fold can be forced, not {action!r}")
+        if self._street == OVER:
+            raise IllegalAction("the hand is over; nobody is to act")
+        p = self._queue[0]
+        if seat is not None and seat != self._seats[p]:
+            raise IllegalAction(
+                f"it is seat {self._seats[p]}'s turn, not seat {seat}'s", self.legal_actions()
+            )
 
     def _verify_bet(self, action: Action, seat: int | None) -> None:
         if self._street == OVER:
@@ -550,7 +735,10 @@ class Hand:
                 )
         elif kind is RaiseTo:
             amount = action.amount  # type: ignore[union-attr]
-            bounds = self._raise_bounds(p, owed)
+            if self._bounds_at == len(self._log):
+                bounds = self._bounds  # computed by ``legal_actions`` in this very state
+            else:
+                bounds = self._raise_bounds(p, owed)
             if bounds is None:
                 raise IllegalAction("no bet or raise is allowed now", self.legal_actions())
             low, high = bounds
@@ -563,36 +751,39 @@ class Hand:
         else:
             raise IllegalAction(f"not a betting action: {action!r}", self.legal_actions())
 
-    def _pop(self) -> None:
+    def _apply_call(self, p: int, owed: int) -> None:
+        stacks = self._stacks
+        stack = stacks[p]
+        if owed < stack:
+            amount = owed
+            stacks[p] = stack - owed
+            all_in = False
+        else:
+            amount = stack
+            stacks[p] = 0
+            all_in = self._allin[p] = True
+        self._bets[p] += amount
+        self._contrib[p] += amount
+        self._in_pot += amount
+        self._acted[p] = True
+        self._events.append(Called(self._seats[p], amount, all_in))
         queue = self._queue
         del queue[0]
         if not queue:
             self._end_round()
 
-    def _apply_call(self, p: int) -> None:
-        stacks = self._stacks
-        owed = self._level - self._bets[p]
-        amount = owed if owed < stacks[p] else stacks[p]
-        stacks[p] -= amount
-        self._bets[p] += amount
-        self._contrib[p] += amount
-        self._in_pot += amount
-        all_in = not stacks[p]
-        if all_in:
-            self._allin[p] = True
-        self._acted[p] = True
-        self._events.append(Called(self._seats[p], amount, all_in))
-        self._pop()
-
     def _apply_fold(self, p: int) -> None:
         self._folded[p] = True
         self._live -= 1
         self._events.append(Folded(self._seats[p]))
+        queue = self._queue
         if self._live == 1:
-            self._queue.clear()
+            queue.clear()
             self._end_round()
         else:
-            self._pop()
+            del queue[0]
+            if not queue:
+                self._end_round()
 
     def _apply_raise(self, p: int, to: int) -> None:
         stacks, bets = self._stacks, self._bets
@@ -610,10 +801,9 @@ class Hand:
         self._acted[p] = True
         self._aggressor = p
         self._events.append(Raised(self._seats[p], to, all_in, is_bet))
-        n = self._n
         folded, allin = self._folded, self._allin
-        self._queue = [q for q in (*range(p + 1, n), *range(p)) if not folded[q] and not allin[q]]
-        if not self._queue:
+        queue = self._queue = [q for q in _AFTER[self._n][p] if not folded[q] and not allin[q]]
+        if not queue:
             self._end_round()
 
     def protect(self, seat: int) -> list[Event]:
@@ -672,11 +862,13 @@ class Hand:
 
     def _end_round(self) -> None:
         bets = self._bets
-        top = max(bets)
+        n = self._n
+        ordered = sorted(bets)
+        top = ordered[-1]
         if top:
-            p = bets.index(top)
-            second = max(b for q, b in enumerate(bets) if q != p)
+            second = ordered[-2]
             if top > second:
+                p = bets.index(top)
                 back = top - second
                 bets[p] = second
                 self._stacks[p] += back
@@ -685,12 +877,12 @@ class Hand:
                 if not self._protected[p]:
                     self._allin[p] = False
                 self._events.append(UncalledBetReturned(self._seats[p], back))
-        self._bets = [0] * self._n
+            self._bets = [0] * n
         if self._live == 1:
             self._finish()
             return
-        folded, allin = self._folded, self._allin
-        actors = sum(1 for q in range(self._n) if not folded[q] and not allin[q])
+        # players still able to act: neither folded nor all-in (or protected)
+        actors = n - sum(map(or_, self._folded, self._allin))
         if self._street == 3:
             self._finish()
         elif actors <= 1:
@@ -708,12 +900,14 @@ class Hand:
             self._count = 0
             self._capped = False
             self._aggressor = None
-            self._acted = [False] * self._n
+            self._acted = [False] * n
             self._start_queue(0)
 
     def _deal_board(self, street: int) -> None:
         base = 2 * self._n
-        cards = tuple(self._deck[base + k] for k in _BOARD_POSITIONS[street])
+        deck = self._deck
+        # flop at 2n+1..2n+3, turn at 2n+5, river at 2n+7 (burns at 2n, 2n+4, 2n+6)
+        cards = deck[base + 1 : base + 4] if street == 1 else (deck[base + 2 * street + 1],)
         self.board.extend(cards)
         self._events.append(BoardDealt(street, cards))  # type: ignore[arg-type]
 
@@ -722,40 +916,52 @@ class Hand:
         n = self._n
         live = [not f for f in self._folded]
         pots = build_pots(self._contrib, live, self._dead)
-        rakes = rake_pots([amount for amount, _ in pots], self.setup.rake, len(self.board) >= 3)
+        rule = self._rake_rule
+        rakes = (
+            None
+            if rule is None
+            else rake_pots([amount for amount, _ in pots], rule, len(self.board) >= 3)
+        )
         seats = self._seats
-        strengths: list[int | None] = [None] * n
-        if self._live == 1:
-            self._winner = live.index(True)
-        else:
-            self._showdown(pots, strengths, live)
-        results = []
         stacks = self._stacks
-        for index, ((amount, eligible), rake) in enumerate(zip(pots, rakes, strict=True)):
-            if self._live == 1:
-                winners = eligible
-            else:
-                contenders = [p for p in eligible if p in self._shown]
+        events = self._events
+        strengths: list[int | None] = [None] * n
+        contested = self._live != 1
+        if contested:
+            self._showdown(pots, strengths, live)
+        else:
+            self._winner = live.index(True)
+        shown = self._shown
+        won = self._pots_won
+        taken = paid = 0
+        for index, (amount, eligible) in enumerate(pots):
+            rake = 0 if rakes is None else rakes[index]
+            if contested:
+                contenders = [p for p in eligible if p in shown]
                 if not contenders:
                     contenders = list(eligible)  # nobody's cards are known: split (documented)
-                best = max((strengths[p] or 0) for p in contenders)
-                winners = tuple(p for p in contenders if (strengths[p] or 0) == best)
-            shares = split_pot(amount - rake, winners)
-            for p, share in zip(winners, shares, strict=True):
-                stacks[p] += share
-            self._rake += rake
-            self._in_pot -= amount
-            winner_seats = tuple(seats[p] for p in winners)
-            results.append(
-                PotResult(
-                    index, amount, rake, tuple(seats[p] for p in eligible), winner_seats, shares
-                )
-            )
-            self._events.append(PotAwarded(index, amount, rake, winner_seats, shares))
-        self._results = tuple(results)
+                best = max([strengths[p] or 0 for p in contenders])
+                winners = tuple([p for p in contenders if (strengths[p] or 0) == best])
+            else:
+                winners = eligible
+            if len(winners) == 1:
+                shares: tuple[int, ...] = (amount - rake,)
+                stacks[winners[0]] += amount - rake
+            else:
+                shares = split_pot(amount - rake, winners)
+                for p, share in zip(winners, shares, strict=True):
+                    stacks[p] += share
+            taken += rake
+            paid += amount
+            winner_seats = tuple([seats[p] for p in winners])
+            won.append((index, amount, rake, eligible, winner_seats, shares))
+            events.append(PotAwarded(index, amount, rake, winner_seats, shares))
+        self._rake += taken
+        self._in_pot -= paid
+        self._results = None  # built from ``_pots_won`` on first use
         self._street = OVER
         self._queue = []
-        self._events.append(HandEnded(tuple(zip(seats, stacks, strict=True))))
+        events.append(HandEnded(tuple(zip(seats, stacks, strict=True))))
 
     def _showdown(
         self,
@@ -765,27 +971,32 @@ class Hand:
     ) -> None:
         n = self._n
         board = self.board
-        if len(board) == 5 and all(card is not None for card in board):
+        if len(board) == 5 and (self._complete or all(card is not None for card in board)):
             indices = [card.index for card in board]  # type: ignore[union-attr]
+            hole = self._hole
             for p in range(n):
-                a, b = self._hole[p]
-                if live[p] and a is not None and b is not None:
-                    strengths[p] = evaluate7((a.index, b.index, *indices))
+                if live[p]:
+                    a, b = hole[p]
+                    if a is not None and b is not None:
+                        strengths[p] = evaluate7((a.index, b.index, *indices))
         first = self._aggressor
         if first is None or not live[first]:
             first = self._round_first
         order = showdown_order(first, live)
-        self._showdown_seats = tuple(self._seats[p] for p in order)
+        seats, hole, events = self._seats, self._hole, self._events
+        shown, mucked = self._shown, self._mucked
+        self._showdown_seats = tuple([seats[p] for p in order])
         best: list[int | None] = [None] * len(pots)
-        show_losing = self.setup.show_losing
+        show_losing = self._show_losing
+        runout = self._runout
         for rank, p in enumerate(order):
             strength = strengths[p]
-            seat = self._seats[p]
+            seat = seats[p]
             if strength is None:
-                self._mucked.add(p)
-                self._events.append(CardsMucked(seat))
+                mucked.add(p)
+                events.append(CardsMucked(seat))
                 continue
-            must = self._runout or rank == 0 or seat in show_losing
+            must = runout or rank == 0 or seat in show_losing
             for k, (_, eligible) in enumerate(pots):
                 if p in eligible:
                     top = best[k]
@@ -793,11 +1004,11 @@ class Hand:
                         must = True
                         best[k] = strength
             if must:
-                self._shown.add(p)
-                self._events.append(CardsShown(seat, self._hole[p]))  # type: ignore[arg-type]
+                shown.add(p)
+                events.append(CardsShown(seat, hole[p]))  # type: ignore[arg-type]
             else:
-                self._mucked.add(p)
-                self._events.append(CardsMucked(seat))
+                mucked.add(p)
+                events.append(CardsMucked(seat))
 
     # ------------------------------------------------------------------ replay and views
 
@@ -815,10 +1026,16 @@ class Hand:
 
     @classmethod
     def replay(cls, setup: HandSetup, log: Iterable[LogEntry]) -> Hand:
-        """Apply a log to the initial state: reproduces the hand exactly (DESIGN.md principle 3)."""
+        """Apply a log to the initial state: reproduces the hand exactly (DESIGN.md principle 3).
+        Folds are applied with ``forced=True`` (see ``act``)."""
         hand = cls.from_setup(setup)
         for seat, action in log:
-            hand.act(action, None if isinstance(action, Protect | Show) else seat)
+            if type(action) is Fold:
+                # A logged fold when checking was free can only be the table's (``forced``);
+                # facing a bet, a forced fold is the same as the player's own.
+                hand.act(action, seat, forced=True)
+            else:
+                hand.act(action, None if isinstance(action, Protect | Show) else seat)
         return hand
 
     def view_for(self, seat: int | None) -> HandView:

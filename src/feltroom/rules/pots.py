@@ -50,24 +50,47 @@ def build_pots(
 ) -> list[tuple[int, tuple[int, ...]]]:
     """Main pot then side pots as ``(amount, eligible positions)`` (R-ALLIN-2).
 
-    Each distinct contribution of a player still in the hand (all-in or protected players end
-    lower) closes a pot: every player, folded or not, pays into it up to that level; only players
-    still in who reached the level are eligible. Dead money (dead blinds) goes to the main pot.
-    Pots therefore always have distinct eligible sets, and odd chips are dealt per pot (R-POT-1).
+    ``contributions`` are live chips only (bets, blinds, posts); ``dead`` is the dead money
+    (antes and dead blinds, R-BLIND-1, R-MISS-1/2). Each distinct contribution of a player still
+    in the hand (all-in or protected players end lower) closes a pot: every player, folded or
+    not, pays into it up to that level; only players still in who reached the level are
+    eligible.
+
+    Dead money is the bottom of the main pot and every player still in the hand contests it; it
+    does not raise its poster's eligibility level (it is not a bet: nobody matched it). When a
+    player still in put in no live chip at all (all-in on dead money alone), the dead money is a
+    main pot of its own that they contest with everyone else still in, and the live chips make the
+    side pots; otherwise it is added to the first live pot (same eligible players). Pots therefore
+    always have distinct eligible sets, and odd chips are dealt per pot (R-POT-1).
     """
     n = len(contributions)
-    levels = sorted({contributions[i] for i in range(n) if live[i] and contributions[i] > 0})
-    everyone = tuple(i for i in range(n) if live[i])
+    everyone = tuple([i for i in range(n) if live[i]])
+    levels = sorted({c for i in everyone if (c := contributions[i]) > 0})
     if not levels:
         return [(sum(contributions) + dead, everyone)]
+    if len(levels) == 1:
+        # One level (the usual showdown): a single pot, unless someone still in put in no live
+        # chip (then the dead money is their main pot).
+        level = levels[0]
+        amount = 0
+        for c in contributions:
+            amount += c if c < level else level
+        extra = sum(contributions) - amount
+        eligible = tuple([i for i in everyone if contributions[i] >= level])
+        if dead and len(eligible) < len(everyone):
+            return [(dead, everyone), (amount + extra, eligible)]
+        return [(amount + extra + dead, eligible)]
     pots: list[tuple[int, tuple[int, ...]]] = []
+    if dead and any(contributions[i] == 0 for i in everyone):
+        pots.append((dead, everyone))
+        dead = 0
     previous = 0
     for level in levels:
         amount = 0
         for c in contributions:
             if c > previous:
                 amount += (c if c < level else level) - previous
-        eligible = tuple(i for i in everyone if contributions[i] >= level)
+        eligible = tuple([i for i in everyone if contributions[i] >= level])
         pots.append((amount, eligible))
         previous = level
     extra = sum(c - previous for c in contributions if c > previous)

@@ -18,4 +18,4 @@ __all__ = ["showdown_order"]
 def showdown_order(first: int, live: Sequence[bool]) -> list[int]:
     """Positions still in the hand, clockwise starting at ``first`` (or the next one in)."""
     n = len(live)
-    return [p % n for p in range(first, first + n) if live[p % n]]
+    return [p for p in (*range(first, n), *range(first)) if live[p]]

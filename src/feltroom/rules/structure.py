@@ -139,7 +139,14 @@ class FixedLimit:
         return not (self.uncapped_heads_up and hand._live == 2)
 
     def raise_bounds(self, hand: Hand, p: int) -> tuple[int, int] | None:
-        if hand._capped or self._cap_reached(hand):
+        if hand._capped:
+            return None
+        cap = self.max_bets_per_round  # the cap, as ``_cap_reached`` (inlined: the hot path)
+        if (
+            cap is not None
+            and hand._count >= cap
+            and not (self.uncapped_heads_up and hand._live == 2)
+        ):
             return None
         bet = hand._bets[p]
         if hand._acted[p] and hand._fl_level <= bet:
@@ -154,8 +161,13 @@ class FixedLimit:
         unit = self.small_bet if hand._street < 2 else self.big_bet
         if 2 * (to - hand._fl_level) >= unit:
             hand._fl_level += unit
-            hand._count += 1
-            if self._cap_reached(hand):
+            count = hand._count = hand._count + 1
+            cap = self.max_bets_per_round  # ``_cap_reached``, inlined (the hot path)
+            if (
+                cap is not None
+                and count >= cap
+                and not (self.uncapped_heads_up and hand._live == 2)
+            ):
                 hand._capped = True
 
 

@@ -65,6 +65,9 @@ from feltroom.table.seats import Entry, Owes, PreAction, PreActionKind, Seat
 
 __all__ = ["SeatInfo", "Table", "TableView"]
 
+_FOLD = Fold()
+_CHECK = Check()
+
 
 @dataclass(frozen=True, slots=True)
 class SeatInfo:
@@ -580,7 +583,9 @@ class Table:
             legal = hand.legal_actions()
             assert legal is not None
             if player.leave_after_hand or player.sit_out_after_hand:
-                events += hand.act(_forfeit(legal), seat)  # R-SIT-1: fold, no protection
+                # R-SIT-1: the hand is folded at the player's turn, no protection, even when
+                # checking is free (the engine's table-side fold).
+                events += hand.act(_FOLD, seat, forced=True)
                 continue
             pre = player.pre_action
             if pre is not None:
@@ -653,11 +658,16 @@ class Table:
             events.append(ProtectionUsed(seat, player.account))
             events += hand.protect(seat)  # R-TIME-3 through the engine (R-ALLIN-5)
         else:
+            # R-TIME-2: ``fold`` folds (even when checking is free: the engine's table-side
+            # fold); ``check_or_fold`` checks when checking is free, else folds.
             legal = hand.legal_actions()
             assert legal is not None
-            action: Action = Check() if legal.check else Fold()
-            events.append(TimedOut(seat, "check" if legal.check else "fold"))
-            events += hand.act(action, seat)
+            if cfg.timeout_action == "check_or_fold" and legal.check:
+                events.append(TimedOut(seat, "check"))
+                events += hand.act(_CHECK, seat)
+            else:
+                events.append(TimedOut(seat, "fold"))
+                events += hand.act(_FOLD, seat, forced=True)
         return events + self._next_turn(now)
 
     def _finish(self, now: float) -> list[TableEvent]:
@@ -761,12 +771,6 @@ class Table:
             self._clock.deadline if self._clock is not None else None,
             len(self.waiting),
         )
-
-
-def _forfeit(legal: LegalActions) -> Action:
-    """A leaving or sitting-out player's action: fold. The engine offers no fold when checking is
-    free, so such a player checks then (and folds at the first bet they face)."""
-    return Fold() if legal.fold else Check()
 
 
 def _pre_action(pre: PreAction, legal: LegalActions) -> Action | None:
