@@ -15,7 +15,8 @@ off and keeps the bookkeeping):
   big blind, or entering between the button and the big blind where the rules forbid it);
 - every player paid each blind once per orbit (checked over every run of hands in which the same
   players were dealt in, a full orbit long, without anyone entering or missing blinds);
-- the hand's PHH export replays to the same result (``feltroom.history``).
+- the hand's PHH export replays to the same stacks and log (``feltroom.history``), table-side
+  folds and protections included.
 
 This module sits in its own layer between ``history`` and ``room`` (pyproject's contract).
 """
@@ -413,6 +414,8 @@ class _Sim:
             zip(hand.seats, hand.stacks, strict=True)
         ):
             report.add(f"{where}: PHH replay ends with other stacks")
+        elif again.log != hand.log:
+            report.add(f"{where}: PHH replay gives another log")
 
 
 def simulate(tables: int, hands: int, seed: int, *, checks: bool = True) -> SoakReport:

@@ -16,6 +16,7 @@ from feltroom.rules import (
     Hand,
     NoLimit,
     PotLimit,
+    Protect,
     RaiseTo,
     RakeRule,
     blinds,
@@ -29,6 +30,7 @@ def play_random_hand(
     extras: bool = True,
     rake: bool = True,
     pokerkit_safe: bool = False,
+    table_actions: bool = False,
 ) -> Hand:
     """A hand with 2..10 players, unequal (sometimes tiny) stacks and random legal actions.
 
@@ -38,6 +40,9 @@ def play_random_hand(
     PokerKit only what was posted) and fixed-limit all-in raises of half a bet or more (a full
     raise under R-LIMIT-4, an incomplete one in PokerKit); fixed-limit stacks are then deep
     enough for no all-in at all, every stack covers its forced bets, and the limit cap is 4.
+    ``table_actions`` adds what only the table does: protections (R-ALLIN-5) of any player still
+    betting, and table-side folds (``forced=True``) of the player to act, also when checking is
+    free (R-SIT-1, R-TIME-2).
     """
     n = rng.randint(2, 10)
     seats = sorted(rng.sample(range(1, 11), n))
@@ -82,6 +87,16 @@ def play_random_hand(
         rule = RakeRule(Fraction(rng.choice((5, 10)), 100), rng.choice((None, 3 * big)))
     hand = Hand(structure, players, button, forced, deck, rule)
     while not hand.is_over:
+        if table_actions:
+            roll = rng.random()
+            if roll < 0.04:
+                candidates = [seat for seat in seats if hand.can(Protect(seat))]
+                if candidates:
+                    hand.protect(rng.choice(candidates))
+                    continue
+            elif roll < 0.08:
+                hand.act(Fold(), forced=True)
+                continue
         legal = hand.legal_actions()
         assert legal is not None
         r = rng.random()

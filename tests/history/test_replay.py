@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import tomllib
 import warnings
 from decimal import Decimal
 from pathlib import Path
@@ -12,9 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from feltroom.cards import CARDS
 from feltroom.cli import main
 from feltroom.history import phh, toml_subset
+from feltroom.history.record import Protection
 from feltroom.history.replay import (
+    ReplayError,
     ReplayResult,
     _direct_result,
     _result,
@@ -24,7 +28,20 @@ from feltroom.history.replay import (
     replay_file,
     replay_paths,
 )
-from feltroom.rules import Hand, Posted
+from feltroom.rules import (
+    Call,
+    Check,
+    Fold,
+    Forced,
+    Hand,
+    NoLimit,
+    Posted,
+    Protect,
+    Protected,
+    RaiseTo,
+    Show,
+    blinds,
+)
 
 from .random_hands import play_random_hand
 
@@ -112,7 +129,8 @@ def _events_key(hand: Hand) -> tuple[list[tuple[int, str, int]], list[object]]:
 @settings(max_examples=400, deadline=None)
 @given(st.integers(0, 2**64))
 def test_phh_round_trips_write_read_replay_gives_the_same_hand(seed: int) -> None:
-    hand = play_random_hand(random.Random(seed))
+    # Half the hands carry the table's own actions: protections and table-side folds.
+    hand = play_random_hand(random.Random(seed), table_actions=seed % 2 == 0)
     record = record_from_hand(hand, names=[f"player {s}" for s in hand.seats], seat_count=10)
     text = phh.dumps(record)
     again = phh.loads(text)
@@ -331,7 +349,7 @@ def _variants(text: str, rng: random.Random) -> list[str]:
 @given(st.integers(0, 2**64))
 def test_the_direct_replay_path_agrees_with_records_and_replay(seed: int) -> None:
     rng = random.Random(seed)
-    hand = play_random_hand(rng)
+    hand = play_random_hand(rng, table_actions=rng.random() < 0.5)
     text = phh.dumps(record_from_hand(hand, names=[f"p {s}" for s in hand.seats]))
     direct_taken = 0
     for number, variant in enumerate(_variants(text, rng)):
@@ -356,3 +374,194 @@ def test_the_direct_replay_path_takes_every_whole_number_corpus_hand() -> None:
         assert direct.json_line() == _general("x", fields)
         taken += 1
     assert taken == 6863
+
+
+# ----------------------------------------------------- the table's folds, protections, antes
+
+
+def _three_handed() -> Hand:
+    """Seats 1..3, button 3: seat 1 posts the small blind (1), seat 2 the big blind (2)."""
+    players = [(1, 100), (2, 100), (3, 100)]
+    return Hand(NoLimit(2), players, 3, blinds(players, 3, 1, 2), list(CARDS))
+
+
+def _both_paths(hand: Hand) -> tuple[str, Hand]:
+    """Write the hand; check that the record, the general and the direct path agree with it."""
+    record = record_from_hand(hand)
+    text = phh.dumps(record)
+    again = phh.loads(text)
+    assert again == record
+    replayed = replay(again)
+    assert replayed.log == hand.log
+    assert _events_key(replayed) == _events_key(hand)
+    assert _by_seat(replayed) == _by_seat(hand)
+    direct = _direct_result("x", toml_subset.loads(text))
+    assert direct is not None
+    assert direct.json_line() == _general("x", toml_subset.loads(text))
+    assert direct.match is True
+    return text, replayed
+
+
+def test_R_SIT_1_a_table_fold_when_checking_was_free_replays_as_the_tables() -> None:
+    hand = _three_handed()
+    hand.act(Call(), 3)
+    hand.act(Call(), 1)
+    # Seat 2, the big blind, could check: the table folds the hand (e.g. the player left).
+    hand.act(Fold(), 2, forced=True)
+    hand.act(Check(), 1)
+    hand.act(Fold(), 3, forced=True)  # seat 3 times out with checking free (R-TIME-2)
+    assert hand.is_over
+    text, _ = _both_paths(hand)
+    fields = tomllib.loads(text)
+    assert fields["actions"][3:6] == ["p3 cc", "p1 cc", "p2 f"]
+    assert fields["actions"][7:] == ["p1 cc", "p3 f"]
+
+
+def test_a_recorded_fold_out_of_turn_is_still_refused() -> None:
+    hand = _three_handed()
+    hand.act(Call(), 3)
+    hand.act(Call(), 1)
+    hand.act(Check(), 2)
+    hand.act(Check(), 1)
+    hand.act(Check(), 2)
+    hand.act(Check(), 3)
+    text = phh.dumps(record_from_hand(hand)).replace("'p1 cc', 'p2 cc', 'p3 cc'", "'p2 f'", 1)
+    with pytest.raises(ReplayError, match="seat 1's turn"):
+        replay(phh.loads(text))
+
+
+def test_R_ALLIN_5_protections_are_written_to_protected_and_replayed_in_place() -> None:
+    hand = _three_handed()
+    hand.act(RaiseTo(10), 3)
+    hand.protect(1)  # seat 1's contribution frozen at the small blind, before acting
+    hand.act(Call(), 2)
+    hand.act(Check(), 2)
+    hand.protect(3)  # the betting ends: the board is dealt out, then the showdown
+    assert hand.is_over
+    record = record_from_hand(hand)
+    assert record.protections == (Protection(1, 1), Protection(4, 3))
+    text, replayed = _both_paths(hand)
+    fields = tomllib.loads(text)
+    # Indices into the written actions, three hole card deals first; players by PHH number.
+    assert fields["_protected"] == [[4, 1], [7, 3]]
+    assert fields["actions"][3:5] == ["p3 cbr 10", "p2 cc"]
+    assert fields["actions"][6] == "p2 cc"
+    assert sum(isinstance(event, Protected) for event in replayed.events) == 2
+
+
+def test_protected_is_read_against_the_files_own_actions() -> None:
+    hand = _three_handed()
+    hand.act(RaiseTo(10), 3)
+    hand.protect(1)
+    hand.act(Call(), 2)
+    hand.act(Check(), 2)
+    hand.act(Check(), 3)
+    hand.act(Check(), 2)
+    hand.act(Check(), 3)
+    hand.act(Check(), 2)
+    hand.act(Check(), 3)
+    text = phh.dumps(record_from_hand(hand))
+    # Hole cards dealt at the end and a commentary line: the protection moves with its action.
+    lines = text.splitlines()
+    k = next(i for i, line in enumerate(lines) if line.startswith("actions = "))
+    items = lines[k][len("actions = ['") : -2].split("', '")
+    moved = ["# start", *items[3:], *items[:3]]
+    lines[k] = "actions = [" + ", ".join(f"'{item}'" for item in moved) + "]"
+    lines = ["_protected = [[2, 1]]" if line.startswith("_protected") else line for line in lines]
+    edited = "\n".join(lines) + "\n"
+    assert phh.loads(edited).protections == (Protection(1, 1),)
+    again = replay(phh.loads(edited))
+    assert again.log == hand.log
+    assert again.final_stacks == hand.final_stacks
+    direct = _direct_result("x", toml_subset.loads(edited))
+    assert direct is not None
+    assert direct.json_line() == _general("x", toml_subset.loads(edited))
+
+
+@pytest.mark.parametrize(
+    ("protected", "message"),
+    [
+        ("[[4, 7]]", "no player p7"),
+        ("[[99, 1]]", "no action 99"),
+        ("[[4]]", "pairs"),
+        ("[4, 1]", "pairs"),
+        ("[[4, true]]", "pairs"),
+    ],
+)
+def test_malformed_protected_is_refused(protected: str, message: str) -> None:
+    hand = _three_handed()
+    hand.act(Fold(), 3)
+    hand.act(Fold(), 1)
+    text = phh.dumps(record_from_hand(hand)) + f"_protected = {protected}\n"
+    with pytest.raises(phh.PHHError, match=message):
+        phh.loads(text)
+    assert _direct_result("x", toml_subset.loads(text)) is None
+
+
+def test_a_protection_the_engine_refuses_stops_the_replay() -> None:
+    hand = _three_handed()
+    hand.act(Fold(), 3)
+    hand.act(Call(), 1)
+    hand.act(Check(), 2)
+    for _ in range(3):
+        hand.act(Check(), 1)
+        hand.act(Check(), 2)
+    text = phh.dumps(record_from_hand(hand)) + "_protected = [[4, 3]]\n"  # p3 has folded
+    with pytest.raises(ReplayError, match="seat 3 has folded"):
+        replay(phh.loads(text))
+    assert _direct_result("x", toml_subset.loads(text)) is None
+
+
+def test_random_hands_with_the_tables_actions_round_trip() -> None:
+    rng = random.Random(11)
+    protected = table_folds = 0
+    for _ in range(300):
+        hand = play_random_hand(rng, table_actions=True)
+        _, replayed = _both_paths(hand)
+        protected += sum(isinstance(event, Protected) for event in replayed.events)
+        probe = Hand.from_setup(hand.setup)
+        for seat, action in hand.log:
+            if type(action) is Fold and probe.can(Check(), seat):
+                table_folds += 1
+            if type(action) is Fold:
+                probe.act(action, seat, forced=True)
+            else:
+                probe.act(action, None if isinstance(action, Protect | Show) else seat)
+    assert protected >= 50
+    assert table_folds >= 20
+
+
+def test_antes_are_dead_money_written_untrimmed() -> None:
+    players = [(1, 100), (2, 3), (3, 100)]
+    forced = blinds(players, 3, 1, 2, ante=5)  # seat 2 is all-in on its ante
+    hand = Hand(NoLimit(2), players, 3, forced, list(CARDS))
+    while not hand.is_over:
+        hand.check_or_call()
+    text, replayed = _both_paths(hand)
+    # PHH: ``false`` is untrimmed antes, dead money in the main pot (PokerKit's reading).
+    assert tomllib.loads(text)["ante_trimming_status"] is False
+    assert [e.kind for e in replayed.events if isinstance(e, Posted)][:3] == [Forced.ANTE] * 3
+    # Without antes or dead blinds the flag is ``true`` (nothing to trim either way).
+    plain = _three_handed()
+    plain.act(Fold(), 3)
+    plain.act(Fold(), 1)
+    assert tomllib.loads(phh.dumps(record_from_hand(plain)))["ante_trimming_status"] is True
+
+
+def test_antes_of_either_trimming_status_replay_as_engine_antes() -> None:
+    players = [(1, 100), (2, 100), (3, 100)]
+    hand = Hand(NoLimit(2), players, 3, blinds(players, 3, 1, 2, ante=1), list(CARDS))
+    hand.act(RaiseTo(6), 3)
+    hand.act(Fold(), 1)
+    hand.act(Fold(), 2)
+    text = phh.dumps(record_from_hand(hand))
+    for status in ("true", "false"):
+        edited = text.replace("ante_trimming_status = false", f"ante_trimming_status = {status}")
+        again = replay(phh.loads(edited))
+        assert [b.kind for b in again.setup.forced if b.amount == 1 and b.seat != 1] == [
+            Forced.ANTE
+        ] * 2
+        assert again.final_stacks == hand.final_stacks
+        direct = _direct_result("x", toml_subset.loads(edited))
+        assert direct is not None
+        assert direct.json_line() == _general("x", toml_subset.loads(edited))

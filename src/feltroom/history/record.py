@@ -158,7 +158,10 @@ class HandRecord:
     record states (in units, possibly fractional), in the order of ``players``.
     ``max_bets_per_round`` is ``None`` when no raise cap applies: a recorded hand replays as
     recorded; ``uncapped_heads_up`` lifts that cap while two players remain (R-LIMIT-3).
-    ``protections`` are the table's protections (R-ALLIN-5) and where they fall among ``actions``.
+    ``ante_trimming`` is PHH's ``ante_trimming_status``: false for antes that are dead money in
+    the main pot (the engine's reading of every ante and dead blind), true for antes counted as
+    contributions. ``protections`` are the table's protections (R-ALLIN-5) and where they fall
+    among ``actions``.
     ``metadata`` keeps the fields a format carries that the record does not interpret
     (event, venue, time...), so that writing a read record loses nothing.
     """
