@@ -62,6 +62,7 @@ def test_single_card_parse_rejects_wrong_length() -> None:
         Card.from_index(52)
 
 
+# Rules: R-GAME-2
 def test_R_GAME_2_standard_deck_has_52_distinct_cards_no_jokers() -> None:
     deck = Deck.standard()
     assert len(deck) == 52
@@ -82,6 +83,7 @@ def test_deck_round_trips_and_refuses_duplicates() -> None:
         Deck((Card.parse("As"), Card.parse("As")))
 
 
+# Rules: R-GAME-5
 def test_R_GAME_5_card_indices_and_values_are_integers() -> None:
     # Chips are integers in the smallest unit; the foundation's compact forms are integers too.
     assert all(isinstance(card.index, int) for card in CARDS)

@@ -47,6 +47,7 @@ def _category_counts(values: np.ndarray) -> dict[HandCategory, int]:
     return {HandCategory(i): int(c) for i, c in enumerate(counts)}
 
 
+# Rules: R-SHOW-2
 def test_R_SHOW_2_all_five_card_hands_by_category_and_7462_values() -> None:
     hands = np.array(list(itertools.combinations(range(52), 5)), dtype=np.uint8)
     assert len(hands) == 2_598_960
@@ -58,6 +59,7 @@ def test_R_SHOW_2_all_five_card_hands_by_category_and_7462_values() -> None:
     assert np.array_equal(np.array(single, dtype=np.uint16), values)
 
 
+# Rules: R-SHOW-2
 def test_R_SHOW_2_category_order() -> None:
     ladder = [
         "7c 5d 4h 3s 2c",  # high card
@@ -76,6 +78,7 @@ def test_R_SHOW_2_category_order() -> None:
     assert len(set(ranks)) == len(ranks)
 
 
+# Rules: R-SHOW-2
 def test_R_SHOW_2_ace_to_five_is_the_lowest_straight() -> None:
     wheel, six_high, broadway = (
         rank("Ah 2d 3c 4s 5h"),
@@ -88,6 +91,7 @@ def test_R_SHOW_2_ace_to_five_is_the_lowest_straight() -> None:
     assert rank("Qh Kd Ac 2s 3h").category is HandCategory.HIGH_CARD  # no wrap-around straights
 
 
+# Rules: R-SHOW-2
 def test_R_SHOW_2_kickers_break_ties_and_suits_never_rank() -> None:
     assert rank("Ah Ad Kc 9s 2h") > rank("As Ac Qc Js Th")
     assert rank("Ah Ad Kc 9s 3h") > rank("As Ac Kd 9c 2h")
@@ -96,6 +100,7 @@ def test_R_SHOW_2_kickers_break_ties_and_suits_never_rank() -> None:
     assert rank("As Js 9s 5s 2s") > rank("Ks Qs 9s 5s 2s")  # A-high flush beats K-high flush
 
 
+# Rules: R-SHOW-1
 def test_R_SHOW_1_best_five_of_seven_using_two_one_or_no_hole_cards() -> None:
     board = parse_cards("Ts Js Qs Ks 2d")
     # Both hole cards: a pair of aces with the royal flush needs only one (As).
@@ -169,6 +174,7 @@ CHUNKS = 8
 
 
 @pytest.mark.parametrize("chunk", range(CHUNKS))
+# Rules: R-SHOW-1
 def test_R_SHOW_1_one_million_random_showdowns_agree_with_phevaluator(chunk: int) -> None:
     # phevaluator ranks the same 7,462 classes, 1 = best: ours must equal 7463 minus its value,
     # for both players of every showdown. eval7 (another independent evaluator) must agree on
@@ -215,6 +221,7 @@ def _all_seven_card_hands() -> list[np.ndarray]:
 
 
 @pytest.mark.slow
+# Rules: R-SHOW-2
 def test_R_SHOW_2_all_seven_card_hands_by_category() -> None:
     totals: Counter[HandCategory] = Counter()
     hands = 0

@@ -15,6 +15,7 @@ USD = Currency("USD", 2)
     ("text", "units"),
     [("12.34", 1234), ("0.05", 5), ("0.5", 50), ("100", 10000), ("-1.25", -125), (" 3 ", 300)],
 )
+# Rules: R-GAME-5
 def test_R_GAME_5_decimal_amounts_convert_exactly_to_integer_units(text: str, units: int) -> None:
     value = to_units(text, USD)
     assert value == units
@@ -22,6 +23,7 @@ def test_R_GAME_5_decimal_amounts_convert_exactly_to_integer_units(text: str, un
     assert to_units(format_units(value, USD), USD) == value
 
 
+# Rules: R-GAME-5
 def test_R_GAME_5_play_chips_have_unit_one() -> None:
     assert to_units("250", PLAY) == 250
     assert format_units(250, PLAY) == "250"
@@ -29,6 +31,7 @@ def test_R_GAME_5_play_chips_have_unit_one() -> None:
         to_units("2.5", PLAY)
 
 
+# Rules: R-GAME-5
 def test_R_GAME_5_floats_and_sub_unit_amounts_are_refused() -> None:
     with pytest.raises(ValueError, match="floats cannot hold money exactly"):
         to_units(0.1, USD)  # type: ignore[arg-type]

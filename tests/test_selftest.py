@@ -22,6 +22,7 @@ def test_chi_square_tail_matches_scipy(df: int) -> None:
     assert chi2_isf(ALPHA, df) == pytest.approx(stats.chi2.isf(ALPHA, df), rel=1e-8)
 
 
+# Rules: R-RNG-2
 def test_R_RNG_2_production_shuffle_passes_on_100000_shuffles() -> None:
     # Each test rejects at alpha = 1e-3; a failure is rerun once on fresh data before failing.
     report = run_selftest(SHUFFLES)
@@ -36,6 +37,7 @@ def test_R_RNG_2_production_shuffle_passes_on_100000_shuffles() -> None:
     assert thresholds["fixed_points"] == pytest.approx(stats.chi2.isf(ALPHA, 5), rel=1e-8)
 
 
+# Rules: R-RNG-2
 def test_R_RNG_2_self_tests_catch_the_classic_biased_shuffle() -> None:
     # Swapping every position with any position (not only those at or before it) is the textbook
     # biased shuffle; the card-by-position and adjacency tests must reject it.
@@ -60,6 +62,7 @@ def test_production_orders_are_card_indices() -> None:
         assert sorted(orders[k * 52 : (k + 1) * 52]) == list(range(52))
 
 
+# Rules: R-RNG-2
 def test_R_RNG_2_selftest_command_prints_one_json_object(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

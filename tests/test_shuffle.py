@@ -20,6 +20,7 @@ def _words(values: list[int]) -> Iterator[int]:
 
 
 @pytest.mark.parametrize("n", [3, 4, 5])
+# Rules: R-RNG-1
 def test_R_RNG_1_every_draw_sequence_gives_each_permutation_exactly_once(n: int) -> None:
     # A fake RNG enumerates every sequence of draws: j in 0..i for i = n-1 down to 1.
     seen: Counter[tuple[int, ...]] = Counter()
@@ -33,6 +34,7 @@ def test_R_RNG_1_every_draw_sequence_gives_each_permutation_exactly_once(n: int)
 
 
 @pytest.mark.parametrize("n", [3, 4, 5])
+# Rules: R-RNG-1
 def test_R_RNG_1_no_modulo_bias_with_small_words(n: int) -> None:
     # With 3-bit words the bounds 3 and 5 do not divide 8: the words above the largest multiple
     # are rejected, so over all accepted word sequences every permutation is equally frequent.
@@ -49,6 +51,7 @@ def test_R_RNG_1_no_modulo_bias_with_small_words(n: int) -> None:
     assert len(set(seen.values())) == 1
 
 
+# Rules: R-RNG-1
 def test_R_RNG_1_rejected_words_are_drawn_again() -> None:
     # bound 3 with 3-bit words: limit 6, so 6 and 7 are discarded and the next word decides.
     items = ["a", "b", "c"]
@@ -57,6 +60,7 @@ def test_R_RNG_1_rejected_words_are_drawn_again() -> None:
     assert items == ["c", "a", "b"]
 
 
+# Rules: R-RNG-1
 def test_R_RNG_1_production_shuffle_reads_the_os_csprng_once_per_deck(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -75,6 +79,7 @@ def test_R_RNG_1_production_shuffle_reads_the_os_csprng_once_per_deck(
         assert sorted(deck) == list(CARDS)
 
 
+# Rules: R-GAME-2
 def test_R_GAME_2_fresh_deck_every_hand() -> None:
     source = CsprngDeckSource()
     first, second = source.next_deck(), source.next_deck()

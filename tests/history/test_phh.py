@@ -73,6 +73,7 @@ def test_reads_a_six_max_hand_in_position_order() -> None:
     )
 
 
+# Rules: R-GAME-5
 def test_R_GAME_5_decimal_amounts_become_integer_units_exactly() -> None:
     first, second = phh.loads_all(DECIMALS)
     assert first.exponent == 2

@@ -62,6 +62,7 @@ ODD_CHIP_HANDS = {
 
 
 @needs_corpus
+# Rules: R-POT-1
 def test_R_POT_1_every_corpus_hand_replays_and_matches_its_finishing_stacks() -> None:
     results = [
         (path, result)
@@ -154,6 +155,7 @@ def _odd_chips(hand: Hand) -> int:
     return sum((r.amount - r.rake) % len(r.winners) for r in hand.results if len(r.winners) > 1)
 
 
+# Rules: R-POT-1
 def test_R_POT_1_written_nt_and_ft_hands_replay_in_pokerkit_to_the_same_stacks() -> None:
     rng = random.Random(2026)
     exact = 0
@@ -285,6 +287,7 @@ def test_replay_prints_amounts_in_the_files_units(tmp_path: Path) -> None:
     assert json.loads(line)["match"] is True
 
 
+# Rules: R-POT-1
 def test_R_POT_1_a_file_that_halves_the_odd_chip_matches_with_odd_chip_flag() -> None:
     expected = (Decimal("10387.5"), Decimal("10387.5"), Decimal(9225))
     assert compare_stacks((10388, 10387, 9225), expected) == (True, True)
@@ -402,6 +405,7 @@ def _both_paths(hand: Hand) -> tuple[str, Hand]:
     return text, replayed
 
 
+# Rules: R-SIT-1
 def test_R_SIT_1_a_table_fold_when_checking_was_free_replays_as_the_tables() -> None:
     hand = _three_handed()
     hand.act(Call(), 3)
@@ -430,6 +434,7 @@ def test_a_recorded_fold_out_of_turn_is_still_refused() -> None:
         replay(phh.loads(text))
 
 
+# Rules: R-ALLIN-5
 def test_R_ALLIN_5_protections_are_written_to_protected_and_replayed_in_place() -> None:
     hand = _three_handed()
     hand.act(RaiseTo(10), 3)

@@ -114,6 +114,7 @@ def test_async_wrappers_hash_off_the_event_loop(storage: SqlStorage, clock: Cloc
     assert all(name.startswith("argon2") for name in threads)
 
 
+# Rules: R-TIME-3
 def test_R_TIME_3_the_allowance_is_per_account_across_all_tables(
     accounts: Accounts, clock: Clock
 ) -> None:
@@ -132,6 +133,7 @@ def test_R_TIME_3_the_allowance_is_per_account_across_all_tables(
     assert accounts.protections_left("bob") == 2
 
 
+# Rules: R-TIME-3
 def test_R_TIME_3_the_window_is_a_rolling_24_hours(accounts: Accounts, clock: Clock) -> None:
     accounts.sign_up("alice", "correct horse")
     start = clock.now
@@ -146,6 +148,7 @@ def test_R_TIME_3_the_window_is_a_rolling_24_hours(accounts: Accounts, clock: Cl
     assert accounts.protections_left("alice") == 2
 
 
+# Rules: R-TIME-3
 def test_R_TIME_3_the_operator_resets_the_allowance(accounts: Accounts, clock: Clock) -> None:
     accounts.sign_up("alice", "correct horse")
     assert accounts.consume_protection("alice", "t1")
@@ -160,6 +163,7 @@ def test_R_TIME_3_the_operator_resets_the_allowance(accounts: Accounts, clock: C
         accounts.reset_protections("zed")
 
 
+# Rules: R-TIME-3
 def test_R_TIME_3_the_allowance_is_a_room_setting(storage: SqlStorage, clock: Clock) -> None:
     accounts = Accounts(storage, argon2=Argon2Settings.cheap(), clock=clock, protections_per_day=1)
     accounts.sign_up("alice", "correct horse")
@@ -167,6 +171,7 @@ def test_R_TIME_3_the_allowance_is_a_room_setting(storage: SqlStorage, clock: Cl
     assert not accounts.consume_protection("alice", "t2")
 
 
+# Rules: R-TIME-3
 def test_R_TIME_3_two_tables_racing_cannot_both_take_the_last_protection(
     db_url: str, clock: Clock
 ) -> None:

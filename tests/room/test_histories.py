@@ -57,6 +57,7 @@ def _holes(view: dict[str, object]) -> dict[str, object]:
     return {p["player"]: p["hole"] for p in players}
 
 
+# Rules: R-HIST-1
 def test_R_HIST_1_a_player_gets_only_hands_they_were_dealt_into(
     storage: SqlStorage, hand: int
 ) -> None:
@@ -69,6 +70,7 @@ def test_R_HIST_1_a_player_gets_only_hands_they_were_dealt_into(
         histories.for_player(hand + 1, "alice")
 
 
+# Rules: R-HIST-2
 def test_R_HIST_2_own_cards_and_every_showdown_hand_including_mucked_ones(
     storage: SqlStorage, hand: int
 ) -> None:
@@ -93,6 +95,7 @@ def test_R_HIST_2_own_cards_and_every_showdown_hand_including_mucked_ones(
     assert "Qs" not in str(view)
 
 
+# Rules: R-HIST-2
 def test_R_HIST_2_observers_see_only_cards_shown_at_the_table(
     storage: SqlStorage, hand: int
 ) -> None:
@@ -103,6 +106,7 @@ def test_R_HIST_2_observers_see_only_cards_shown_at_the_table(
         assert hidden not in text
 
 
+# Rules: R-HIST-2
 def test_R_HIST_2_the_store_keeps_the_whole_truth(storage: SqlStorage, hand: int) -> None:
     with storage.transaction(write=False) as tx:
         rows = {row.player: row.hole for row in tx.hand_players(hand)}

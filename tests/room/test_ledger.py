@@ -43,6 +43,7 @@ def test_transfers_move_a_positive_amount_between_two_accounts() -> None:
     assert a.transfer_id != b.transfer_id
 
 
+# Rules: R-GAME-6
 def test_R_GAME_6_a_table_plays_one_currency_and_never_mixes(
     settlement: Settlement, cashier: Cashier, players: tuple[str, ...], storage: SqlStorage
 ) -> None:
@@ -61,6 +62,7 @@ def test_R_GAME_6_a_table_plays_one_currency_and_never_mixes(
     assert report["currencies"]["PLAY"]["balances"]["wallet"] == "3000"
 
 
+# Rules: R-GAME-6
 def test_R_GAME_6_the_store_refuses_a_transfer_across_currencies(
     cashier: Cashier, players: tuple[str, ...], storage: SqlStorage
 ) -> None:

@@ -61,6 +61,7 @@ def test_buy_in_moves_chips_from_wallet_to_escrow(
     assert report["currencies"]["PLAY"]["balances"]["escrow"] == "900"
 
 
+# Rules: R-BUYIN-2
 def test_R_BUYIN_2_default_buy_in_is_the_whole_balance_capped_by_the_table_maximum(
     settlement: Settlement, cashier: Cashier, players: tuple[str, ...]
 ) -> None:
@@ -76,6 +77,7 @@ def test_R_BUYIN_2_default_buy_in_is_the_whole_balance_capped_by_the_table_maxim
     assert settlement.default_buy_in("t1", "alice", maximum=400) == 0
 
 
+# Rules: R-BUYIN-2
 def test_R_BUYIN_2_default_buy_in_counts_only_the_tables_currency(
     settlement: Settlement, cashier: Cashier, players: tuple[str, ...]
 ) -> None:
@@ -115,6 +117,7 @@ def test_leaving_returns_the_stack(
     assert audit(storage, shuffles=0)["pass"]
 
 
+# Rules: R-SIT-2
 def test_R_SIT_2_a_released_seat_returns_its_chips_to_the_account(
     settlement: Settlement, cashier: Cashier, table: str, storage: SqlStorage
 ) -> None:
@@ -153,12 +156,14 @@ def test_settling_moves_rake_to_the_house_and_updates_stacks(
         (10, "25", -20, 0),  # a loss is never taxed
     ],
 )
+# Rules: R-TAX-1
 def test_R_TAX_1_withholding_is_a_percentage_of_the_net_win_above_the_threshold_rounded_down(
     threshold: int, percent: str, net_win: int, withheld: int
 ) -> None:
     assert TaxRule(threshold, Decimal(percent)).withheld(net_win) == withheld
 
 
+# Rules: R-TAX-1
 def test_R_TAX_1_tax_is_withheld_at_settlement_and_booked_to_the_tax_account(
     settlement: Settlement, cashier: Cashier, table: str, storage: SqlStorage
 ) -> None:
@@ -173,6 +178,7 @@ def test_R_TAX_1_tax_is_withheld_at_settlement_and_booked_to_the_tax_account(
     assert report["currencies"]["PLAY"]["balances"]["tax"] == "12"
 
 
+# Rules: R-TAX-1
 def test_R_TAX_1_tax_is_off_by_default(
     settlement: Settlement, cashier: Cashier, table: str
 ) -> None:

@@ -28,6 +28,7 @@ def legal(hand: Hand) -> LegalActions:
     return options
 
 
+# Rules: R-GAME-1
 def test_R_GAME_1_three_structures_each_play_a_hand() -> None:
     for structure in (FixedLimit(2, 4), PotLimit(2), NoLimit(2)):
         hand = make_hand(structure, [100, 100, 100])
@@ -37,6 +38,7 @@ def test_R_GAME_1_three_structures_each_play_a_hand() -> None:
     assert (FixedLimit(2, 4).code, PotLimit(2).code, NoLimit(2).code) == ("FT", "PT", "NT")
 
 
+# Rules: R-BET-1
 def test_R_BET_1_first_left_of_big_blind_may_fold_call_or_raise_not_check() -> None:
     hand = make_hand(NoLimit(2), [100] * 4)
     options = legal(hand)
@@ -49,6 +51,7 @@ def test_R_BET_1_first_left_of_big_blind_may_fold_call_or_raise_not_check() -> N
         hand.act(Check())
 
 
+# Rules: R-BLIND-4
 def test_R_BLIND_4_heads_up_button_posts_small_blind_acts_first_preflop_last_after() -> None:
     hand = make_hand(NoLimit(2), [100, 100])
     assert hand.bets == (2, 1)  # seat 1 big blind, seat 2 (button) small blind
@@ -59,6 +62,7 @@ def test_R_BLIND_4_heads_up_button_posts_small_blind_acts_first_preflop_last_aft
     assert hand.to_act == 1
 
 
+# Rules: R-BET-2
 def test_R_BET_2_big_blind_option_check_or_raise_when_nobody_raised() -> None:
     hand = make_hand(NoLimit(2), [100] * 3)
     hand.call()  # seat 3 (button)
@@ -73,6 +77,7 @@ def test_R_BET_2_big_blind_option_check_or_raise_when_nobody_raised() -> None:
     assert hand.street == 0  # the option reopened the betting
 
 
+# Rules: R-BET-3
 def test_R_BET_3_after_flop_first_active_left_of_button_check_raise_allowed() -> None:
     hand = make_hand(NoLimit(2), [100] * 3)
     hand.call()
@@ -94,6 +99,7 @@ def test_R_BET_3_after_flop_first_active_left_of_button_check_raise_allowed() ->
     assert hand.to_act == 3
 
 
+# Rules: R-BET-3
 def test_R_BET_3_folding_is_not_offered_when_checking_is_free() -> None:
     hand = make_hand(NoLimit(2), [100] * 2)
     hand.call()
@@ -131,6 +137,7 @@ def test_R_SIT_1_R_TIME_2_table_side_fold_when_checking_is_free() -> None:
         hand.act(Fold(), None, forced=True)
 
 
+# Rules: R-BET-4
 def test_R_BET_4_round_ends_when_all_matched_and_everyone_acted_since_last_raise() -> None:
     hand = make_hand(NoLimit(2), [100] * 3)
     hand.raise_to(6)  # seat 3
@@ -141,6 +148,7 @@ def test_R_BET_4_round_ends_when_all_matched_and_everyone_acted_since_last_raise
     assert hand.pot_total == 18
 
 
+# Rules: R-BET-5
 def test_R_BET_5_hand_ends_at_once_when_all_but_one_fold() -> None:
     hand = make_hand(NoLimit(2), [100] * 3, holes=["2c7d", "3c8d", "AsAh"])
     hand.raise_to(10)
@@ -155,6 +163,7 @@ def test_R_BET_5_hand_ends_at_once_when_all_but_one_fold() -> None:
     assert hand.shown == {3}
 
 
+# Rules: R-BET-6
 def test_R_BET_6_limit_offers_one_amount_no_limit_a_range() -> None:
     limit = make_hand(FixedLimit(2, 4), [100] * 3)
     options = legal(limit)
@@ -176,6 +185,7 @@ def _raise_levels(hand: Hand, times: int) -> list[int]:
     return levels
 
 
+# Rules: R-LIMIT-1
 def test_R_LIMIT_1_ten_twenty_levels_preflop_and_turn() -> None:
     hand = make_hand(FixedLimit(10, 20), [1000] * 4, sb=5, bb=10)
     assert legal(hand).call == 10
@@ -190,6 +200,7 @@ def test_R_LIMIT_1_ten_twenty_levels_preflop_and_turn() -> None:
     assert legal(hand).raise_min is None
 
 
+# Rules: R-LIMIT-2
 def test_R_LIMIT_2_three_six_cap_is_twelve_then_only_call_or_fold() -> None:
     hand = make_hand(FixedLimit(3, 6), [1000] * 4, sb=1, bb=3)
     assert _raise_levels(hand, 3) == [6, 9, 12]
@@ -201,6 +212,7 @@ def test_R_LIMIT_2_three_six_cap_is_twelve_then_only_call_or_fold() -> None:
         hand.raise_to(15)
 
 
+# Rules: R-LIMIT-2
 def test_R_LIMIT_2_a_capped_round_stays_capped_when_players_fold() -> None:
     hand = make_hand(FixedLimit(3, 6, uncapped_heads_up=True), [1000] * 3, sb=1, bb=3)
     assert _raise_levels(hand, 3) == [6, 9, 12]  # seats 3, 1, 2: capped with three in
@@ -208,12 +220,14 @@ def test_R_LIMIT_2_a_capped_round_stays_capped_when_players_fold() -> None:
     assert legal(hand).raise_min is None
 
 
+# Rules: R-LIMIT-2
 def test_R_LIMIT_2_table_may_allow_five_bets() -> None:
     hand = make_hand(FixedLimit(3, 6, max_bets_per_round=5), [1000] * 4, sb=1, bb=3)
     assert _raise_levels(hand, 4) == [6, 9, 12, 15]
     assert legal(hand).raise_min is None
 
 
+# Rules: R-LIMIT-3
 def test_R_LIMIT_3_heads_up_raises_are_unlimited_when_switched_on() -> None:
     hand = make_hand(FixedLimit(3, 6, uncapped_heads_up=True), [1000] * 3, sb=1, bb=3)
     hand.fold()  # seat 3 folds before the cap: two players remain
@@ -224,6 +238,7 @@ def test_R_LIMIT_3_heads_up_raises_are_unlimited_when_switched_on() -> None:
     assert legal(capped).raise_min is None
 
 
+# Rules: R-LIMIT-3
 def test_R_LIMIT_3_heads_up_from_the_deal_and_all_in_players_count() -> None:
     hand = make_hand(FixedLimit(3, 6), [1000, 1000], sb=1, bb=3)
     assert _raise_levels(hand, 5) == [6, 9, 12, 15, 18]
@@ -239,6 +254,7 @@ def test_R_LIMIT_3_heads_up_from_the_deal_and_all_in_players_count() -> None:
     assert legal(three).raise_min is None
 
 
+# Rules: R-LIMIT-4
 def test_R_LIMIT_4_limit_all_in_of_half_a_bet_is_a_full_raise() -> None:
     # $10/$20: $10 bet, all-in to $16, next raise to $30
     hand = make_hand(FixedLimit(10, 20), [1000, 26, 1000], sb=5, bb=10)
@@ -257,6 +273,7 @@ def test_R_LIMIT_4_limit_all_in_of_half_a_bet_is_a_full_raise() -> None:
     assert options.raise_min == 30
 
 
+# Rules: R-LIMIT-4
 def test_R_LIMIT_4_limit_all_in_of_less_than_half_does_not_reopen() -> None:
     hand = make_hand(FixedLimit(10, 20), [1000, 24, 1000], sb=5, bb=10)
     hand.call()
@@ -273,6 +290,7 @@ def test_R_LIMIT_4_limit_all_in_of_less_than_half_does_not_reopen() -> None:
     assert options.raise_min is None
 
 
+# Rules: R-LIMIT-4
 def test_R_LIMIT_4_no_limit_incomplete_all_in_does_not_reopen() -> None:
     hand = make_hand(NoLimit(2), [100, 100, 100, 17], bb=2)
     hand.call()  # seat 3
@@ -289,6 +307,7 @@ def test_R_LIMIT_4_no_limit_incomplete_all_in_does_not_reopen() -> None:
     assert options.raise_min is None
 
 
+# Rules: R-LIMIT-4
 def test_R_LIMIT_4_several_short_all_ins_adding_up_to_a_full_raise_reopen() -> None:
     hand = make_hand(NoLimit(2), [100, 17, 24, 100], bb=2)
     for _ in range(3):
@@ -304,6 +323,7 @@ def test_R_LIMIT_4_several_short_all_ins_adding_up_to_a_full_raise_reopen() -> N
     assert options.raise_min == 32
 
 
+# Rules: R-LIMIT-4
 def test_R_LIMIT_4_preflop_incomplete_all_in_over_the_blind_does_not_reopen_limpers() -> None:
     hand = make_hand(NoLimit(2), [100, 100, 100, 3])
     hand.call()  # seat 3 limps
@@ -318,6 +338,7 @@ def test_R_LIMIT_4_preflop_incomplete_all_in_over_the_blind_does_not_reopen_limp
     assert options.raise_min is None
 
 
+# Rules: R-PL-1
 def test_R_PL_1_minimum_bet_is_big_blind_minimum_raise_is_previous_raise() -> None:
     hand = make_hand(PotLimit(2), [1000] * 3)
     hand.call()
@@ -328,12 +349,14 @@ def test_R_PL_1_minimum_bet_is_big_blind_minimum_raise_is_previous_raise() -> No
     assert legal(hand).raise_min == 10
 
 
+# Rules: R-PL-2
 def test_R_PL_2_blinds_one_two_first_to_act_may_raise_to_seven() -> None:
     hand = make_hand(PotLimit(2), [1000] * 4)
     options = legal(hand)
     assert (options.raise_min, options.raise_max) == (4, 7)
 
 
+# Rules: R-PL-2
 def test_R_PL_2_pot_200_bet_150_call_150_third_player_puts_in_at_most_800() -> None:
     hand = make_hand(PotLimit(50), [5000] * 4, sb=25, bb=50)
     for _ in range(3):
@@ -347,6 +370,7 @@ def test_R_PL_2_pot_200_bet_150_call_150_third_player_puts_in_at_most_800() -> N
     assert options.raise_max == 800
 
 
+# Rules: R-PL-2
 def test_R_PL_2_pot_10_bet_5_next_player_puts_in_10_to_25() -> None:
     hand = make_hand(PotLimit(2), [1000] * 5)
     for _ in range(4):
@@ -359,6 +383,7 @@ def test_R_PL_2_pot_10_bet_5_next_player_puts_in_10_to_25() -> None:
     assert (options.raise_min, options.raise_max) == (10, 25)
 
 
+# Rules: R-PL-3
 def test_R_PL_3_no_raise_cap_in_pot_limit_and_no_limit() -> None:
     for structure in (PotLimit(2), NoLimit(2)):
         hand = make_hand(structure, [10**6] * 3)
@@ -367,6 +392,7 @@ def test_R_PL_3_no_raise_cap_in_pot_limit_and_no_limit() -> None:
         assert legal(hand).raise_min is not None
 
 
+# Rules: R-NL-1
 def test_R_NL_1_minimum_bet_big_blind_maximum_whole_stack() -> None:
     hand = make_hand(NoLimit(2), [300, 200, 100])
     options = legal(hand)
@@ -376,6 +402,7 @@ def test_R_NL_1_minimum_bet_big_blind_maximum_whole_stack() -> None:
     assert (options.raise_min, options.raise_max) == (18, 300)
 
 
+# Rules: R-NL-2
 def test_R_NL_2_a_five_bet_cannot_be_raised_by_two_unless_all_in() -> None:
     hand = make_hand(NoLimit(2), [100, 100, 9])
     for _ in range(2):
@@ -391,6 +418,7 @@ def test_R_NL_2_a_five_bet_cannot_be_raised_by_two_unless_all_in() -> None:
     assert hand.all_in[2]
 
 
+# Rules: R-NL-3
 def test_R_NL_3_invalid_amounts_are_refused_with_the_range_and_nothing_changes() -> None:
     hand = make_hand(NoLimit(2), [100] * 3)
     before = (hand.stacks, hand.bets, hand.to_act, hand.log, len(hand.events))
@@ -404,6 +432,7 @@ def test_R_NL_3_invalid_amounts_are_refused_with_the_range_and_nothing_changes()
     assert (hand.stacks, hand.bets, hand.to_act, hand.log, len(hand.events)) == before
 
 
+# Rules: R-NL-3
 def test_R_NL_3_acting_out_of_turn_is_refused() -> None:
     hand = make_hand(NoLimit(2), [100] * 3)
     with pytest.raises(IllegalAction, match="seat 3's turn"):
@@ -414,6 +443,7 @@ def test_R_NL_3_acting_out_of_turn_is_refused() -> None:
         hand.act(Call(), seat=2)
 
 
+# Rules: R-ALLIN-1
 def test_R_ALLIN_1_nobody_is_forced_to_call_more_than_they_have() -> None:
     hand = make_hand(NoLimit(2), [500, 30, 500])
     hand.raise_to(100)

@@ -35,6 +35,7 @@ differential = _differential()
 
 
 @pytest.mark.parametrize("chunk", range(CHUNKS))
+# Rules: R-BET-6, R-ALLIN-2
 def test_R_BET_6_R_ALLIN_2_differential_against_pokerkit(chunk: int) -> None:
     summary = differential.run(HANDS_PER_CHUNK, seed=1000 + chunk)
     assert summary.hands == HANDS_PER_CHUNK
@@ -43,6 +44,7 @@ def test_R_BET_6_R_ALLIN_2_differential_against_pokerkit(chunk: int) -> None:
     assert summary.disagreements == []
 
 
+# Rules: R-POT-1
 def test_R_POT_1_differential_detects_a_wrong_engine(monkeypatch: pytest.MonkeyPatch) -> None:
     """The harness is not vacuous: an engine that breaks R-PL-2 disagrees with PokerKit."""
     from feltroom.rules import PotLimit

@@ -37,6 +37,7 @@ def _structure(case: dict[str, Any]) -> Structure:
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+# Rules: R-LIMIT-2, R-BET-4
 def test_R_LIMIT_2_R_BET_4_perft_counts(case: dict[str, Any]) -> None:
     players = [(i + 1, stack) for i, stack in enumerate(case["stacks"])]
     n = len(players)

@@ -43,6 +43,7 @@ def awards(hand: Hand) -> list[PotAwarded]:
 # ---------------------------------------------------------------- dealing
 
 
+# Rules: R-DEAL-1
 def test_R_DEAL_1_hole_cards_one_at_a_time_clockwise_from_the_buttons_left() -> None:
     deck = list(CARDS)
     players = [(2, 100), (5, 100), (7, 100), (9, 100)]
@@ -52,11 +53,13 @@ def test_R_DEAL_1_hole_cards_one_at_a_time_clockwise_from_the_buttons_left() -> 
         assert hand.hole_cards(seat) == (deck[i], deck[4 + i])
 
 
+# Rules: R-DEAL-1
 def test_R_DEAL_1_dead_button_on_an_empty_seat() -> None:
     hand = Hand(NoLimit(2), [(1, 100), (3, 100), (6, 100)], 4, [], list(CARDS))
     assert hand.seats == (6, 1, 3)
 
 
+# Rules: R-DEAL-2
 def test_R_DEAL_2_burns_before_flop_turn_river_kept_but_never_shown() -> None:
     deck = list(CARDS)
     hand = make_hand(NoLimit(2), [100] * 3)
@@ -74,6 +77,7 @@ def test_R_DEAL_2_burns_before_flop_turn_river_kept_but_never_shown() -> None:
         assert not visible & set(hand.burned)
 
 
+# Rules: R-DEAL-3
 def test_R_DEAL_3_flop_turn_river_each_followed_by_a_betting_round() -> None:
     hand = make_hand(NoLimit(2), [100] * 2)
     hand.call()
@@ -92,6 +96,7 @@ def test_R_DEAL_3_flop_turn_river_each_followed_by_a_betting_round() -> None:
     assert not hand.is_over
 
 
+# Rules: R-DEAL-4
 def test_R_DEAL_4_views_show_only_own_cards_until_shown() -> None:
     hand = make_hand(NoLimit(2), [100] * 3)
     for seat in (1, 2, 3):
@@ -106,6 +111,7 @@ def test_R_DEAL_4_views_show_only_own_cards_until_shown() -> None:
     assert hand.view_for(1).legal is None
 
 
+# Rules: R-GAME-2
 def test_R_GAME_2_deck_must_hold_distinct_cards_and_enough_of_them() -> None:
     deck = list(CARDS)
     with pytest.raises(InvalidConfiguration, match="twice"):
@@ -117,6 +123,7 @@ def test_R_GAME_2_deck_must_hold_distinct_cards_and_enough_of_them() -> None:
 # ---------------------------------------------------------------- forced bets
 
 
+# Rules: R-ENTRY-3
 def test_R_ENTRY_3_several_big_blinds_and_a_live_post_with_the_option() -> None:
     forced = [
         ForcedBet(1, Forced.SMALL_BLIND, 1),
@@ -133,6 +140,7 @@ def test_R_ENTRY_3_several_big_blinds_and_a_live_post_with_the_option() -> None:
     assert options.raise_min == 4
 
 
+# Rules: R-MISS-1
 def test_R_MISS_1_dead_small_blind_goes_to_the_pot_not_the_bet() -> None:
     forced = [
         ForcedBet(1, Forced.SMALL_BLIND, 1),
@@ -151,6 +159,7 @@ def test_R_MISS_1_dead_small_blind_goes_to_the_pot_not_the_bet() -> None:
     assert options.check
 
 
+# Rules: R-BLIND-1
 def test_R_BLIND_1_antes_and_straddle() -> None:
     forced = [
         *(ForcedBet(s, Forced.ANTE, 1) for s in range(1, 5)),
@@ -170,6 +179,7 @@ def test_R_BLIND_1_antes_and_straddle() -> None:
 # ---------------------------------------------------------------- all-in
 
 
+# Rules: R-ALLIN-2
 def test_R_ALLIN_2_several_all_ins_make_several_side_pots() -> None:
     hand = make_hand(
         NoLimit(2),
@@ -191,6 +201,7 @@ def test_R_ALLIN_2_several_all_ins_make_several_side_pots() -> None:
     assert hand.final_stacks == (200, 150, 200, 0)
 
 
+# Rules: R-ALLIN-2
 def test_R_ALLIN_2_build_pots_function() -> None:
     contributions = [50, 100, 200, 200, 30]
     live = [True, True, True, True, False]
@@ -202,6 +213,7 @@ def test_R_ALLIN_2_build_pots_function() -> None:
     assert build_pots([10, 10, 4], [True, False, False]) == [(24, (0,))]
 
 
+# Rules: R-ALLIN-2
 def test_R_ALLIN_2_build_pots_dead_money_contested_by_a_player_all_in_on_it() -> None:
     # Dead money is the bottom of the main pot and everyone still in contests it; it does not
     # raise its poster's eligibility level. A player still in with no live chip (all-in on dead
@@ -220,6 +232,7 @@ def test_R_ALLIN_2_build_pots_dead_money_contested_by_a_player_all_in_on_it() ->
     assert build_pots([1, 2, 2], [True, True, True], dead=1) == [(4, (0, 1, 2)), (2, (1, 2))]
 
 
+# Rules: R-ALLIN-2, R-MISS-1
 def test_R_ALLIN_2_R_MISS_1_all_in_on_a_dead_blind_contests_the_main_pot() -> None:
     forced = [
         ForcedBet(1, Forced.DEAD, 1),  # seat 1's whole stack: all-in on dead money
@@ -237,6 +250,7 @@ def test_R_ALLIN_2_R_MISS_1_all_in_on_a_dead_blind_contests_the_main_pot() -> No
     assert hand.final_stacks == (1, 102, 98)
 
 
+# Rules: R-ALLIN-2, R-MISS-1
 def test_R_ALLIN_2_R_MISS_1_short_post_after_a_dead_blind() -> None:
     # Returning after missing both blinds with 2 chips: the small-blind part dead (1), the live
     # part all-in for 1. The player contests the dead money and 1 chip from each caller.
@@ -258,6 +272,7 @@ def test_R_ALLIN_2_R_MISS_1_short_post_after_a_dead_blind() -> None:
     assert hand.final_stacks == (101, 98, 5, 98)
 
 
+# Rules: R-BLIND-1
 def test_R_BLIND_1_big_blind_ante_is_dead_money_not_returned_as_a_side_pot() -> None:
     # WSOP 2023 #43 day 5, 03-02-41 in miniature: the big blind posts an ante and the blind,
     # moves all-in, is called and loses; the ante stays in the main pot for the winner.
@@ -281,6 +296,7 @@ def test_R_BLIND_1_big_blind_ante_is_dead_money_not_returned_as_a_side_pot() -> 
     assert not any(isinstance(e, UncalledBetReturned) for e in hand.events)
 
 
+# Rules: R-BLIND-1
 def test_R_BLIND_1_all_in_on_the_ante_contests_the_antes() -> None:
     forced = [
         *(ForcedBet(s, Forced.ANTE, 1) for s in (1, 2, 3)),
@@ -298,6 +314,7 @@ def test_R_BLIND_1_all_in_on_the_ante_contests_the_antes() -> None:
     assert hand.final_stacks == (3, 101, 97)
 
 
+# Rules: R-ALLIN-3
 def test_R_ALLIN_3_betting_closed_board_run_out_and_all_hands_face_up() -> None:
     hand = make_hand(NoLimit(2), [100, 100, 100], holes=["7c2d", "AsAh", "KsKh"], board="")
     hand.raise_to(100)  # seat 3
@@ -309,12 +326,14 @@ def test_R_ALLIN_3_betting_closed_board_run_out_and_all_hands_face_up() -> None:
     assert sum(isinstance(e, BoardDealt) for e in events) == 3
 
 
+# Rules: R-ALLIN-3
 def test_R_ALLIN_3_heads_up_covered_big_blind_has_no_decision() -> None:
     hand = make_hand(NoLimit(2), [100, 2])  # seat 2 (button, small blind) has 2
     hand.call()  # seat 2 calls all-in for 1 more: total 2, covered by the big blind
     assert hand.is_over
 
 
+# Rules: R-ALLIN-4
 def test_R_ALLIN_4_uncalled_bet_is_returned() -> None:
     hand = make_hand(NoLimit(2), [100, 100, 100])
     hand.raise_to(30)  # seat 3
@@ -326,6 +345,7 @@ def test_R_ALLIN_4_uncalled_bet_is_returned() -> None:
     assert hand.final_stacks == (99, 98, 103)
 
 
+# Rules: R-ALLIN-5
 def test_R_ALLIN_5_protected_player_contests_the_pots_they_are_in() -> None:
     hand = make_hand(
         NoLimit(2),
@@ -365,6 +385,7 @@ def _river_hand(**kwargs: object) -> Hand:
     )
 
 
+# Rules: R-SHOW-3
 def test_R_SHOW_3_last_aggressor_of_the_final_round_shows_first() -> None:
     hand = _river_hand()
     hand.call()
@@ -380,6 +401,7 @@ def test_R_SHOW_3_last_aggressor_of_the_final_round_shows_first() -> None:
     assert shown_seats(hand)[0] == 2
 
 
+# Rules: R-SHOW-3
 def test_R_SHOW_3_without_a_bet_the_first_to_act_shows_first() -> None:
     hand = _river_hand()
     while not hand.is_over:
@@ -387,6 +409,7 @@ def test_R_SHOW_3_without_a_bet_the_first_to_act_shows_first() -> None:
     assert hand.showdown_seats == (1, 2, 3)
 
 
+# Rules: R-SHOW-4
 def test_R_SHOW_4_losing_hands_are_mucked_unless_the_player_shows_them() -> None:
     hand = _river_hand()
     hand.call()
@@ -409,6 +432,7 @@ def test_R_SHOW_4_losing_hands_are_mucked_unless_the_player_shows_them() -> None
         showing.show(1)
 
 
+# Rules: R-SHOW-4
 def test_R_SHOW_4_bettor_not_called_never_has_to_show() -> None:
     hand = _river_hand()
     hand.raise_to(20)
@@ -420,6 +444,7 @@ def test_R_SHOW_4_bettor_not_called_never_has_to_show() -> None:
         hand.show(1)  # only the uncontested winner may choose to show
 
 
+# Rules: R-SHOW-5
 def test_R_SHOW_5_all_hole_cards_of_showdown_players_are_recorded() -> None:
     hand = _river_hand()
     while not hand.is_over:
@@ -432,6 +457,7 @@ def test_R_SHOW_5_all_hole_cards_of_showdown_players_are_recorded() -> None:
     }
 
 
+# Rules: R-SHOW-2
 def test_R_SHOW_2_ace_high_flush_beats_king_high_flush() -> None:
     hand = make_hand(NoLimit(2), [100, 100], holes=["Ah4h", "KhQh"], board="2h 7h 9h Jc 3d")
     while not hand.is_over:
@@ -440,6 +466,7 @@ def test_R_SHOW_2_ace_high_flush_beats_king_high_flush() -> None:
     assert hand.final_stacks == (102, 98)
 
 
+# Rules: R-SHOW-1
 def test_R_SHOW_1_unknown_hole_cards_count_as_mucked() -> None:
     deck: list[object] = list(deck_for(["AsAh", "2c3d"], "Kc 9h 5d 8s Jc"))
     deck[0] = deck[2] = None  # seat 1's cards are unknown (a replay)
@@ -452,6 +479,7 @@ def test_R_SHOW_1_unknown_hole_cards_count_as_mucked() -> None:
 # ---------------------------------------------------------------- pots
 
 
+# Rules: R-POT-1
 def test_R_POT_1_odd_chip_to_the_first_winner_left_of_the_button() -> None:
     assert split_pot(7, [0, 2]) == (4, 3)
     assert split_pot(8, [0, 1, 2]) == (3, 3, 2)  # several odd chips: one each, clockwise
@@ -470,6 +498,7 @@ def test_R_POT_1_odd_chip_to_the_first_winner_left_of_the_button() -> None:
     assert pot.shares == (3, 2, 2)
 
 
+# Rules: R-POT-1
 def test_R_POT_1_odd_chips_per_pot_separately() -> None:
     hand = make_hand(
         NoLimit(2),
@@ -488,6 +517,7 @@ def test_R_POT_1_odd_chips_per_pot_separately() -> None:
     assert (side.amount, side.winners, side.shares) == (78, (2, 3), (39, 39))
 
 
+# Rules: R-POT-2
 def test_R_POT_2_side_pot_won_without_beating_the_all_in_player() -> None:
     hand = make_hand(
         NoLimit(2),
@@ -514,6 +544,7 @@ def test_R_POT_2_side_pot_won_without_beating_the_all_in_player() -> None:
 FIVE_PERCENT = Fraction(5, 100)
 
 
+# Rules: R-RAKE-1
 def test_R_RAKE_1_percentage_with_cap_and_no_flop_no_drop() -> None:
     rule = RakeRule(FIVE_PERCENT, cap=300)  # 5% capped at $3, in cents
     hand = make_hand(NoLimit(200), [10_000] * 2, sb=100, bb=200, rake=rule)
@@ -540,6 +571,7 @@ def test_R_RAKE_1_percentage_with_cap_and_no_flop_no_drop() -> None:
     assert flopped.rake == 20  # taken from the pot the uncalled bet left: $4.00
 
 
+# Rules: R-RAKE-3
 def test_R_RAKE_3_pot_by_pot_from_the_main_pot_rounded_down_until_the_cap() -> None:
     rule = RakeRule(FIVE_PERCENT, cap=300)
     assert rake_pots([1000, 3000, 5000], rule, True) == [50, 150, 100]
@@ -565,6 +597,7 @@ def test_R_RAKE_3_pot_by_pot_from_the_main_pot_rounded_down_until_the_cap() -> N
     assert hand.results[1].shares == (19,)
 
 
+# Rules: R-RAKE-1
 def test_R_RAKE_1_rake_rule_is_validated() -> None:
     with pytest.raises(InvalidConfiguration):
         RakeRule(Fraction(3, 2))
@@ -572,6 +605,7 @@ def test_R_RAKE_1_rake_rule_is_validated() -> None:
         RakeRule(0.05)  # type: ignore[arg-type]
 
 
+# Rules: R-LIMIT-1
 def test_R_LIMIT_1_limit_hand_to_showdown_conserves_chips() -> None:
     hand = make_hand(FixedLimit(2, 4), [100] * 4)
     while not hand.is_over:

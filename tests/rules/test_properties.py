@@ -84,6 +84,7 @@ def play(hand: Hand, data: st.DataObject, check: bool = True) -> None:
 
 @settings(max_examples=300, deadline=None)
 @given(hands(), st.data())
+# Rules: R-ALLIN-2
 def test_R_ALLIN_2_chips_conserved_pots_equal_contributions_legal_set_nonempty(
     hand: Hand, data: st.DataObject
 ) -> None:
@@ -92,6 +93,7 @@ def test_R_ALLIN_2_chips_conserved_pots_equal_contributions_legal_set_nonempty(
 
 @settings(max_examples=150, deadline=None)
 @given(hands(), st.data())
+# Rules: R-DEAL-4
 def test_R_DEAL_4_no_view_shows_hidden_cards(hand: Hand, data: st.DataObject) -> None:
     def check_views() -> None:
         shown = hand.shown

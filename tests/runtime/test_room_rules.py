@@ -48,6 +48,7 @@ protect_on = "any_timeout"
 """
 
 
+# Rules: R-RNG-2
 def test_R_RNG_2_the_shuffle_self_test_runs_daily_and_is_logged(
     make_room: Room, clock: Clock, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -89,6 +90,7 @@ def test_R_RNG_2_the_shuffle_self_test_runs_daily_and_is_logged(
     assert room.status()["last_selftest"]["pass"] is True
 
 
+# Rules: R-RNG-2
 def test_R_RNG_2_a_failing_self_test_is_logged_as_an_error(
     make_room: Room, clock: Clock, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -110,6 +112,7 @@ def test_R_RNG_2_a_failing_self_test_is_logged_as_an_error(
     assert errors
 
 
+# Rules: R-SIT-2
 def test_R_SIT_2_a_seat_released_after_sitting_out_returns_its_chips_to_the_wallet(
     make_room: Room, clock: Clock, accounts: Accounts, cashier: Cashier, storage: SqlStorage
 ) -> None:
@@ -145,6 +148,7 @@ def test_R_SIT_2_a_seat_released_after_sitting_out_returns_its_chips_to_the_wall
     assert report["pass"], report["problems"]
 
 
+# Rules: R-TIME-3
 def test_R_TIME_3_the_protection_allowance_is_one_count_across_tables_and_is_reset(
     make_room: Room,
     clock: Clock,

@@ -48,6 +48,7 @@ def seated(n: int = 3, **changes: object) -> Table:
     return t
 
 
+# Rules: R-GAME-3
 def test_R_GAME_3_max_seats_2_to_10() -> None:
     assert TableConfig(big_blind=2, max_seats=2).max_seats == 2
     with pytest.raises(InvalidConfiguration, match=r"max_seats: 11 .* 2\.\.10"):
@@ -57,6 +58,7 @@ def test_R_GAME_3_max_seats_2_to_10() -> None:
         t.sit("x", 4, 100, 0.0)
 
 
+# Rules: R-GAME-4
 def test_R_GAME_4_limit_tables_named_by_their_limits() -> None:
     assert preset("limit_10_20").stakes_name() == "$10-$20 Fixed Limit"
     assert preset("limit_3_6").stakes_name() == "$3-$6 Fixed Limit"
@@ -74,6 +76,7 @@ def test_invalid_setting_names_field_and_valid_values() -> None:
         preset("nope")
 
 
+# Rules: R-BLIND-2, R-BLIND-3
 def test_R_BLIND_2_R_BLIND_3_blinds_of_the_presets() -> None:
     expected = {
         "limit_10_20": (500, 1000),
@@ -91,6 +94,7 @@ def test_R_BLIND_2_R_BLIND_3_blinds_of_the_presets() -> None:
     assert TableConfig(structure="fixed_limit", lower=500, button_rule="moving").small == 200
 
 
+# Rules: R-TABLE-1
 def test_R_TABLE_1_information() -> None:
     assert preset("limit_4_8").info() == (
         "Welcome to Holdem — $4-$8 Fixed Limit — Blinds $2/$4 — Minimum Buy-in $40"
@@ -103,6 +107,7 @@ def test_R_TABLE_1_information() -> None:
     ]
 
 
+# Rules: R-BUYIN-1
 def test_R_BUYIN_1_bounds_refused_with_the_bounds() -> None:
     t = Table(preset("nl_25_50"))
     with pytest.raises(IllegalAction, match=r"minimum buy-in of \$10 to play at this table"):
@@ -114,12 +119,14 @@ def test_R_BUYIN_1_bounds_refused_with_the_bounds() -> None:
     assert preset("limit_1_2").buy_in_max is None
 
 
+# Rules: R-BUYIN-2
 def test_R_BUYIN_2_default_buy_in() -> None:
     assert preset("nl_25_50").default_buy_in(12345) == 5000
     assert preset("nl_25_50").default_buy_in(2000) == 2000
     assert preset("limit_4_8").default_buy_in(123456) == 123456
 
 
+# Rules: R-BUYIN-3
 def test_R_BUYIN_3_add_chips_only_between_hands() -> None:
     t = seated()
     t.add_chips(1, 50, 0.0)
@@ -139,6 +146,7 @@ def test_one_seat_per_account() -> None:
         t.sit("p1", 2, 100, 0.0)
 
 
+# Rules: R-BUTTON-1
 def test_R_BUTTON_1_high_card_tie_to_first_joined() -> None:
     t = table(first_button="high_card")
     for seat in (2, 5, 7):
@@ -153,6 +161,7 @@ def test_R_BUTTON_1_high_card_tie_to_first_joined() -> None:
     assert isinstance(drawn.cards[0][1], Card)
 
 
+# Rules: R-BUTTON-1
 def test_R_BUTTON_1_first_seated_and_left_of_dealer() -> None:
     t = table(first_button="first_seated")
     for seat in (5, 2, 7):
@@ -168,6 +177,7 @@ def test_R_BUTTON_1_first_seated_and_left_of_dealer() -> None:
     assert t.plan.button == 2
 
 
+# Rules: R-BLIND-1
 def test_R_BLIND_1_blinds_live_and_to_the_pot() -> None:
     t = seated(3, first_button="first_seated", rake_percent=0)
     t.start_hand(0.0)
@@ -184,6 +194,7 @@ def test_R_BLIND_1_blinds_live_and_to_the_pot() -> None:
     assert legal.raise_min is not None
 
 
+# Rules: R-BLIND-6
 def test_R_BLIND_6_prompt_post_or_decline_and_sit_out() -> None:
     t = table(first_button="first_seated")
     t.sit("a", 1, 100, 0.0)
@@ -201,6 +212,7 @@ def test_R_BLIND_6_prompt_post_or_decline_and_sit_out() -> None:
     assert any(isinstance(e, SatOut) and e.reason == "declined_blind" for e in events)
 
 
+# Rules: R-SIT-1
 def test_R_SIT_1_sit_out_during_hand_folds_at_turn_without_protection() -> None:
     t = seated(3, first_button="first_seated", protect_on="any_timeout")
     t._may_protect = lambda account: True
@@ -214,6 +226,7 @@ def test_R_SIT_1_sit_out_during_hand_folds_at_turn_without_protection() -> None:
     assert t.seats[1].sitting_out
 
 
+# Rules: R-SIT-1
 def test_R_SIT_1_sit_out_or_leave_folds_at_turn_even_when_checking_is_free() -> None:
     for choose in ("sit_out", "leave"):
         t = seated(3, first_button="first_seated")
@@ -239,6 +252,7 @@ def test_R_SIT_1_sit_out_or_leave_folds_at_turn_even_when_checking_is_free() -> 
         assert t.chips_on_table() + t.rake + t.taken == t.brought
 
 
+# Rules: R-SIT-1
 def test_R_SIT_1_leaving_player_not_to_act_is_folded_at_their_turn() -> None:
     t = seated(3, first_button="first_seated")
     t.start_hand(0.0)
@@ -252,6 +266,7 @@ def test_R_SIT_1_leaving_player_not_to_act_is_folded_at_their_turn() -> None:
     assert hand.street == 1
 
 
+# Rules: R-SIT-1
 def test_R_SIT_1_disconnection_keeps_the_seat() -> None:
     t = seated(3, first_button="first_seated")
     events = t.disconnect(2, 0.0)
@@ -260,6 +275,38 @@ def test_R_SIT_1_disconnection_keeps_the_seat() -> None:
     assert type(t.resume(2, 1.0)[0]).__name__ == "Resumed"
 
 
+# Rules: R-TIME-4
+def test_R_TIME_4_disconnection_is_shown_to_the_table_and_the_player_resumes_the_same_hand() -> (
+    None
+):
+    t = seated(3, first_button="first_seated")
+    t.start_hand(0.0)
+    hand = t.hand
+    assert hand is not None
+    own_cards = next(p.cards for p in t.view(2).hand.players if p.seat == 2)  # type: ignore[union-attr]
+    events = t.disconnect(2, 1.0)
+    assert [type(e).__name__ for e in events] == ["Disconnected"]
+    assert t.disconnect(2, 1.5) == []  # already marked
+    # Every seat and every observer sees the mark; the seat and its hand are kept.
+    for viewer in (1, 2, 3, None):
+        marks = {info.seat: info.disconnected for info in t.view(viewer).seats}
+        assert marks == {1: False, 2: True, 3: False}
+    assert t.view(2).seats[1].in_hand
+    # Back within the hand: the same seat, the same hand, the same hole cards, and it acts.
+    assert [type(e).__name__ for e in t.resume(2, 2.0)] == ["Resumed"]
+    assert t.hand is hand
+    assert not any(info.disconnected for info in t.view(None).seats)
+    view = t.view(2).hand
+    assert view is not None
+    assert next(p.cards for p in view.players if p.seat == 2) == own_cards
+    assert own_cards is not None
+    assert None not in own_cards
+    t.act(1, Call(), 3.0)
+    t.act(2, Call(), 3.0)
+    assert not hand.folded[hand.seats.index(2)]
+
+
+# Rules: R-SIT-2
 def test_R_SIT_2_timeout_sits_out_then_seat_released() -> None:
     t = seated(3, first_button="first_seated", sit_out_minutes=10)
     t.start_hand(0.0)
@@ -274,6 +321,7 @@ def test_R_SIT_2_timeout_sits_out_then_seat_released() -> None:
     assert t.taken == 100
 
 
+# Rules: R-TIME-1
 def test_R_TIME_1_base_countdown_and_time_bank_carry_over() -> None:
     t = seated(3, first_button="first_seated", time_bank_seconds=30)
     t.start_hand(0.0)
@@ -288,6 +336,7 @@ def test_R_TIME_1_base_countdown_and_time_bank_carry_over() -> None:
     assert clock.deadline == 32.0 + 22 + 30
 
 
+# Rules: R-TIME-2
 def test_R_TIME_2_timeout_fold_or_check() -> None:
     # timeout_action = fold (the default): the hand is folded, even when checking is free
     t = seated(3, first_button="first_seated")
@@ -316,6 +365,7 @@ def test_R_TIME_2_timeout_fold_or_check() -> None:
     assert any(isinstance(e, TimedOut) and e.action == "fold" for e in events)
 
 
+# Rules: R-TIME-2
 def test_R_TIME_2_timeout_fold_replays_from_the_engine_log() -> None:
     t = seated(3, first_button="first_seated")
     t.start_hand(0.0)
@@ -335,6 +385,7 @@ def test_R_TIME_2_timeout_fold_replays_from_the_engine_log() -> None:
     assert again.final_stacks == hand.final_stacks
 
 
+# Rules: R-TIME-3
 def test_R_TIME_3_protection_when_disconnected_with_chips_in_the_pot() -> None:
     allow = {"p2": True}
     t = seated(3, first_button="first_seated")
@@ -356,6 +407,7 @@ def test_R_TIME_3_protection_when_disconnected_with_chips_in_the_pot() -> None:
     assert any(isinstance(e, TimedOut) and e.action == "fold" for e in t.tick(22.0))
 
 
+# Rules: R-AUTO-1
 def test_R_AUTO_1_pre_actions() -> None:
     t = seated(3, first_button="first_seated")
     t.set_pre_action(2, PreAction(PreActionKind.CALL, 1))
@@ -373,6 +425,7 @@ def test_R_AUTO_1_pre_actions() -> None:
     assert any(type(e).__name__ == "PreActionUsed" and e.seat == 1 for e in events)
 
 
+# Rules: R-RAKE-2
 def test_R_RAKE_2_no_rake_in_tournaments() -> None:
     assert preset("nl_25_50").rake_rule() is not None
     assert preset("nl_25_50", mode="tournament").rake_rule() is None
@@ -391,6 +444,7 @@ def _showdown(t: Table) -> HandFinished:
     return next(e for e in events if isinstance(e, HandFinished))
 
 
+# Rules: R-RAKE-4
 def test_R_RAKE_4_collection_fee_and_session_fee() -> None:
     t = seated(3, first_button="first_seated", house_fee="collection_fee", collection_fee=3)
     finished = _showdown(t)
@@ -405,6 +459,7 @@ def test_R_RAKE_4_collection_fee_and_session_fee() -> None:
     assert total == t.brought
 
 
+# Rules: R-TAX-1
 def test_R_TAX_1_tax_on_net_win_above_threshold() -> None:
     t = seated(3, first_button="first_seated", rake_percent=0, tax_threshold=2, tax_percent=50)
     finished = _showdown(t)
@@ -443,6 +498,7 @@ def test_views_hide_other_hole_cards() -> None:
     assert t.view(None).info.startswith("Welcome to Holdem")
 
 
+# Rules: R-ENTRY-1
 def test_R_ENTRY_1_wait_for_big_blind_entry() -> None:
     t = seated(3, first_button="first_seated")
     t.start_hand(0.0)
