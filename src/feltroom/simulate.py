@@ -222,6 +222,8 @@ class _Sim:
             guard += 1
             events: list[TableEvent] = []
             for prompted in list(table._prompts):
+                if prompted not in table._prompts:
+                    continue  # an earlier answer re-planned the hand and withdrew this prompt
                 roll = rng.random()
                 if roll < 0.6:
                     events += table.post_blind(prompted, self.now)
