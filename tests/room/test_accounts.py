@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from argon2 import PasswordHasher
 
+from fakeclock import Clock
 from feltroom.room import (
     Accounts,
     Argon2Settings,
@@ -18,8 +19,6 @@ from feltroom.room import (
     UnknownAccount,
 )
 from feltroom.store import SqlStorage
-
-from .conftest import Clock
 
 
 def _rows(db_url: str, query: str) -> list[tuple[object, ...]]:

@@ -1,67 +1,21 @@
-"""Fixtures for the runtime's tests: a fresh SQLite database, a fake clock, a room factory."""
+"""Fixtures for the runtime's tests: the runtime's clock and a room factory (the database and
+the room's services come from tests/conftest.py)."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from feltroom.room import Accounts, Argon2Settings, Cashier, Settlement
+from feltroom.room import Accounts, Cashier, Settlement
 from feltroom.room.runtime import RoomRuntime, RuntimeSettings
-from feltroom.store import SqlStorage, open_storage
 
 from .support import Clock, Room, tables
 
 
 @pytest.fixture
-def fast_tmp(tmp_path: Path) -> Iterator[Path]:
-    """A scratch folder in memory where there is one (fsync on tmpfs is free)."""
-    shm = Path("/dev/shm")
-    if not (shm.is_dir() and os.access(shm, os.W_OK)):
-        yield tmp_path
-        return
-    folder = Path(tempfile.mkdtemp(prefix="feltroom-test-", dir=shm))
-    try:
-        yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-@pytest.fixture
-def db_url(fast_tmp: Path) -> str:
-    return f"sqlite:///{fast_tmp / 'room.sqlite3'}"
-
-
-@pytest.fixture
-def storage(db_url: str) -> Iterator[SqlStorage]:
-    store = open_storage(db_url)
-    yield store
-    store.close()
-
-
-@pytest.fixture
 def clock() -> Clock:
     return Clock()
-
-
-@pytest.fixture
-def accounts(storage: SqlStorage, clock: Clock) -> Accounts:
-    return Accounts(storage, argon2=Argon2Settings.cheap(), clock=clock)
-
-
-@pytest.fixture
-def cashier(storage: SqlStorage, clock: Clock) -> Cashier:
-    return Cashier(storage, clock=clock)
-
-
-@pytest.fixture
-def settlement(storage: SqlStorage, clock: Clock) -> Settlement:
-    return Settlement(storage, clock=clock)
 
 
 @pytest.fixture

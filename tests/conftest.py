@@ -1,4 +1,5 @@
-"""Fixtures for the room's tests: a fresh SQLite database per test, cheap Argon2 parameters."""
+"""Shared fixtures: a fresh SQLite database per test, cheap Argon2 parameters, a settable clock
+(used by the room, store, runtime and server tests)."""
 
 from __future__ import annotations
 
@@ -10,19 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from fakeclock import Clock
 from feltroom.room import Accounts, Argon2Settings, Cashier, Settlement
 from feltroom.store import SqlStorage, open_storage
-
-
-class Clock:
-    """A settable clock (epoch seconds)."""
-
-    def __init__(self, now: float = 1_000_000.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
 
 FAST_TMP = Path("/dev/shm")
 
