@@ -169,7 +169,7 @@ def format_cards(cards: Iterable[Card]) -> str:
 
 
 def _check_distinct(cards: tuple[Card, ...]) -> None:
-    if len(set(cards)) != len(cards):
+    if len({card.index for card in cards}) != len(cards):
         seen: set[Card] = set()
         for card in cards:
             if card in seen:

@@ -16,6 +16,7 @@ from typing import Any
 
 from feltroom import __version__
 from feltroom.cards import format_cards
+from feltroom.errors import FeltroomError
 from feltroom.evaluate import evaluate
 from feltroom.shuffle import SeededDeckSource, shuffled_deck
 
@@ -90,7 +91,18 @@ def _simulate(args: argparse.Namespace) -> int:
     violations."""
     from feltroom.simulate import simulate
 
-    report = simulate(args.tables, args.hands, args.seed, checks=not args.no_checks)
+    try:
+        report = simulate(
+            args.tables,
+            args.hands,
+            args.seed,
+            checks=not args.no_checks,
+            game=args.game,
+            seats=args.seats,
+        )
+    except FeltroomError as error:
+        print(f"feltroom simulate: {error}", file=sys.stderr)
+        return 2
     summary = report.as_json()
     if args.json:
         print(json.dumps(summary))
@@ -149,6 +161,14 @@ def _parser() -> argparse.ArgumentParser:
     simulate.add_argument("--json", action="store_true", help="print one JSON object")
     simulate.add_argument(
         "--no-checks", action="store_true", help="invariant checks off (bookkeeping on)"
+    )
+    simulate.add_argument(
+        "--game",
+        metavar="PRESET",
+        help="put every table on this preset (e.g. nl_25_50); default: each table draws one",
+    )
+    simulate.add_argument(
+        "--seats", type=int, metavar="N", help="seats per table, 2..10; default: random"
     )
     simulate.set_defaults(handler=_simulate)
     _add_room_commands(commands)

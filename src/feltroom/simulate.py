@@ -37,6 +37,7 @@ from feltroom.strategy import RandomBrain
 from feltroom.table import (
     BlindDeclined,
     Entry,
+    FeeCharged,
     Owes,
     PreAction,
     PreActionKind,
@@ -72,15 +73,24 @@ class SoakReport:
         }
 
 
-def random_config(rng: random.Random) -> TableConfig:
-    """A random table: any structure, 2..10 seats, either button rule, random house fees."""
-    base = rng.choice(
-        ("nl_25_50", "pl_25_50", "pl_100_200", "limit_4_8", "limit_1_2", "limit_05_10")
-    )
+GAMES = ("nl_25_50", "pl_25_50", "pl_100_200", "limit_4_8", "limit_1_2", "limit_05_10")
+
+
+def random_config(
+    rng: random.Random, game: str | None = None, seats: int | None = None
+) -> TableConfig:
+    """A random table: any structure, 2..10 seats, either button rule, random house fees;
+    ``game`` (a preset name) and ``seats`` fix the stakes and the table size."""
+    base = rng.choice(GAMES)
+    size = rng.randint(2, 10)
+    if game is not None:
+        base = game
+    if seats is not None:
+        size = seats
     fee = rng.choice(("rake", "rake", "session_fee", "collection_fee"))
     return preset(
         base,
-        max_seats=rng.randint(2, 10),
+        max_seats=size,
         button_rule=rng.choice(("dead", "moving")),
         first_button=rng.choice(("high_card", "first_seated", "left_of_dealer")),
         house_fee=fee,
@@ -115,9 +125,16 @@ class _Before:
 class _Sim:
     """One table and its random population."""
 
-    def __init__(self, index: int, rng: random.Random, checks: bool) -> None:
+    def __init__(
+        self,
+        index: int,
+        rng: random.Random,
+        checks: bool,
+        game: str | None = None,
+        seats: int | None = None,
+    ) -> None:
         self.rng = rng
-        self.config = random_config(rng)
+        self.config = random_config(rng, game, seats)
         self.table = Table(
             self.config,
             deck_source=SeededDeckSource(rng.getrandbits(64)),
@@ -216,7 +233,10 @@ class _Sim:
             return False
         before = self._before() if self.checks else None
         last = table.last
-        table.start_hand(self.now)
+        for event in table.start_hand(self.now):
+            # a session fee (R-RAKE-4) may take a player's last chips before the deal
+            if isinstance(event, FeeCharged) and before is not None:
+                before = before if table.seats[event.seat].stack else before.without(event.seat)
         guard = 0
         while table._pending is not None:
             guard += 1
@@ -420,10 +440,23 @@ class _Sim:
             report.add(f"{where}: PHH replay gives another log")
 
 
-def simulate(tables: int, hands: int, seed: int, *, checks: bool = True) -> SoakReport:
-    """Play ``hands`` hands in total over ``tables`` tables; see the module docstring."""
+def simulate(
+    tables: int,
+    hands: int,
+    seed: int,
+    *,
+    checks: bool = True,
+    game: str | None = None,
+    seats: int | None = None,
+) -> SoakReport:
+    """Play ``hands`` hands in total over ``tables`` tables; see the module docstring.
+    ``game`` (a preset name of ``feltroom.table.config``) and ``seats`` (2..10) put every table
+    on those stakes and that size; by default each table draws its own."""
     master = random.Random(seed)
-    sims = [_Sim(k + 1, random.Random(master.getrandbits(64)), checks) for k in range(tables)]
+    sims = [
+        _Sim(k + 1, random.Random(master.getrandbits(64)), checks, game, seats)
+        for k in range(tables)
+    ]
     report = SoakReport()
     start = time.perf_counter()
     idle = 0

@@ -510,3 +510,26 @@ def test_R_ENTRY_1_wait_for_big_blind_entry() -> None:
     assert t.plan.big == 5
     assert t.hand is not None
     assert not any(f.kind is Forced.POST for f in t.hand.setup.forced)
+
+
+# Rules: R-RAKE-4, R-BUTTON-3
+def test_R_RAKE_4_session_fee_taking_the_last_chips_before_the_deal_leaves_a_dead_small_blind() -> (
+    None
+):
+    t = table(first_button="first_seated", house_fee="session_fee", session_fee=150)
+    for seat, chips in ((1, 300), (2, 300), (3, 100), (4, 300)):
+        t.sit(f"p{seat}", seat, chips, 0.0)
+    _showdown(t)
+    assert t.last is not None
+    assert (t.last.button, t.last.small, t.last.big) == (1, 2, 3)
+    events = t.start_hand(30 * 60.0)
+    fees = {e.seat: e.amount for e in events if isinstance(e, FeeCharged)}
+    assert fees[3] < 150  # the fee took seat 3's last chips
+    assert t.seats[3].stack == 0
+    hand = t.hand
+    assert hand is not None
+    # the dead button: seat 3 was due the small blind and cannot pay it, so there is none
+    assert hand.setup.button == 2
+    assert [(f.seat, f.kind) for f in hand.setup.forced] == [(4, Forced.BIG_BLIND)]
+    assert 3 not in hand.seats
+    assert t.chips_on_table() + t.fees == t.brought

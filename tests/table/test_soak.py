@@ -4,11 +4,12 @@ that pytest-xdist spreads over the cores (``feltroom simulate`` runs the same co
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
 from feltroom.cli import main
-from feltroom.simulate import simulate
+from feltroom.simulate import random_config, simulate
 
 CHUNKS = 10
 HANDS = 2_000
@@ -34,3 +35,18 @@ def test_simulate_no_checks() -> None:
     report = simulate(tables=2, hands=200, seed=5, checks=False)
     assert report.hands == 200
     assert report.violations == 0
+
+
+def test_simulate_one_game_and_table_size() -> None:
+    config = random_config(random.Random(1), "pl_25_50", 6)
+    assert (config.structure, config.max_seats, config.big) == ("pot_limit", 6, 50)
+    report = simulate(tables=2, hands=300, seed=9, game="pl_25_50", seats=6)
+    assert report.hands == 300
+    assert report.violations == 0, report.examples
+
+
+def test_simulate_refuses_an_unknown_game(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["simulate", "--game", "stud", "--hands", "5"])
+    assert code == 2
+    assert "'stud' is not valid; valid values are" in capsys.readouterr().err
+    assert main(["simulate", "--seats", "11", "--hands", "5"]) == 2

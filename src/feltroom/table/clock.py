@@ -7,7 +7,7 @@ seat keeps it; the clock reports how much of it a turn used).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 __all__ = ["TurnClock"]
 
@@ -24,24 +24,24 @@ class TurnClock:
     countdown_seconds: float
     bank: float
     stage: int = BASE
+    countdown_at: float = field(init=False)
+    """When the visible countdown starts."""
+    bank_at: float = field(init=False)
+    """When the time bank starts running."""
+    deadline: float = field(init=False)
+    """When the turn times out (R-TIME-2)."""
 
-    @property
-    def countdown_at(self) -> float:
-        return self.started + self.act_seconds
+    def __post_init__(self) -> None:
+        self.countdown_at = self.started + self.act_seconds
+        self.bank_at = self.countdown_at + self.countdown_seconds
+        self.deadline = self.bank_at + self.bank
 
-    @property
-    def bank_at(self) -> float:
-        return self.countdown_at + self.countdown_seconds
-
-    @property
-    def deadline(self) -> float:
-        """When the turn times out (R-TIME-2)."""
-        return self.bank_at + self.bank
-
-    def advance(self, now: float) -> list[int]:
+    def advance(self, now: float) -> tuple[int, ...]:
         """The stages entered since the last call: ``COUNTDOWN``, ``BANK``, ``EXPIRED``."""
-        entered = []
-        if self.stage < COUNTDOWN and now >= self.countdown_at:
+        if now < self.countdown_at:
+            return ()
+        entered: list[int] = []
+        if self.stage < COUNTDOWN:
             self.stage = COUNTDOWN
             entered.append(COUNTDOWN)
         if self.stage < BANK and now >= self.bank_at and self.bank > 0:
@@ -50,7 +50,7 @@ class TurnClock:
         if self.stage < EXPIRED and now >= self.deadline:
             self.stage = EXPIRED
             entered.append(EXPIRED)
-        return entered
+        return tuple(entered)
 
     def bank_used(self, now: float) -> float:
         """Time-bank seconds this turn used up to ``now``."""

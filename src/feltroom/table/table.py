@@ -111,6 +111,8 @@ class Table:
         may_protect: Callable[[str], bool] | None = None,
     ) -> None:
         self.config = config
+        self._structure = config.engine_structure()  # the config is frozen: built once
+        self._rake_rule = config.rake_rule()
         self._decks: DeckSource = deck_source if deck_source is not None else CsprngDeckSource()
         self._may_protect = may_protect if may_protect is not None else (lambda account: False)
         self.seats: dict[int, Seat] = {}
@@ -492,7 +494,6 @@ class Table:
         return events + self._deal(plan, now)
 
     def _deal(self, plan: Plan, now: float) -> list[TableEvent]:
-        cfg = self.config
         events: list[TableEvent] = []
         for seat, owes in sorted(plan.missed.items()):
             player = self.seats[seat]
@@ -520,12 +521,12 @@ class Table:
                 player.paid_big = True
         deck = self._decks.next_deck()
         self.hand = Hand(
-            cfg.engine_structure(),
+            self._structure,
             [(s, self.seats[s].stack) for s in dealt],
             plan.button,
             forced,
             deck.cards,
-            cfg.rake_rule(),
+            self._rake_rule,
         )
         events.append(
             HandStarted(
@@ -580,8 +581,6 @@ class Table:
             seat = hand.to_act
             assert seat is not None
             player = self.seats[seat]
-            legal = hand.legal_actions()
-            assert legal is not None
             if player.leave_after_hand or player.sit_out_after_hand:
                 # R-SIT-1: the hand is folded at the player's turn, no protection, even when
                 # checking is free (the engine's table-side fold).
@@ -590,6 +589,8 @@ class Table:
             pre = player.pre_action
             if pre is not None:
                 player.pre_action = None
+                legal = hand.legal_actions()
+                assert legal is not None
                 action = _pre_action(pre, legal)
                 if action is None:
                     events.append(PreActionCancelled(seat, str(pre)))
@@ -619,13 +620,13 @@ class Table:
                     events.append(TimeBankStarted(clock.seat, clock.deadline))
                 elif stage == EXPIRED:
                     events += self._timeout(clock.seat, now)
-        for seat, expires in list(self._prompts.items()):
+        for seat, expires in list(self._prompts.items()) if self._prompts else ():
             if now >= expires and seat in self._prompts:
                 del self._prompts[seat]
                 events.append(BlindDeclined(seat))
                 events += self._sit_out_now(self.seats[seat], now, "declined_blind")
                 events += self._replan(now)
-        for seat, (account, expires) in list(self._offers.items()):
+        for seat, (account, expires) in list(self._offers.items()) if self._offers else ():
             if now >= expires:
                 del self._offers[seat]
                 if account in self.waiting:
