@@ -15,11 +15,14 @@ from feltroom.room.errors import (
     IdempotencyConflict,
     InsufficientFunds,
     NotAvailable,
+    NotSeated,
     RoomError,
     StackMismatch,
+    StaleHand,
     UnknownAccount,
     UnknownCurrency,
 )
+from feltroom.room.events import HandVoided, RoomEvent, TablePaused, TableReloaded, TableResumed
 from feltroom.room.histories import HandHistories
 from feltroom.room.ledger import CURRENCIES, AccountKind, Transfer, TransferKind
 from feltroom.room.settlement import HandOutcome, PlayerOutcome, SettledHand, Settlement, TaxRule
@@ -37,16 +40,23 @@ __all__ = [
     "DuplicateKey",
     "HandHistories",
     "HandOutcome",
+    "HandVoided",
     "IdempotencyConflict",
     "InsufficientFunds",
     "NotAvailable",
+    "NotSeated",
     "PlayerOutcome",
     "RoomError",
+    "RoomEvent",
     "Session",
     "SettledHand",
     "Settlement",
     "StackMismatch",
+    "StaleHand",
     "Storage",
+    "TablePaused",
+    "TableReloaded",
+    "TableResumed",
     "TaxRule",
     "Transaction",
     "Transfer",

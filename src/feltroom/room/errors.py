@@ -16,8 +16,10 @@ __all__ = [
     "IdempotencyConflict",
     "InsufficientFunds",
     "NotAvailable",
+    "NotSeated",
     "RoomError",
     "StackMismatch",
+    "StaleHand",
     "UnknownAccount",
     "UnknownCurrency",
 ]
@@ -73,3 +75,12 @@ class AuthenticationFailed(RoomError):
 
 class NotAvailable(RoomError):
     """A hand history the requester may not see (R-HIST-1) or that does not exist."""
+
+
+class NotSeated(RoomError):
+    """A command for a seat the player does not have at that table."""
+
+
+class StaleHand(RoomError):
+    """A command that names a hand other than the one it applies to (the hand in progress, or
+    for ``show`` the hand just finished): the message names both."""

@@ -19,6 +19,13 @@
 - **R-RNG-2**: the shuffle self-test runs on a daily schedule; the result is logged.
 - **R-TIME-3**: when the table would protect a player whose time ran out, the runner asks
   ``Accounts.consume_protection`` (the allowance is per account, across all tables).
+- **Listeners** (``RoomRuntime.add_listener``): every batch of events a table reports, and the
+  room's own (``feltroom.room.events``), is published to them synchronously, in order, before it
+  is booked; a listener that raises is logged and the table goes on.
+- **A person's seat**: every command a person may give (``act``, ``add_chips``, ``show`` ...)
+  runs under the table's lock and is refused with a typed error, changing nothing, when it is
+  not valid. A disconnected player who has not resumed after ``disconnect_grace`` seconds is sat
+  out (the seat is kept; R-SIT-2 releases it later as for anyone sitting out).
 
 Time is injected (``clock``); ``advance(now)`` drives every table to ``now`` for tests with a fake
 clock, ``run()`` drives them on the real clock.
@@ -43,7 +50,15 @@ from typing import Any, TypeVar
 from feltroom.errors import IllegalAction
 from feltroom.room.accounts import Accounts, Argon2Settings
 from feltroom.room.cashier import Cashier
-from feltroom.room.errors import AlreadySettled, InsufficientFunds, RoomError, UnknownAccount
+from feltroom.room.errors import (
+    AlreadySettled,
+    InsufficientFunds,
+    NotSeated,
+    RoomError,
+    StaleHand,
+    UnknownAccount,
+)
+from feltroom.room.events import HandVoided, RoomEvent, TablePaused, TableReloaded, TableResumed
 from feltroom.room.housebots import HouseBot, bot_buy_in, bot_name, bot_seats
 from feltroom.room.lobby import TableStats, figures_of, lobby_entry
 from feltroom.room.settlement import (
@@ -64,16 +79,22 @@ from feltroom.table import (
     HandFinished,
     HandResult,
     HandStarted,
+    PreAction,
     SeatReleased,
     Table,
     TableEvent,
+    TableView,
 )
 
-__all__ = ["GroupStorage", "RoomRuntime", "RuntimeSettings", "TableRunner", "Writer"]
+__all__ = ["GroupStorage", "Listener", "RoomRuntime", "RuntimeSettings", "TableRunner", "Writer"]
 
 log = logging.getLogger("feltroom.room")
 
 T = TypeVar("T")
+
+Listener = Callable[["TableRunner", Sequence[object]], None]
+"""``listener(runner, events)``: a batch of events of ``runner``'s table (``TableEvent`` and
+``RoomEvent`` values), in the order they happened."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +108,8 @@ class RuntimeSettings:
     ``error_pause``: how long a table that failed stays paused.
     ``selftest_first`` / ``selftest_interval``: when the shuffle self-test runs (R-RNG-2).
     ``bot_bankroll``: the play chips granted to a bot's wallet whenever it runs low.
+    ``disconnect_grace``: how long a disconnected player keeps playing before they are sat out
+    (R-SIT-1, R-TIME-4; in the meantime R-TIME-3 may protect them).
     """
 
     house_bots: int = 3
@@ -98,6 +121,7 @@ class RuntimeSettings:
     selftest_interval: float = 24 * 3600.0
     selftest_shuffles: int = 100_000
     bot_bankroll: int = 100_000_000
+    disconnect_grace: float = 60.0
 
 
 # ----------------------------------------------------------------------------------- the writer
@@ -271,7 +295,13 @@ def _tax_rule(runner: TableRunner) -> TaxRule | None:
 
 
 class TableRunner:
-    """One table on the clock: its ``Table``, its house bots, its books."""
+    """One table on the clock: its ``Table``, its house bots, its books.
+
+    ``playing`` is the id of the hand in progress (``None`` between hands): while listeners are
+    told of a batch of events it is the id of the hand those events belong to, a ``HandFinished``
+    included. ``last_hand_id`` is the id of the last hand that finished (the hand ``show`` may
+    name until the next deal).
+    """
 
     def __init__(self, room: RoomRuntime, index: int, spec: TableSpec) -> None:
         self.room = room
@@ -287,6 +317,8 @@ class TableRunner:
         self.bots: dict[str, HouseBot] = {}
         self.hand_id: int | None = None  # the id of the next (or current) hand
         self.playing: int | None = None  # the id of the hand being played
+        self.last_hand_id: int | None = None  # the id of the last hand finished
+        self.disconnected_at: dict[str, float] = {}  # people disconnected, since when
         self.status = "running"
         self.error: str | None = None
         self.paused_until = 0.0
@@ -312,12 +344,16 @@ class TableRunner:
 
         The stored stacks are the start-of-hand values of any hand that did not settle. People
         come back sitting out (they are not connected after a restart; R-SIT-2 releases their
-        seat later); house bots come back playing.
+        seat later); house bots come back playing. A person still seated at the table being
+        replaced keeps their choices (auto-post, auto-muck) and disconnection mark, and the
+        waiting list is kept. Listeners are told of the new table's events and ``TableReloaded``.
         """
         rows = await self.writer.call(self.settlement.seats, self.table_id)
         players = sorted(rows.values(), key=lambda row: row.seat)
         bots = await self.writer.call(self.room.bot_accounts, [row.player for row in players])
+        old = self.table
         table = Table(self.spec.config, may_protect=self._may_protect)
+        events: list[TableEvent | RoomEvent] = []
         self.bots = {}
         for row in players:
             if row.seat > self.spec.config.max_seats:
@@ -330,13 +366,24 @@ class TableRunner:
                 )
                 await self.writer.call(self.settlement.leave, self.table_id, row.player)
                 continue
-            _restore_seat(table, row.player, row.seat, row.stack, now)
-            if row.player in bots:
+            bot = row.player in bots
+            events += table.restore_seat(row.player, row.seat, row.stack, now, sitting_out=not bot)
+            if bot:
                 self.bots[row.player] = self._bot(row.player)
-            else:
-                table.sit_out(row.seat, now)
+                continue
+            before = old.seat_of(row.player)
+            if before is not None:
+                was, seat = old.seats[before], table.seats[row.seat]
+                seat.auto_post, seat.auto_muck = was.auto_post, was.auto_muck
+                if was.disconnected:
+                    events += table.disconnect(row.seat, now)
+        for account in old.waiting:
+            if table.seat_of(account) is None:
+                events += table.join_waiting_list(account, now)
         self.table = table
         self.playing = None
+        events.append(TableReloaded())
+        self._publish(events)
 
     def _bot(self, account: str) -> HouseBot:
         # The random brain, weighed toward calling: fewer all-ins, fewer busted bots.
@@ -360,9 +407,11 @@ class TableRunner:
         table = self.table
         settings = self.room.settings
         await self._handle(table.tick(now), now)
+        wake = now + settings.poll
+        if self.disconnected_at:
+            wake = min(wake, await self._disconnections(now))
         if not table.in_hand:
             await self._between_hands(now)
-        wake = now + settings.poll
         while table.in_hand:
             hand = table.hand
             assert hand is not None
@@ -380,6 +429,32 @@ class TableRunner:
             await self._handle(table.act(seat, bot.choose(hand, seat), now), now)
         if not table.in_hand and table.can_start():
             wake = min(wake, max(now, self.next_deal))
+        return wake
+
+    async def _disconnections(self, now: float) -> float:
+        """Sit out the people still disconnected ``disconnect_grace`` seconds after their
+        disconnection (R-SIT-1: the seat is kept). One dealt into the hand in progress plays it
+        out first (the clock acts for them; R-TIME-3 may protect them). Returns when the next
+        grace period ends."""
+        grace = self.room.settings.disconnect_grace
+        table = self.table
+        hand = table.hand if table.in_hand else None
+        wake = float("inf")
+        for account, since in list(self.disconnected_at.items()):
+            seat = table.seat_of(account)
+            player = table.seats.get(seat) if seat is not None else None
+            if player is None or not player.disconnected or player.sitting_out:
+                del self.disconnected_at[account]  # gone, resumed, or sitting out already
+                continue
+            due = since + grace
+            if now < due:
+                wake = min(wake, due)
+                continue
+            if hand is not None and player.number in hand.seats:
+                continue  # after the hand
+            del self.disconnected_at[account]
+            log.info("table %s: %s is still disconnected: sat out", self.table_id, account)
+            await self._handle(table.sit_out(player.number, now, reason="disconnected"), now)
         return wake
 
     async def _between_hands(self, now: float) -> None:
@@ -435,8 +510,21 @@ class TableRunner:
                 return
             await self._handle(events, now)
 
+    def _publish(self, events: Sequence[TableEvent | RoomEvent]) -> None:
+        """Tell every listener of a batch of events (see ``RoomRuntime.add_listener``)."""
+        if events and self.room.listeners:
+            self.room.publish(self, tuple(events))
+
     async def _handle(self, events: Sequence[TableEvent], now: float) -> None:
-        """Book what the table reports."""
+        """Tell the listeners what the table reports, then book it."""
+        if not events:
+            return
+        if self.room.listeners:
+            for event in events:
+                if isinstance(event, HandStarted):  # the listeners see the new hand's id
+                    self.playing = self.hand_id
+                    break
+            self.room.publish(self, tuple(events))
         for event in events:
             if isinstance(event, HandStarted):
                 self.playing = self.hand_id
@@ -464,6 +552,7 @@ class TableRunner:
         outcome = self.outcome(result)
         settled = await self.writer.settle(outcome)
         self.playing = None
+        self.last_hand_id = outcome.hand_id
         self.hand_id = settled.next_hand_id
         # The books' stacks are the truth: the settlement withholds the tax (R-TAX-1), which the
         # table has already taken off its own stacks; should they ever differ, the books win.
@@ -555,8 +644,10 @@ class TableRunner:
     # -------------------------------------------------------------- failure and recovery
 
     async def fail(self, error: BaseException, now: float) -> None:
-        """Pause this table: void and refund its hand, rebuild it from the books, log."""
-        hand_id = self.playing if self.playing is not None else self.hand_id
+        """Pause this table: void and refund its hand, rebuild it from the books, log. Listeners
+        are told ``HandVoided`` and ``TablePaused``, then of the rebuilt table."""
+        playing = self.playing
+        hand_id = playing if playing is not None else self.hand_id
         log.error(
             "table %s hand %s: %s: %s; the table pauses, the hand is void and refunded",
             self.table_id,
@@ -571,6 +662,7 @@ class TableRunner:
         self.paused_until = now + self.room.settings.error_pause
         self.hand_id = None
         self.playing = None
+        self.last_hand_id = None
         for bot in self.bots.values():
             bot.act_at = None
         if hand_id is not None:
@@ -580,6 +672,8 @@ class TableRunner:
                 pass  # it had settled (the error came after) or was never stored
             except Exception:
                 log.exception("table %s: voiding hand %s failed", self.table_id, hand_id)
+        reason = f"the table failed ({type(error).__name__}); it pauses"
+        self._publish([HandVoided(playing, reason), TablePaused(reason)])
         try:
             await self.load(now)  # every stack back at its start-of-hand value
         except Exception:
@@ -590,6 +684,7 @@ class TableRunner:
         self.status = "running"
         self.next_deal = now
         log.info("table %s resumes after a pause", self.table_id)
+        self._publish([TableResumed()])
 
     async def drive(self, now: float, max_steps: int = 10_000) -> None:
         """Everything due at ``now`` (tests with a fake clock): steps until the table next needs
@@ -652,33 +747,24 @@ class TableRunner:
     def seat_of(self, player: str) -> int:
         seat = self.table.seat_of(player)
         if seat is None:
-            raise IllegalAction(f"{player} has no seat at table {self.table_id}")
+            raise NotSeated(f"{player} has no seat at table {self.table_id}")
         return seat
 
     def check_running(self) -> None:
         if self.status != "running":
             raise RoomError(f"table {self.table_id} is paused: {self.error}")
 
+    def check_hand(self, hand_id: int | None) -> None:
+        """Refuse a command that names a hand other than the one in progress."""
+        if hand_id is not None and hand_id != self.playing:
+            playing = "none" if self.playing is None else self.playing
+            raise StaleHand(
+                f"hand {hand_id} is not the hand in progress at table {self.table_id} ({playing})"
+            )
 
-def _restore_seat(table: Table, account: str, seat: int, stack: int, now: float) -> None:
-    """Seat a player with a stored stack, even one outside today's buy-in bounds (a winner above
-    the maximum, a loser below the minimum): the table only offers ``sit`` with a buy-in in
-    bounds, so sit with the nearest amount in bounds and set the stored stack.
-
-    (A ``Table.restore_seat`` in the table layer would do this without touching its seats.)
-    """
-    config = table.config
-    legal = max(stack, config.buy_in_min)
-    if config.buy_in_max is not None:
-        legal = min(legal, config.buy_in_max)
-    table.sit(account, seat, legal, now, entry=Entry.POST)
-    if legal != stack:
-        player = table.seats[seat]
-        player.stack = stack
-        player.brought += stack - legal
-        table.brought += stack - legal
-    if stack == 0:
-        table.sit_out(seat, now)
+    def view_for(self, player: str) -> TableView:
+        """The table as ``player`` may see it: from their seat, or as an observer."""
+        return self.table.view(self.table.seat_of(player))
 
 
 # ------------------------------------------------------------------------------------ the room
@@ -723,6 +809,33 @@ class RoomRuntime:
         self.selftests: list[dict[str, Any]] = []
         self.stopping = False
         self._tasks: list[asyncio.Task[None]] = []
+        self.listeners: list[Listener] = []
+
+    # -------------------------------------------------------------- listeners
+
+    def add_listener(self, listener: Listener) -> None:
+        """Call ``listener(runner, events)`` for every batch of events of every table: the
+        table's events (``feltroom.table.events`` and the hand engine's) and the room's
+        (``feltroom.room.events``), synchronously, in order, before they are booked (so a
+        ``HandFinished`` comes while ``runner.playing`` still holds the hand's id). A listener
+        must not block; one that raises is logged and the table goes on."""
+        self.listeners.append(listener)
+
+    def remove_listener(self, listener: Listener) -> None:
+        """Stop calling ``listener`` (one that was never added is ignored)."""
+        with contextlib.suppress(ValueError):
+            self.listeners.remove(listener)
+
+    def publish(self, runner: TableRunner, events: Sequence[object]) -> None:
+        for listener in tuple(self.listeners):
+            try:
+                listener(runner, events)
+            except Exception:
+                log.exception(
+                    "table %s: a listener failed on %d events; the table goes on",
+                    runner.table_id,
+                    len(events),
+                )
 
     # -------------------------------------------------------------- books (writer thread)
 
@@ -908,13 +1021,18 @@ class RoomRuntime:
             now = self.clock()
             await runner.command(runner.table.leave(runner.seat_of(player), now), now)
 
-    async def act(self, table_id: str, player: str, action: Action) -> None:
-        """The player's action at their turn (refused with ``IllegalAction`` otherwise)."""
+    async def act(
+        self, table_id: str, player: str, action: Action, hand_id: int | None = None
+    ) -> None:
+        """The player's action at their turn (refused with ``IllegalAction`` otherwise);
+        ``hand_id``, when given, must be the hand in progress (``StaleHand``)."""
         runner = self.runner(table_id)
         async with runner.lock:
             runner.check_running()
             now = self.clock()
-            await runner.command(runner.table.act(runner.seat_of(player), action, now), now)
+            seat = runner.seat_of(player)
+            runner.check_hand(hand_id)
+            await runner.command(runner.table.act(seat, action, now), now)
 
     async def sit_out(self, table_id: str, player: str) -> None:
         runner = self.runner(table_id)
@@ -927,6 +1045,168 @@ class RoomRuntime:
         async with runner.lock:
             now = self.clock()
             await runner.command(runner.table.sit_in(runner.seat_of(player), now, entry), now)
+
+    async def post_blind(self, table_id: str, player: str) -> None:
+        """Answer a blind prompt: post (R-BLIND-6); refused unless the player is prompted."""
+        runner = self.runner(table_id)
+        async with runner.lock:
+            runner.check_running()
+            now = self.clock()
+            await runner.command(runner.table.post_blind(runner.seat_of(player), now), now)
+
+    async def decline_blind(self, table_id: str, player: str) -> None:
+        """Answer a blind prompt: decline and sit out (R-BLIND-6)."""
+        runner = self.runner(table_id)
+        async with runner.lock:
+            runner.check_running()
+            now = self.clock()
+            await runner.command(runner.table.decline_blind(runner.seat_of(player), now), now)
+
+    async def add_chips(self, table_id: str, player: str, amount: int) -> int:
+        """Add chips from the wallet between hands, up to the table maximum (R-BUYIN-3); returns
+        the new stack. The table's rule is checked before any money moves."""
+        runner = self.runner(table_id)
+        async with runner.lock:
+            runner.check_running()
+            now = self.clock()
+            table = runner.table
+            seat = runner.seat_of(player)
+            table.verify_add_chips(seat, amount)
+            await self.writer.call(self.books_settlement.buy_in, table_id, player, seat, amount)
+            try:
+                events = table.add_chips(seat, amount, now)
+            except IllegalAction as error:  # cannot happen under the lock; the books win
+                await runner.fail(error, now)
+                raise
+            await runner.command(events, now)
+            return table.seats[seat].stack
+
+    async def join_waiting_list(self, table_id: str, player: str) -> int:
+        """Put ``player`` on the table's waiting list; returns their place (1: first). A free
+        seat is offered to the first player waiting without an offer."""
+        runner = self.runner(table_id)
+        async with runner.lock:
+            now = self.clock()
+            table = runner.table
+            if player in table.waiting:
+                raise IllegalAction(
+                    f"{player} is already number {table.waiting.index(player) + 1} on the "
+                    f"waiting list of table {table_id}"
+                )
+            seat = table.seat_of(player)
+            if seat is not None:
+                raise IllegalAction(f"{player} already sits in seat {seat} at table {table_id}")
+            await runner.command(table.join_waiting_list(player, now), now)
+            return table.waiting.index(player) + 1 if player in table.waiting else 0
+
+    async def leave_waiting_list(self, table_id: str, player: str) -> None:
+        """Take ``player`` off the waiting list (and withdraw a seat offered to them)."""
+        runner = self.runner(table_id)
+        async with runner.lock:
+            now = self.clock()
+            table = runner.table
+            if player not in table.waiting:
+                raise IllegalAction(f"{player} is not on the waiting list of table {table_id}")
+            await runner.command(table.leave_waiting_list(player, now), now)
+
+    async def set_pre_action(
+        self, table_id: str, player: str, hand_id: int, pre_action: PreAction | None
+    ) -> None:
+        """A pre-action choice for the hand in progress, used at the player's next turn if still
+        valid (R-AUTO-1); ``None`` withdraws it. Refused (``StaleHand``) unless ``hand_id`` is
+        the hand in progress, and (``IllegalAction``) unless the player has a turn to come."""
+        runner = self.runner(table_id)
+        async with runner.lock:
+            runner.check_running()
+            now = self.clock()
+            table = runner.table
+            seat = runner.seat_of(player)
+            if runner.playing is None or hand_id != runner.playing:
+                playing = "none" if runner.playing is None else runner.playing
+                raise StaleHand(
+                    f"hand {hand_id} is not the hand in progress at table {table_id} ({playing})"
+                )
+            if pre_action is not None:
+                hand = table.hand
+                assert hand is not None
+                if seat not in hand.seats:
+                    raise IllegalAction(
+                        f"{player} is not dealt into hand {hand_id}: a pre-action waits for "
+                        "a hand you play"
+                    )
+                position = hand.seats.index(seat)
+                if hand.folded[position] or hand.all_in[position]:
+                    raise IllegalAction(
+                        f"{player} has no turn to come in hand {hand_id} (folded or all-in)"
+                    )
+                if hand.to_act == seat:
+                    raise IllegalAction("it is your turn: act instead of choosing a pre-action")
+            table.set_pre_action(seat, pre_action)
+            await runner.command([], now)
+
+    async def set_auto_post(self, table_id: str, player: str, on: bool) -> None:
+        """Post blinds automatically or be asked each time (R-BLIND-6); turned on while the
+        player is asked, it posts."""
+        runner = self.runner(table_id)
+        async with runner.lock:
+            now = self.clock()
+            events = runner.table.set_auto_post(runner.seat_of(player), on, now)
+            await runner.command(events, now)
+
+    async def set_auto_muck(self, table_id: str, player: str, on: bool) -> None:
+        """Muck losing hands at the showdown (on) or show them (R-SHOW-4); from the next deal."""
+        runner = self.runner(table_id)
+        async with runner.lock:
+            now = self.clock()
+            runner.table.set_auto_muck(runner.seat_of(player), on)
+            await runner.command([], now)
+
+    async def show(self, table_id: str, player: str, hand_id: int) -> None:
+        """Show one's cards after hand ``hand_id``, before the next deal: the uncontested winner
+        or a player who mucked at the showdown (R-SHOW-4, R-BET-5)."""
+        runner = self.runner(table_id)
+        async with runner.lock:
+            runner.check_running()
+            now = self.clock()
+            seat = runner.seat_of(player)
+            if hand_id != runner.playing and hand_id != runner.last_hand_id:
+                last = "none" if runner.last_hand_id is None else runner.last_hand_id
+                raise StaleHand(
+                    f"hand {hand_id} is not the last hand played at table {table_id} ({last}): "
+                    "cards can be shown only after a hand, before the next deal"
+                )
+            await runner.command(runner.table.show(seat, now), now)
+
+    async def disconnect(self, table_id: str, player: str) -> None:
+        """The player's connection ended without a leave (R-SIT-1, R-TIME-4): the seat is kept
+        and shown as disconnected; R-TIME-3 may protect them. Still disconnected
+        ``disconnect_grace`` seconds later, they are sat out (the seat is still kept)."""
+        runner = self.runner(table_id)
+        async with runner.lock:
+            now = self.clock()
+            events = runner.table.disconnect(runner.seat_of(player), now)
+            if events:
+                runner.disconnected_at[player] = now
+            await runner.command(events, now)
+
+    async def resume(self, table_id: str, player: str) -> None:
+        """The player is back on the same seat and hand (R-TIME-4). Within the grace period they
+        play on; once sat out they stay sitting out until they sit in."""
+        runner = self.runner(table_id)
+        async with runner.lock:
+            now = self.clock()
+            events = runner.table.resume(runner.seat_of(player), now)
+            runner.disconnected_at.pop(player, None)
+            await runner.command(events, now)
+
+    def seats_of(self, player: str) -> list[tuple[str, int]]:
+        """Every (table id, seat) where ``player`` sits."""
+        seats = []
+        for table_id, runner in self.runners.items():
+            seat = runner.table.seat_of(player)
+            if seat is not None:
+                seats.append((table_id, seat))
+        return seats
 
     def stored_stacks(self, table_id: str) -> dict[str, int]:
         """The books' stacks at a table (blocking read; for tests and tools)."""

@@ -69,7 +69,9 @@ class ChipsAdded:
 
 @dataclass(frozen=True, slots=True)
 class SatOut:
-    """``reason``: ``chosen``, ``timeout`` (R-SIT-2), ``busted``, ``declined_blind`` (R-BLIND-6)."""
+    """``reason``: ``chosen``, ``timeout`` (R-SIT-2), ``busted``, ``declined_blind`` (R-BLIND-6),
+    ``disconnected`` (the room's grace after a disconnection ran out, R-SIT-1), ``restored`` (the
+    seat was restored from the books, ``Table.restore_seat``)."""
 
     seat: int
     reason: str

@@ -63,9 +63,13 @@ class Seat:
     sitting_out: bool = False
     sat_out_at: float | None = None
     auto_post: bool = True
+    auto_muck: bool = True
+    """Muck losing hands at the showdown; off: show them (R-SHOW-4)."""
     disconnected: bool = False
     leave_after_hand: bool = False
     sit_out_after_hand: bool = False
+    sit_out_reason: str = "chosen"
+    """The ``SatOut`` reason once the hand is over (with ``sit_out_after_hand``)."""
     timed_out: bool = False
     time_bank: float = 0.0
     pre_action: PreAction | None = None

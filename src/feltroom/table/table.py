@@ -208,6 +208,45 @@ class Table:
         events.append(PlayerSeated(seat, account, buy_in, entry.value))
         return events
 
+    def restore_seat(
+        self, account: str, seat: int, stack: int, now: float, *, sitting_out: bool
+    ) -> list[TableEvent]:
+        """Seat a player with a stack the books kept (a rebuild after a restart or a voided
+        hand): the stack may lie outside today's buy-in bounds (a winner above the maximum, a
+        loser below the minimum, zero). The chips count as brought to the table. The player
+        enters anew (R-ENTRY-1, posting); ``sitting_out`` (or an empty stack) sits them out."""
+        cfg = self.config
+        if not 1 <= seat <= cfg.max_seats:
+            raise IllegalAction(f"seat {seat} does not exist: seats are 1..{cfg.max_seats}")
+        if seat in self.seats:
+            raise IllegalAction(f"seat {seat} is taken")
+        if self.seat_of(account) is not None:
+            raise IllegalAction(f"{account} already has seat {self.seat_of(account)} here")
+        offer = self._offers.get(seat)
+        if offer is not None and offer[0] != account:
+            raise IllegalAction(f"seat {seat} is offered to the first player on the waiting list")
+        if not isinstance(stack, int) or isinstance(stack, bool) or stack < 0:
+            raise IllegalAction(f"a stack is a whole number of units, zero or more, not {stack!r}")
+        events: list[TableEvent] = []
+        if offer is not None:
+            del self._offers[seat]
+        if account in self.waiting:
+            self.waiting.remove(account)
+            events.append(WaitingListLeft(account))
+        self._arrivals += 1
+        player = Seat(seat, account, stack, self._arrivals, entry=Entry.POST)
+        player.time_bank = float(cfg.time_bank_seconds)
+        player.brought = stack
+        player.fee_due_at = now + 60 * cfg.session_minutes
+        self.seats[seat] = player
+        self.brought += stack
+        events.append(PlayerSeated(seat, account, stack, Entry.POST.value))
+        if stack == 0:
+            events += self._sit_out_now(player, now, "busted")
+        elif sitting_out:
+            events += self._sit_out_now(player, now, "restored")
+        return events
+
     def _check_buy_in(self, amount: int, stack: int = 0) -> None:
         cfg = self.config
         low, high = cfg.buy_in_min, cfg.buy_in_max
@@ -225,32 +264,46 @@ class Table:
                 f"at most {format_amount(high - stack, f)} more ({cfg.buy_in_bounds_text()})"
             )
 
-    def add_chips(self, seat: int, amount: int, now: float) -> list[TableEvent]:
-        """Add chips between hands, up to the maximum (R-BUYIN-3)."""
+    def verify_add_chips(self, seat: int, amount: int) -> None:
+        """Raise ``IllegalAction`` (with the reason and the bounds) unless ``add_chips(seat,
+        amount)`` would be accepted now: a seated player, between hands, within the maximum
+        (R-BUYIN-3); the room checks this before it moves the money."""
         player = self._seat(seat)
         self._between_hands("chips can be added")
         self._check_buy_in(amount, player.stack)
+
+    def add_chips(self, seat: int, amount: int, now: float) -> list[TableEvent]:
+        """Add chips between hands, up to the maximum (R-BUYIN-3)."""
+        self.verify_add_chips(seat, amount)
+        player = self.seats[seat]
         player.stack += amount
         player.brought += amount
         self.brought += amount
         events: list[TableEvent] = [ChipsAdded(seat, amount, player.stack)]
         return events
 
-    def sit_out(self, seat: int, now: float) -> list[TableEvent]:
+    def sit_out(self, seat: int, now: float, *, reason: str = "chosen") -> list[TableEvent]:
         """Sit out: at once between hands; during a hand the player's hand is folded at their
-        turn, with no protection, and they sit out after it (R-SIT-1)."""
+        turn, with no protection, and they sit out after it (R-SIT-1). ``reason`` is the
+        ``SatOut`` reason. Between a blind prompt and the deal, the hand is planned again
+        without the player (as when a blind is declined, R-BLIND-6)."""
         player = self._seat(seat)
         if player.sitting_out:
             return []
         if self.in_hand and self.hand is not None and seat in self.hand.seats:
             player.sit_out_after_hand = True
+            player.sit_out_reason = reason
             return self._autoplay(now)
-        return self._sit_out_now(player, now, "chosen")
+        events = self._sit_out_now(player, now, reason)
+        if self._pending is not None:
+            events += self._replan(now)
+        return events
 
     def _sit_out_now(self, player: Seat, now: float, reason: str) -> list[TableEvent]:
         player.sitting_out = True
         player.sat_out_at = now
         player.sit_out_after_hand = False
+        player.sit_out_reason = "chosen"
         self._prompts.pop(player.number, None)
         return [SatOut(player.number, reason)]
 
@@ -276,7 +329,10 @@ class Table:
         if self.in_hand and self.hand is not None and seat in self.hand.seats:
             player.leave_after_hand = True
             return self._autoplay(now)
-        return self._release(player, "left", now)
+        events = self._release(player, "left", now)
+        if self._pending is not None:  # between a blind prompt and the deal: plan again
+            events += self._replan(now)
+        return events
 
     def _release(self, player: Seat, reason: str, now: float) -> list[TableEvent]:
         del self.seats[player.number]
@@ -322,13 +378,45 @@ class Table:
         player.disconnected = False
         return [Resumed(seat)]
 
-    def set_auto_post(self, seat: int, on: bool) -> None:
-        """Post blinds automatically (R-BLIND-6)."""
+    def set_auto_post(self, seat: int, on: bool, now: float | None = None) -> list[TableEvent]:
+        """Post blinds automatically (R-BLIND-6). Turned on while the player is prompted (and
+        given ``now``), it answers the prompt: the blind is posted."""
         self._seat(seat).auto_post = on
+        if on and now is not None and seat in self._prompts:
+            return self.post_blind(seat, now)
+        return []
+
+    def set_auto_muck(self, seat: int, on: bool) -> None:
+        """Muck losing hands at the showdown (on, the default) or show them (R-SHOW-4); it
+        applies from the next deal."""
+        self._seat(seat).auto_muck = on
 
     def set_pre_action(self, seat: int, pre_action: PreAction | None) -> None:
         """A pre-action choice, used at the player's turn if still valid (R-AUTO-1)."""
         self._seat(seat).pre_action = pre_action
+
+    def show(self, seat: int, now: float) -> list[TableEvent]:
+        """Show one's cards by choice after the hand and before the next deal (R-SHOW-4, R-BET-5):
+        the uncontested winner, or a player who mucked at the showdown. Refused with
+        ``IllegalAction`` (nothing changes) otherwise."""
+        player = self._seat(seat)
+        hand = self.hand
+        result = self.last_result
+        if hand is None:
+            raise IllegalAction("no hand has been played at this table yet")
+        if not hand.is_over:
+            raise IllegalAction(
+                "a hand is in progress: cards can be shown only after a hand, before the next deal"
+            )
+        assert result is not None  # a hand is over once it finished
+        assert result.hand is hand
+        # The player's seat in that hand (they may have changed seats since; a seat taken by
+        # someone else since shows nothing of theirs).
+        played = [s for s, account in result.accounts.items() if account == player.account]
+        if not played:
+            raise IllegalAction(f"{player.account} was not dealt into hand {result.number}")
+        events: list[TableEvent] = list(hand.show(played[0]))
+        return events
 
     # ------------------------------------------------------------------ waiting list
 
@@ -527,6 +615,7 @@ class Table:
             forced,
             deck.cards,
             self._rake_rule,
+            show_losing=[s for s in dealt if not self.seats[s].auto_muck],  # R-SHOW-4
         )
         events.append(
             HandStarted(
@@ -731,7 +820,7 @@ class Table:
             if player.leave_after_hand:
                 events += self._release(player, "left", now)
             elif player.sit_out_after_hand:
-                events += self._sit_out_now(player, now, "chosen")
+                events += self._sit_out_now(player, now, player.sit_out_reason)
             elif s in self._timed_out:
                 events += self._sit_out_now(player, now, "timeout")  # R-SIT-2
             elif player.stack == 0:
