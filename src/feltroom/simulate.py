@@ -233,6 +233,7 @@ class _Sim:
             return False
         before = self._before() if self.checks else None
         last = table.last
+        number = table.hand_number
         for event in table.start_hand(self.now):
             # a session fee (R-RAKE-4) may take a player's last chips before the deal
             if isinstance(event, FeeCharged) and before is not None:
@@ -260,8 +261,9 @@ class _Sim:
             if guard > 100:
                 report.add(f"table {self.index}: blind prompts never settle")
                 return False
-        if not table.in_hand:
-            return False
+        if table.hand_number == number:
+            return False  # no hand was dealt
+        # (a hand may also be over as soon as it is dealt: players leaving fold at once)
         hand = table.hand
         assert hand is not None
         while not hand.is_over:
