@@ -6,6 +6,11 @@
   stakes, seats taken and free, waiting list, average pot, hands per hour, players per flop, the
   table information of R-TABLE-1 and all of its settings (``feltroom.room.lobby``).
 - ``GET /api/status`` — the room's figures alone.
+- The HTTP API of the player protocol (``feltroom.server.rest``): sign-up, sign-in, sign-out,
+  balances, play-money grants and hand histories under ``/api``.
+
+Errors Starlette raises itself (an unknown path, a method a route does not take) are answered in
+the API's one error shape, ``{"error": {"code": ..., "message": ...}}``.
 
 The application's lifespan starts the room (``RoomRuntime.start``, which voids what a crash left
 unsettled), drives its tables while it serves, and stops it on shutdown.
@@ -21,11 +26,14 @@ from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
+from feltroom.room.histories import HandHistories
 from feltroom.room.runtime import RoomRuntime
+from feltroom.server.rest import RestLimits, error_response, rest_routes
 
 __all__ = ["create_app", "render_status", "serve"]
 
@@ -78,9 +86,34 @@ The lobby as JSON: <a href="/api/lobby">/api/lobby</a>.</p>
 """
 
 
-def create_app(runtime: RoomRuntime, *, drive: bool = True) -> Starlette:
+_HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own errors (unknown path, wrong method) in the API's error shape."""
+    assert isinstance(exc, HTTPException)
+    if exc.status_code == 404:
+        message = f"nothing at {request.url.path}; the API is documented in docs/protocol.md"
+    elif exc.status_code == 405:
+        allowed = (exc.headers or {}).get("Allow", "another method")
+        message = f"{request.method} is not allowed at {request.url.path}; use {allowed}"
+    else:
+        message = str(exc.detail)
+    return error_response(
+        exc.status_code, _HTTP_CODES.get(exc.status_code, "http_error"), message, exc.headers
+    )
+
+
+def create_app(
+    runtime: RoomRuntime,
+    *,
+    drive: bool = True,
+    histories: HandHistories | None = None,
+    limits: RestLimits | None = None,
+) -> Starlette:
     """The application for a room. With ``drive`` the lifespan starts the room and drives its
-    tables on the real clock; without it the caller drives them (tests with a fake clock)."""
+    tables on the real clock; without it the caller drives them (tests with a fake clock).
+    ``histories`` and ``limits`` configure the HTTP API (``feltroom.server.rest.rest_routes``)."""
 
     async def status_page(request: Request) -> HTMLResponse:
         return HTMLResponse(render_status(runtime.status(), runtime.lobby()))
@@ -109,7 +142,9 @@ def create_app(runtime: RoomRuntime, *, drive: bool = True) -> Starlette:
             Route("/", status_page),
             Route("/api/lobby", lobby),
             Route("/api/status", status),
+            *rest_routes(runtime, histories=histories, limits=limits),
         ],
+        exception_handlers={HTTPException: _http_error},
         lifespan=lifespan,
     )
 

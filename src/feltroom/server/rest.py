@@ -1,0 +1,752 @@
+"""The HTTP (REST) part of the player protocol: accounts, balances, play-money grants and hand
+histories, all JSON under ``/api`` (docs/protocol.md, section "HTTP API").
+
+- ``POST /api/signup`` ``{"name", "password"}`` -> 201 ``{"player"}``.
+- ``POST /api/signin`` ``{"name", "password"}`` -> ``{"token", "player", "expires"}``; failed
+  sign-ins are throttled per account and per client address (``RestLimits``), in memory.
+- ``POST /api/signout`` -> ``{"player", "signed_out": true}``; the token no longer works.
+- ``GET /api/me`` -> ``{"player", "balances"}``; ``GET /api/balance`` -> the cashier's balances.
+- ``POST /api/grant`` -> play chips only (R-GAME-6): the PLAY balance topped up to
+  ``RestLimits.grant_to``, once per period of ``grant_every`` seconds, idempotent by a key made of
+  the player and the period, so a double click cannot grant twice.
+- ``GET /api/hands?limit=&before=`` -> the player's hand ids, newest first (R-HIST-1);
+  ``GET /api/hands/{id}`` -> the hand as the player may see it (R-HIST-2);
+  ``GET /api/hands/{id}.phh`` (or ``?format=phh``) -> the same hand as PHH text.
+
+Every request that carries an ``Origin`` header must come from the served origin (browsers;
+cross-site requests are refused with 403). Every authenticated call sends ``Authorization: Bearer
+<token>``. Every error is ``{"error": {"code", "message"}}`` and changes nothing. Every call into
+the room (accounts, cashier, histories) blocks on the database, and sign-up and sign-in hash with
+Argon2: they all run in the thread pool, never on the event loop.
+
+The PHH export is built from the filtered view alone (``phh_of_view``): the hand is replayed
+through the engine from the public record with a deck that holds only the cards the requester may
+see, every other card unknown, so the text cannot hold a card the JSON does not show; hidden hole
+cards are written ``????``. The replay must reproduce the stored pots, else the export is refused.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import math
+import re
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, fields, replace
+from datetime import UTC, datetime
+from fractions import Fraction
+from typing import Any
+from urllib.parse import urlsplit
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+
+from feltroom.cards import Card, parse_cards
+from feltroom.errors import FeltroomError
+from feltroom.history import phh
+from feltroom.history.replay import record_from_hand
+from feltroom.money import PLAY, to_units
+from feltroom.room.accounts import RESERVED_NAMES
+from feltroom.room.errors import (
+    AuthenticationFailed,
+    IdempotencyConflict,
+    NotAvailable,
+    RoomError,
+)
+from feltroom.room.histories import HandHistories
+from feltroom.room.ledger import valid_name
+from feltroom.room.runtime import RoomRuntime
+from feltroom.rules import Action as EngineAction
+from feltroom.rules import (
+    Call,
+    Check,
+    Fold,
+    Forced,
+    ForcedBet,
+    Hand,
+    HandSetup,
+    LogEntry,
+    Protect,
+    RaiseTo,
+    Show,
+)
+from feltroom.table import TableConfig
+
+__all__ = ["RestLimits", "phh_of_view", "rest_routes"]
+
+log = logging.getLogger("feltroom.server")
+
+_BEARER = 'Bearer realm="feltroom"'
+_MAX_TOKEN = 128  # as on the websocket (docs/protocol.md, Limits)
+_HAND_REF = re.compile(r"([1-9][0-9]{0,17})(\.phh|\.json)?")
+_FORMATS = {
+    "json": {"url": "/api/hands/{id}", "media_type": "application/json"},
+    "phh": {"url": "/api/hands/{id}.phh", "media_type": "text/plain"},
+}
+
+
+@dataclass(frozen=True, slots=True)
+class RestLimits:
+    """The room's settings for the HTTP API.
+
+    ``account_failures`` / ``address_failures``: failed sign-ins allowed per account name and per
+    client address within ``failure_window`` seconds; beyond them every sign-in for that account
+    or from that address is refused (429, even with the right password) until the oldest failure
+    leaves the window. ``grant_to``: the play chips a grant tops the PLAY balance up to;
+    ``grant_every``: the length of a grant period (periods are aligned to the epoch: with 3600, one
+    grant per clock hour). ``max_body``: the largest request body in bytes. ``password_min`` /
+    ``password_max``: the password lengths sign-up accepts. ``hands_default`` / ``hands_max``:
+    the hand list's page size. ``clock``: epoch seconds (the throttle and grants; tests inject one).
+    """
+
+    account_failures: int = 5
+    address_failures: int = 20
+    failure_window: float = 300.0
+    grant_to: int = 10_000
+    grant_every: float = 3600.0
+    max_body: int = 4096
+    password_min: int = 8
+    password_max: int = 128
+    hands_default: int = 50
+    hands_max: int = 200
+    clock: Callable[[], float] = time.time
+
+    def __post_init__(self) -> None:
+        for name in ("account_failures", "address_failures", "grant_to", "max_body"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be 1 or more, not {getattr(self, name)}")
+        for name in ("failure_window", "grant_every"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be a positive number of seconds")
+        if not 1 <= self.password_min <= self.password_max:
+            raise ValueError("password lengths need 1 <= password_min <= password_max")
+        if not 1 <= self.hands_default <= self.hands_max:
+            raise ValueError("hand pages need 1 <= hands_default <= hands_max")
+
+
+# ------------------------------------------------------------------------------ errors
+
+
+class ApiError(Exception):
+    """An error answer: the status, a code, a message that says what is valid."""
+
+    def __init__(
+        self, status: int, code: str, message: str, headers: Mapping[str, str] | None = None
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.headers = dict(headers or {})
+
+    def response(self) -> JSONResponse:
+        return error_response(self.status, self.code, self.message, self.headers)
+
+
+def error_response(
+    status: int, code: str, message: str, headers: Mapping[str, str] | None = None
+) -> JSONResponse:
+    """The one shape of every error: ``{"error": {"code": ..., "message": ...}}``."""
+    return JSONResponse(
+        {"error": {"code": code, "message": message}}, status_code=status, headers=headers
+    )
+
+
+def _invalid(message: str) -> ApiError:
+    return ApiError(400, "invalid_field", message)
+
+
+def _malformed(message: str) -> ApiError:
+    return ApiError(400, "malformed", message)
+
+
+# ------------------------------------------------------------------------------ throttle
+
+
+class FailureThrottle:
+    """Failures per key in a sliding window, in memory: at most ``limit`` within ``window``.
+
+    ``max_keys`` bounds the memory an attacker can make it use: past it, keys whose failures
+    have all left the window are dropped, then the least recently failed ones.
+    """
+
+    def __init__(
+        self, limit: int, window: float, clock: Callable[[], float], max_keys: int = 100_000
+    ) -> None:
+        self.limit = limit
+        self.window = window
+        self.clock = clock
+        self.max_keys = max_keys
+        self._failures: dict[str, deque[float]] = {}
+
+    def wait(self, key: str) -> float:
+        """Seconds until ``key`` may try again (0: it may now)."""
+        now = self.clock()
+        stamps = self._live(key, now)
+        if stamps is None or len(stamps) < self.limit:
+            return 0.0
+        return max(0.0, stamps[-self.limit] + self.window - now)
+
+    def fail(self, key: str) -> float:
+        """Count a failure for ``key``; returns its time (to ``forgive`` it)."""
+        now = self.clock()
+        stamps = self._live(key, now)
+        if stamps is None:
+            if len(self._failures) >= self.max_keys:
+                self._prune(now)
+            stamps = self._failures[key] = deque()
+        stamps.append(now)
+        return now
+
+    def forgive(self, key: str, stamp: float) -> None:
+        """Take back one failure counted at ``stamp``."""
+        stamps = self._failures.get(key)
+        if stamps is not None:
+            with contextlib.suppress(ValueError):
+                stamps.remove(stamp)
+            if not stamps:
+                del self._failures[key]
+
+    def clear(self, key: str) -> None:
+        self._failures.pop(key, None)
+
+    def _live(self, key: str, now: float) -> deque[float] | None:
+        stamps = self._failures.get(key)
+        if stamps is None:
+            return None
+        while stamps and stamps[0] <= now - self.window:
+            stamps.popleft()
+        return stamps
+
+    def _prune(self, now: float) -> None:
+        horizon = now - self.window
+        for key in [k for k, s in self._failures.items() if not s or s[-1] <= horizon]:
+            del self._failures[key]
+        if len(self._failures) >= self.max_keys:
+            by_age = sorted(self._failures, key=lambda k: self._failures[k][-1])
+            for key in by_age[: len(by_age) - self.max_keys // 2]:
+                del self._failures[key]
+
+
+# ------------------------------------------------------------------------------ requests
+
+
+def _origin_allowed(request: Request) -> bool:
+    """No ``Origin`` (curl, bots), or exactly the origin this request was served on."""
+    origin = request.headers.get("origin")
+    if origin is None:
+        return True
+    try:
+        parts = urlsplit(origin)
+        port = parts.port
+    except ValueError:
+        return False
+    if parts.path or parts.query or parts.fragment or parts.username or not parts.hostname:
+        return False
+    url = request.url
+    return _origin_key(parts.scheme, parts.hostname, port) == _origin_key(
+        url.scheme, url.hostname or "", url.port
+    )
+
+
+def _origin_key(scheme: str, host: str, port: int | None) -> tuple[str, str, int | None]:
+    scheme = scheme.lower()
+    scheme = {"ws": "http", "wss": "https"}.get(scheme, scheme)
+    default = {"http": 80, "https": 443}.get(scheme)
+    return scheme, host.lower(), default if port is None else port
+
+
+async def _read_json(request: Request, limit: int) -> dict[str, Any]:
+    """The body as a JSON object (an empty body is ``{}``); 413 past ``limit`` bytes."""
+    length = request.headers.get("content-length")
+    too_large = ApiError(
+        413, "too_large", f"the request body is larger than {limit} bytes; send at most {limit}"
+    )
+    if length is not None:
+        if not length.isdigit():
+            raise _malformed("Content-Length must be a number of bytes")
+        if int(length) > limit:
+            raise too_large
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise too_large
+        chunks.append(chunk)
+    raw = b"".join(chunks)
+    if not raw.strip():
+        return {}
+    try:
+        value = json.loads(
+            raw.decode("utf-8"), object_pairs_hook=_no_duplicates, parse_constant=_no_constant
+        )
+    except (UnicodeDecodeError, ValueError) as error:
+        raise _malformed(
+            f"the body is not valid JSON ({error}); send a JSON object such as "
+            '{"name": "alice", "password": "..."}'
+        ) from None
+    if not isinstance(value, dict):
+        raise _malformed(f"the body must be a JSON object, not a JSON {_json_type(value)}")
+    return value
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise ValueError(f"the field {key!r} appears twice")
+        result[key] = value
+    return result
+
+
+def _no_constant(text: str) -> Any:
+    raise ValueError(f"{text} is not JSON")
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if value is None:
+        return "null"
+    if isinstance(value, list):
+        return "array"
+    return "string" if isinstance(value, str) else "object"
+
+
+def _strings(body: Mapping[str, Any], names: Sequence[str]) -> list[str]:
+    """The fields ``names``, each a string; exactly these fields, no others."""
+    expected = ", ".join(repr(name) for name in names) or "none"
+    extra = sorted(set(body) - set(names))
+    if extra:
+        raise _invalid(f"unknown field {extra[0]!r}; the fields are {expected}")
+    values = []
+    for name in names:
+        if name not in body:
+            raise _invalid(f"the field {name!r} is missing; the fields are {expected}")
+        value = body[name]
+        if type(value) is not str:
+            raise _invalid(f"the field {name!r} must be a string, not a JSON {_json_type(value)}")
+        values.append(value)
+    return values
+
+
+def _client_address(request: Request) -> str:
+    return request.client.host if request.client is not None else "unknown"
+
+
+def _retry_after(seconds: float) -> dict[str, str]:
+    return {"Retry-After": str(max(1, math.ceil(seconds)))}
+
+
+def _query_int(request: Request, name: str, low: int, high: int) -> int | None:
+    text = request.query_params.get(name)
+    if text is None:
+        return None
+    if not text.isdigit() or not low <= int(text) <= high:
+        raise _invalid(f"{name} must be a whole number from {low} to {high}, not {text!r}")
+    return int(text)
+
+
+def _only_params(request: Request, allowed: Sequence[str]) -> None:
+    for name in request.query_params:
+        if name not in allowed:
+            valid = ", ".join(allowed)
+            raise _invalid(f"unknown query parameter {name!r}; the parameters are {valid}")
+
+
+# ------------------------------------------------------------------------------ PHH export
+
+
+def phh_of_view(view: Mapping[str, Any]) -> str:
+    """The PHH text of a hand as ``HandHistories.for_player`` (or ``for_observer``) returned it.
+
+    Only the view is read: the players' hole cards it shows, the public record (actions, board,
+    cards shown at the table) and the table settings. The hand is replayed through the engine
+    with every other card unknown; the replay must reproduce the stored pots. Raises
+    ``ValueError`` when the stored hand cannot be rebuilt this way.
+    """
+    try:
+        return _phh_of_view(view)
+    except (FeltroomError, ValueError, KeyError, TypeError, IndexError) as error:
+        raise ValueError(f"hand {view.get('hand_id')} cannot be written as PHH: {error}") from None
+
+
+_CONFIG_FIELDS = {f.name for f in fields(TableConfig) if not f.name.startswith("_")}
+
+
+def _phh_of_view(view: Mapping[str, Any]) -> str:
+    record = view["record"]
+    settings = view["settings"]
+    options = {name: value for name, value in settings.items() if name in _CONFIG_FIELDS}
+    for name in ("rake_percent", "tax_percent"):
+        if isinstance(options.get(name), str):
+            options[name] = Fraction(options[name])
+    config = TableConfig(**options)
+    order = [int(seat) for seat, _name, _stack in record["players"]]
+    names = {int(seat): str(name) for seat, name, _stack in record["players"]}
+    players = tuple((int(seat), int(stack)) for seat, _name, stack in record["players"])
+    known: dict[int, tuple[Card, ...]] = {}
+    for row in view["players"]:
+        if row["hole"]:
+            known[int(row["seat"])] = parse_cards(row["hole"])
+    for seat, cards in record.get("shown", {}).items():
+        known.setdefault(int(seat), parse_cards(cards))
+    n = len(order)
+    deck: list[Card | None] = [None] * (2 * n + 8)
+    for index, seat in enumerate(order):
+        hole = known.get(seat)
+        if hole is not None:
+            if len(hole) != 2:
+                raise ValueError(f"seat {seat} holds {len(hole)} cards, not 2")
+            deck[index], deck[n + index] = hole
+    board = parse_cards(record.get("board", ""))
+    for position, card in zip((1, 2, 3, 5, 7), board, strict=False):
+        deck[2 * n + position] = card
+    forced = tuple(
+        ForcedBet(int(seat), Forced(kind), int(amount)) for seat, kind, amount in record["forced"]
+    )
+    entries: list[LogEntry] = [
+        (int(seat), _engine_action(text)) for seat, text in record["actions"]
+    ]
+    shown = {int(seat) for seat in record.get("shown", {})}
+    # Hands shown at the showdown that the player did not have to show (show_losing): those of
+    # the shown seats that were not shown later by a Show action.
+    shown_later = {action.seat for _, action in entries if isinstance(action, Show)}
+    setup = HandSetup(
+        config.engine_structure(),
+        players,
+        int(record["button"]),
+        forced,
+        tuple(deck),
+        config.rake_rule(),
+        frozenset(shown - shown_later),
+    )
+    hand = Hand.replay(setup, entries)
+    pots = [[pot.amount, pot.rake, list(pot.winners), list(pot.shares)] for pot in hand.results]
+    if list(hand.seats) != order or not hand.is_over or pots != record["pots"]:
+        raise ValueError("the replay does not reproduce the stored pots")
+    replayed_board = [str(card) for card in hand.board if card is not None]
+    if replayed_board != [str(card) for card in board] or set(hand.shown) != shown:
+        raise ValueError("the replay does not reproduce the stored board and shown cards")
+    result = record_from_hand(
+        hand,
+        names=[names[seat] for seat in hand.seats],
+        seat_count=config.max_seats,
+        hand_id=int(view["hand_id"]),
+        exponent=config.exponent,
+    )
+    metadata: dict[str, object] = {"table": str(view["table_id"])}
+    metadata["currency"] = str(view["currency"])
+    finished = view.get("finished_at") or view.get("started_at")
+    if isinstance(finished, int | float):
+        moment = datetime.fromtimestamp(finished, UTC)
+        metadata.update(
+            year=moment.year,
+            month=moment.month,
+            day=moment.day,
+            time=moment.time().replace(microsecond=0),
+            time_zone="UTC",
+        )
+    return phh.dumps(replace(result, metadata=metadata))
+
+
+def _engine_action(text: str) -> EngineAction:
+    """An engine action from its text in the stored log (``str(action)``)."""
+    words = text.split()
+    simple: dict[str, EngineAction] = {"fold": Fold(), "check": Check(), "call": Call()}
+    if len(words) == 1 and words[0] in simple:
+        return simple[words[0]]
+    if len(words) == 3 and words[2].isdigit():
+        amount = int(words[2])
+        if words[:2] == ["raise", "to"]:
+            return RaiseTo(amount)
+        if words[:2] == ["protect", "seat"]:
+            return Protect(amount)
+        if words[:2] == ["show", "seat"]:
+            return Show(amount)
+    raise ValueError(f"unknown action {text!r} in the stored log")
+
+
+# ------------------------------------------------------------------------------ routes
+
+
+Handler = Callable[[Request], Awaitable[Response]]
+
+
+def rest_routes(
+    runtime: RoomRuntime,
+    *,
+    histories: HandHistories | None = None,
+    limits: RestLimits | None = None,
+) -> list[Route]:
+    """The routes of the HTTP API for a room (see the module docstring)."""
+    limits = limits or RestLimits()
+    accounts = runtime.accounts
+    cashier = runtime.cashier
+    hands = histories or HandHistories(runtime.settlement.storage)
+    by_account = FailureThrottle(limits.account_failures, limits.failure_window, limits.clock)
+    by_address = FailureThrottle(limits.address_failures, limits.failure_window, limits.clock)
+    password_min = max(limits.password_min, accounts.min_password_length)
+
+    def endpoint(handler: Handler) -> Handler:
+        async def guarded(request: Request) -> Response:
+            if not _origin_allowed(request):
+                return error_response(
+                    403,
+                    "forbidden_origin",
+                    "requests from a web page must come from this room's own origin "
+                    f"({request.url.scheme}://{request.url.netloc})",
+                )
+            try:
+                return await handler(request)
+            except ApiError as error:
+                return error.response()
+            except Exception:
+                log.exception("%s %s failed", request.method, request.url.path)
+                return error_response(500, "internal", "the room could not answer; try again")
+
+        return guarded
+
+    async def player_of(request: Request) -> tuple[str, str]:
+        header = request.headers.get("authorization")
+        if header is None:
+            raise ApiError(
+                401,
+                "unauthenticated",
+                "sign in first (POST /api/signin) and send Authorization: Bearer <token>",
+                {"WWW-Authenticate": _BEARER},
+            )
+        scheme, _, token = header.partition(" ")
+        token = token.strip()
+        if scheme.lower() != "bearer" or not token or len(token) > _MAX_TOKEN:
+            raise ApiError(
+                401,
+                "unauthenticated",
+                "the Authorization header must be 'Bearer <token>' with the token of a sign-in",
+                {"WWW-Authenticate": f'{_BEARER}, error="invalid_request"'},
+            )
+        try:
+            player = await run_in_threadpool(accounts.authenticate, token)
+        except AuthenticationFailed:
+            raise ApiError(
+                401,
+                "unauthenticated",
+                "unknown or expired session; sign in again (POST /api/signin)",
+                {"WWW-Authenticate": f'{_BEARER}, error="invalid_token"'},
+            ) from None
+        return player, token
+
+    async def no_body(request: Request) -> None:
+        _strings(await _read_json(request, limits.max_body), ())
+
+    # -- accounts
+
+    async def signup(request: Request) -> Response:
+        name, password = _strings(await _read_json(request, limits.max_body), ("name", "password"))
+        try:
+            valid_name(name, "player name")
+        except RoomError as error:
+            raise _invalid(str(error)) from None
+        if name.lower() in RESERVED_NAMES:
+            raise _invalid(
+                f"the name {name!r} is reserved; choose another (reserved: "
+                f"{', '.join(sorted(RESERVED_NAMES))})"
+            )
+        if not password_min <= len(password) <= limits.password_max:
+            raise _invalid(
+                f"a password has {password_min} to {limits.password_max} characters, "
+                f"not {len(password)}"
+            )
+        try:
+            player = await run_in_threadpool(accounts.sign_up, name, password)
+        except RoomError as error:
+            if "taken" in str(error):
+                raise ApiError(409, "refused", str(error)) from None
+            raise _invalid(str(error)) from None
+        return JSONResponse({"player": player}, status_code=201)
+
+    async def signin(request: Request) -> Response:
+        name, password = _strings(await _read_json(request, limits.max_body), ("name", "password"))
+        if len(password) > limits.password_max:
+            raise _invalid(f"a password has at most {limits.password_max} characters")
+        address = _client_address(request)
+        # Names that cannot exist are not tracked per account (bounded memory); the address is.
+        account = name if _is_name(name) else None
+        wait = max(by_account.wait(account) if account else 0.0, by_address.wait(address))
+        if wait > 0:
+            raise ApiError(
+                429,
+                "rate_limited",
+                "too many failed sign-ins for this account or from this address; "
+                f"try again in {max(1, math.ceil(wait))} s",
+                _retry_after(wait),
+            )
+        # Counted before the check and forgiven on success: concurrent guesses cannot overshoot.
+        stamps = [(by_address, address, by_address.fail(address))]
+        if account:
+            stamps.append((by_account, account, by_account.fail(account)))
+        try:
+            session = await run_in_threadpool(accounts.sign_in, name, password)
+        except AuthenticationFailed:
+            raise ApiError(
+                401,
+                "unauthenticated",
+                "wrong name or password",
+                {"WWW-Authenticate": _BEARER},
+            ) from None
+        except BaseException:
+            for throttle, key, stamp in stamps:
+                throttle.forgive(key, stamp)
+            raise
+        by_address.forgive(address, stamps[0][2])
+        by_account.clear(name)
+        return JSONResponse(
+            {"token": session.token, "player": session.user, "expires": session.expires_at}
+        )
+
+    async def signout(request: Request) -> Response:
+        player, token = await player_of(request)
+        await no_body(request)
+        await run_in_threadpool(accounts.sign_out, token)
+        return JSONResponse({"player": player, "signed_out": True})
+
+    # -- money
+
+    async def me(request: Request) -> Response:
+        player, _ = await player_of(request)
+        balance = await run_in_threadpool(cashier.balance, player)
+        return JSONResponse({"player": player, "balances": balance["balances"]})
+
+    async def balance(request: Request) -> Response:
+        player, _ = await player_of(request)
+        return JSONResponse(await run_in_threadpool(cashier.balance, player))
+
+    def book_grant(player: str) -> dict[str, Any]:
+        """The grant, in the thread pool: the period's key first, then the top-up."""
+        now = limits.clock()
+        period = math.floor(now / limits.grant_every)
+        key = f"play-grant:{player}:{period}"
+        next_at = (period + 1) * limits.grant_every
+        refused = ApiError(
+            429,
+            "rate_limited",
+            f"{player} had a play-money grant in this period; one grant per "
+            f"{limits.grant_every:g} s; the next is possible at "
+            f"{datetime.fromtimestamp(next_at, UTC).isoformat()} (in "
+            f"{max(1, math.ceil(next_at - now))} s)",
+            _retry_after(next_at - now),
+        )
+        with cashier.storage.transaction(write=False) as tx:
+            if tx.get_operation("grant", key) is not None:
+                raise refused
+        held = to_units(cashier.balance(player)["balances"].get("PLAY", "0"), PLAY)
+        if held >= limits.grant_to:
+            raise ApiError(
+                409,
+                "refused",
+                f"{player} holds {held} play chips; a grant tops the balance up to "
+                f"{limits.grant_to} and is possible below that",
+            )
+        try:
+            receipt = cashier.grant(player, limits.grant_to - held, key)
+        except IdempotencyConflict:
+            raise refused from None  # a grant of this period was booked meanwhile
+        return {
+            "player": player,
+            "currency": "PLAY",
+            "granted": receipt["amount"],
+            "balance": receipt["balance"],
+            "key": key,
+            "repeated": receipt["repeated"],
+            "next_grant_at": next_at,
+        }
+
+    async def grant(request: Request) -> Response:
+        player, _ = await player_of(request)
+        await no_body(request)
+        return JSONResponse(await run_in_threadpool(book_grant, player))
+
+    # -- hand histories
+
+    async def hand_list(request: Request) -> Response:
+        player, _ = await player_of(request)
+        _only_params(request, ("limit", "before"))
+        limit = _query_int(request, "limit", 1, limits.hands_max) or limits.hands_default
+        before = _query_int(request, "before", 1, 10**18)
+        ids = await run_in_threadpool(hands.hands_of, player, limit, before)
+        return JSONResponse(
+            {
+                "player": player,
+                "hands": ids,
+                "limit": limit,
+                "before": before,
+                "next_before": ids[-1] if len(ids) == limit else None,
+                "formats": _FORMATS,
+            }
+        )
+
+    async def hand_one(request: Request) -> Response:
+        player, _ = await player_of(request)
+        _only_params(request, ("format",))
+        ref = request.path_params["ref"]
+        match = _HAND_REF.fullmatch(ref)
+        if match is None:
+            raise _invalid(
+                f"{ref!r} is not a hand id: use /api/hands/<id> (JSON) or /api/hands/<id>.phh"
+            )
+        hand_id = int(match.group(1))
+        wanted = (match.group(2) or "").lstrip(".") or request.query_params.get("format", "json")
+        if wanted not in _FORMATS:
+            raise _invalid(f"format must be one of {', '.join(_FORMATS)}, not {wanted!r}")
+        try:
+            view = await run_in_threadpool(hands.for_player, hand_id, player)
+        except NotAvailable:
+            raise ApiError(
+                404,
+                "not_found",
+                f"no hand {hand_id} among your hands: a player may request only settled hands "
+                "they were dealt into (R-HIST-1); GET /api/hands lists them",
+            ) from None
+        if wanted == "json":
+            return JSONResponse(view)
+        try:
+            text = await run_in_threadpool(phh_of_view, view)
+        except ValueError as error:
+            log.warning("PHH export refused: %s", error)
+            raise ApiError(
+                409,
+                "refused",
+                f"hand {hand_id} cannot be written as PHH; its JSON history is at "
+                f"/api/hands/{hand_id}",
+            ) from None
+        return PlainTextResponse(
+            text,
+            headers={"Content-Disposition": f'inline; filename="hand-{hand_id}.phh"'},
+        )
+
+    return [
+        Route("/api/signup", endpoint(signup), methods=["POST"]),
+        Route("/api/signin", endpoint(signin), methods=["POST"]),
+        Route("/api/signout", endpoint(signout), methods=["POST"]),
+        Route("/api/me", endpoint(me), methods=["GET"]),
+        Route("/api/balance", endpoint(balance), methods=["GET"]),
+        Route("/api/grant", endpoint(grant), methods=["POST"]),
+        Route("/api/hands", endpoint(hand_list), methods=["GET"]),
+        Route("/api/hands/{ref}", endpoint(hand_one), methods=["GET"]),
+    ]
+
+
+def _is_name(name: str) -> bool:
+    try:
+        valid_name(name)
+    except RoomError:
+        return False
+    return True
