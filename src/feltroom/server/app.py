@@ -6,6 +6,7 @@
   stakes, seats taken and free, waiting list, average pot, hands per hour, players per flop, the
   table information of R-TABLE-1 and all of its settings (``feltroom.room.lobby``).
 - ``GET /api/status`` — the room's figures alone.
+- ``/ws`` — the websocket protocol for play (``feltroom.server.session``, docs/protocol.md).
 - The HTTP API of the player protocol (``feltroom.server.rest``): sign-up, sign-in, sign-out,
   balances, play-money grants and hand histories under ``/api``.
 
@@ -29,11 +30,14 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import Route, WebSocketRoute
 
 from feltroom.room.histories import HandHistories
 from feltroom.room.runtime import RoomRuntime
+from feltroom.server.protocol import MAX_FRAME
 from feltroom.server.rest import RestLimits, error_response, rest_routes
+from feltroom.server.session import Hub, HubSettings
+from feltroom.server.ws import websocket_endpoint
 
 __all__ = ["create_app", "render_status", "serve"]
 
@@ -110,10 +114,14 @@ def create_app(
     drive: bool = True,
     histories: HandHistories | None = None,
     limits: RestLimits | None = None,
+    hub_settings: HubSettings | None = None,
 ) -> Starlette:
     """The application for a room. With ``drive`` the lifespan starts the room and drives its
     tables on the real clock; without it the caller drives them (tests with a fake clock).
-    ``histories`` and ``limits`` configure the HTTP API (``feltroom.server.rest.rest_routes``)."""
+    ``histories`` and ``limits`` configure the HTTP API (``feltroom.server.rest.rest_routes``);
+    ``hub_settings`` the websocket protocol (``feltroom.server.session``). The hub is
+    ``app.state.hub``."""
+    hub = Hub(runtime, hub_settings)
 
     async def status_page(request: Request) -> HTMLResponse:
         return HTMLResponse(render_status(runtime.status(), runtime.lobby()))
@@ -127,26 +135,35 @@ def create_app(
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         if not drive:
-            yield
+            hub.start()
+            try:
+                yield
+            finally:
+                await hub.stop()
             return
         await runtime.start()
+        hub.start()
         task = asyncio.create_task(runtime.run())
         try:
             yield
         finally:
+            await hub.stop()
             await runtime.stop()
             await task
 
-    return Starlette(
+    app = Starlette(
         routes=[
             Route("/", status_page),
             Route("/api/lobby", lobby),
             Route("/api/status", status),
             *rest_routes(runtime, histories=histories, limits=limits),
+            WebSocketRoute("/ws", websocket_endpoint(hub)),
         ],
         exception_handlers={HTTPException: _http_error},
         lifespan=lifespan,
     )
+    app.state.hub = hub
+    return app
 
 
 def serve(
@@ -158,7 +175,14 @@ def serve(
     log_level: str = "warning",
 ) -> None:
     """Serve ``app`` with uvicorn until interrupted; ``on_ready(url)`` once it listens."""
-    config = uvicorn.Config(app, host=host, port=port, log_level=log_level, lifespan="on")
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level=log_level,
+        lifespan="on",
+        ws_max_size=MAX_FRAME,  # a larger frame is refused with 1009 before it is read
+    )
     server = uvicorn.Server(config)
 
     async def main() -> None:

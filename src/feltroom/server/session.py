@@ -1,0 +1,569 @@
+"""Connections and the hub: who is at which table, what each message does, what each is sent.
+
+- A ``Connection`` is one websocket: its player once ``hello`` authenticated it, the tables it
+  watches (seated or observing), its outbound queue and its inbound rate limit. It knows
+  nothing of sockets: ``ws.py`` feeds it frames and sends what it queues.
+- The ``Hub`` is told of every batch of table events by the room (a listener) and sends each
+  connection watching that table the messages its viewer may see (``wire.messages_for``). It
+  turns inbound messages into the room's commands; whatever the room refuses comes back to the
+  sender alone as a typed error, and nothing changes.
+- Disconnection (R-SIT-1, R-TIME-4): when the last connection of a seated player ends without
+  ``leave``, the hub tells the room the player is disconnected (the seat is kept; the room sits
+  them out after its grace period). A new connection with the player's token resumes: the hub
+  tells the room, sends ``welcome`` with the seats and a ``snapshot`` of each table.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+
+from feltroom.errors import FeltroomError, IllegalAction
+from feltroom.room import RoomError
+from feltroom.room.errors import NotSeated, StaleHand
+from feltroom.room.events import TableReloaded
+from feltroom.room.runtime import RoomRuntime, TableRunner
+from feltroom.rules import Action, Call, Check, Fold, LegalActions, RaiseTo
+from feltroom.server import protocol
+from feltroom.server.protocol import PROTOCOL_VERSION, ProtocolError
+from feltroom.server.wire import legal_of, messages_for, snapshot
+from feltroom.table import Entry, PreAction, PreActionKind
+
+__all__ = ["Connection", "Hub", "HubSettings"]
+
+log = logging.getLogger("feltroom.server")
+
+Message = dict[str, Any]
+
+_PRE_ACTIONS = {
+    "check_fold": PreActionKind.CHECK_FOLD,
+    "check": PreActionKind.CHECK,
+    "call_any": PreActionKind.CALL_ANY,
+    "fold": PreActionKind.FOLD,
+    "call": PreActionKind.CALL,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class HubSettings:
+    """Limits of the protocol.
+
+    ``rate`` / ``burst``: inbound messages per second a connection may send, and the burst
+    above that; a connection over it gets ``rate_limited`` errors, and after ``strikes`` of
+    them it is closed (1008). ``chat_rate`` / ``chat_burst``: the same for chat lines.
+    ``outbox``: frames queued for a slow connection before it is dropped (a disconnection).
+    ``hello_seconds``: how long a new connection has to say ``hello``.
+    ``lobby_every``: how often lobby subscribers get the tables that changed.
+    """
+
+    rate: float = 20.0
+    burst: float = 40.0
+    strikes: int = 20
+    chat_rate: float = 1.0
+    chat_burst: float = 5.0
+    outbox: int = 2000
+    hello_seconds: float = 10.0
+    lobby_every: float = 2.0
+
+
+class _Bucket:
+    """A token bucket: ``take()`` is False when the sender is over its rate."""
+
+    __slots__ = ("at", "burst", "clock", "rate", "tokens")
+
+    def __init__(self, rate: float, burst: float, clock: Callable[[], float]) -> None:
+        self.rate, self.burst, self.clock = rate, burst, clock
+        self.tokens = burst
+        self.at = clock()
+
+    def take(self) -> bool:
+        now = self.clock()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens < 1.0:
+            return False
+        self.tokens -= 1.0
+        return True
+
+
+class Closed(Exception):
+    """The hub closes this connection with ``code`` (1008: policy, 1011: server error)."""
+
+    def __init__(self, code: int, reason: str) -> None:
+        super().__init__(reason)
+        self.code = code
+        self.reason = reason
+
+
+@dataclass(eq=False)
+class Connection:
+    """One client connection (sans-I/O): frames in through ``Hub.receive``, frames out through
+    ``outbox``."""
+
+    hub: Hub
+    address: str = ""
+    player: str | None = None
+    tables: set[str] = field(default_factory=set)
+    lobby: bool = False
+    muted: dict[str, set[str]] = field(default_factory=dict)
+    outbox: asyncio.Queue[str | None] = field(default_factory=asyncio.Queue)
+    closed: bool = False
+    left: set[str] = field(default_factory=set)
+    strikes: int = 0
+    bucket: _Bucket | None = None
+    chat_bucket: _Bucket | None = None
+
+    def send(self, message: Message) -> None:
+        """Queue one message (encoded now, so a frame shows the state it was made in)."""
+        if self.closed:
+            return
+        frame = protocol.encode(message)
+        tap = self.hub.tap
+        if tap is not None:
+            tap(self, message, frame)
+        if self.outbox.qsize() >= self.hub.settings.outbox:
+            log.warning("connection of %s is too slow: dropped", self.player)
+            self.close()
+            return
+        self.outbox.put_nowait(frame)
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.outbox.put_nowait(None)
+
+
+class Hub:
+    """Every connection of the server, and the room's events fanned out to them."""
+
+    def __init__(
+        self,
+        runtime: RoomRuntime,
+        settings: HubSettings | None = None,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.runtime = runtime
+        self.settings = settings or HubSettings()
+        self.clock = clock
+        self.connections: set[Connection] = set()
+        self.by_table: dict[str, set[Connection]] = {}
+        self.by_player: dict[str, set[Connection]] = {}
+        self.tap: Callable[[Connection, Message, str], None] | None = None
+        self._lobby_sent: dict[str, Any] = {}
+        self._lobby_task: asyncio.Task[None] | None = None
+        runtime.add_listener(self._on_events)
+
+    # -------------------------------------------------------------- lifecycle
+
+    def open(self, address: str = "") -> Connection:
+        settings = self.settings
+        connection = Connection(self, address)
+        connection.bucket = _Bucket(settings.rate, settings.burst, self.clock)
+        connection.chat_bucket = _Bucket(settings.chat_rate, settings.chat_burst, self.clock)
+        self.connections.add(connection)
+        return connection
+
+    async def close(self, connection: Connection) -> None:
+        """The connection ended (any way at all): unless the player chose to leave, their seats
+        are kept and shown as disconnected (R-SIT-1, R-TIME-4)."""
+        connection.close()
+        self.connections.discard(connection)
+        for table in list(connection.tables):
+            self._unwatch(connection, table)
+        player = connection.player
+        if player is None:
+            return
+        others = self.by_player.get(player, set())
+        others.discard(connection)
+        if others:
+            return
+        self.by_player.pop(player, None)
+        for table_id, _ in self.runtime.seats_of(player):
+            with contextlib.suppress(FeltroomError):
+                await self.runtime.disconnect(table_id, player)
+
+    def start(self) -> None:
+        if self._lobby_task is None:
+            self._lobby_task = asyncio.create_task(self._lobby_loop(), name="lobby updates")
+
+    async def stop(self) -> None:
+        self.runtime.remove_listener(self._on_events)
+        if self._lobby_task is not None:
+            self._lobby_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._lobby_task
+            self._lobby_task = None
+        for connection in list(self.connections):
+            connection.close()
+
+    # -------------------------------------------------------------- fan-out
+
+    def _viewer(self, runner: TableRunner, connection: Connection) -> int | None:
+        if connection.player is None:
+            return None
+        return runner.table.seat_of(connection.player)
+
+    def _on_events(self, runner: TableRunner, events: Sequence[object]) -> None:
+        watchers = self.by_table.get(runner.table_id)
+        offered = _offered_accounts(events)
+        if not watchers and not offered:
+            return
+        table = runner.table
+        hand = table.hand
+        hand_id = runner.playing
+        if hand_id is None and hand is not None and hand.is_over:
+            hand_id = runner.last_hand_id  # after the hand: a show by choice (R-SHOW-4)
+        reloaded = any(isinstance(e, TableReloaded) for e in events)
+        sent: set[Connection] = set()
+        for connection in list(watchers or ()):
+            viewer = self._viewer(runner, connection)
+            for message in messages_for(
+                runner.table_id, hand_id, events, viewer, connection.player, hand
+            ):
+                connection.send(message)
+            if reloaded:
+                self.send_snapshot(connection, runner)
+            sent.add(connection)
+        for account in offered:  # a seat offer reaches a waiting player wherever they are
+            for connection in self.by_player.get(account, ()):
+                if connection in sent:
+                    continue
+                for message in messages_for(runner.table_id, hand_id, events, None, account, None):
+                    if message["type"] in ("seat_offer", "event"):
+                        if message["type"] == "event" and message["kind"] != "seat_offer_expired":
+                            continue
+                        connection.send(message)
+
+    def send_snapshot(self, connection: Connection, runner: TableRunner) -> None:
+        viewer = self._viewer(runner, connection)
+        view = runner.table.view(viewer)
+        muted = connection.muted.get(runner.table_id, set())
+        connection.send(snapshot(runner.table_id, runner.playing, view, sorted(muted)))
+
+    def _watch(self, connection: Connection, table_id: str) -> None:
+        connection.tables.add(table_id)
+        self.by_table.setdefault(table_id, set()).add(connection)
+
+    def _unwatch(self, connection: Connection, table_id: str) -> None:
+        connection.tables.discard(table_id)
+        watchers = self.by_table.get(table_id)
+        if watchers is not None:
+            watchers.discard(connection)
+            if not watchers:
+                del self.by_table[table_id]
+
+    async def _lobby_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.settings.lobby_every)
+            watchers = [c for c in self.connections if c.lobby]
+            entries = self.runtime.lobby()
+            changed = []
+            for entry in entries:
+                key = entry["id"]
+                if self._lobby_sent.get(key) != entry:
+                    self._lobby_sent[key] = entry
+                    changed.append(entry)
+            for connection in watchers:
+                for entry in changed:
+                    connection.send({"type": "lobby_update", "table": entry})
+
+    # -------------------------------------------------------------- inbound
+
+    async def receive(self, connection: Connection, frame: str | bytes) -> None:
+        """Handle one inbound frame: a reply or typed error goes to this connection only.
+        Raises ``Closed`` when the connection must be closed."""
+        bucket = connection.bucket
+        if bucket is not None and not bucket.take():
+            connection.strikes += 1
+            if connection.strikes > self.settings.strikes:
+                raise Closed(1008, "too many messages")
+            connection.send(
+                protocol.error(
+                    "rate_limited",
+                    f"at most {self.settings.rate:g} messages per second "
+                    f"(bursts of {self.settings.burst:g}); slow down",
+                )
+            )
+            return
+        try:
+            message = protocol.decode(frame)
+        except ProtocolError as error:
+            if error.code == "too_large":
+                raise Closed(1009, error.message) from None
+            connection.send(protocol.error(error.code, error.message, error.ref))
+            return
+        ref: int | None = message.id
+        kind: str = type(message).__struct_config__.tag  # type: ignore[assignment]
+        if connection.player is None and kind != "hello":
+            connection.send(
+                protocol.error("unauthenticated", "say hello with your token first", ref)
+            )
+            return
+        try:
+            reply = await self._dispatch(connection, kind, message)
+        except Closed:
+            raise
+        except ProtocolError as error:
+            connection.send(protocol.error(error.code, error.message, ref))
+            return
+        except StaleHand as error:
+            connection.send(protocol.error("stale_hand", str(error), ref))
+            return
+        except NotSeated as error:
+            connection.send(protocol.error("not_joined", str(error), ref))
+            return
+        except _NotYourTurn as error:
+            connection.send(protocol.error("not_your_turn", str(error), ref))
+            return
+        except IllegalAction as error:
+            legal = error.legal if isinstance(error.legal, LegalActions) else None
+            text = error.reason if legal is None else f"{error.reason}; legal: {_describe(legal)}"
+            connection.send(protocol.error("illegal_action", text, ref, legal_of(legal)))
+            return
+        except _NotFound as error:
+            connection.send(protocol.error("not_found", str(error), ref))
+            return
+        except (RoomError, FeltroomError) as error:
+            connection.send(protocol.error("refused", str(error), ref))
+            return
+        if reply is not None:
+            connection.send(reply)
+        elif kind != "hello":
+            connection.send(protocol.ok(ref))
+
+    def _runner(self, table_id: str) -> TableRunner:
+        runner = self.runtime.runners.get(table_id)
+        if runner is None:
+            raise _NotFound(f"no table {table_id!r}; tables are {', '.join(self.runtime.runners)}")
+        return runner
+
+    def _seated(self, connection: Connection, table_id: str) -> tuple[TableRunner, int]:
+        runner = self._runner(table_id)
+        assert connection.player is not None
+        seat = runner.table.seat_of(connection.player)
+        if seat is None:
+            raise NotSeated(f"you have no seat at table {table_id}; sit first")
+        return runner, seat
+
+    async def _dispatch(self, connection: Connection, kind: str, m: Any) -> Message | None:
+        runtime = self.runtime
+        player = connection.player
+        if kind == "hello":
+            return await self._hello(connection, m)
+        assert player is not None
+        if kind == "ping":
+            return protocol.pong(m.id)
+        if kind == "lobby":
+            connection.lobby = True
+            return {"type": "lobby", "ref": m.id, "tables": runtime.lobby()}
+        if kind == "lobby_stop":
+            connection.lobby = False
+            return None
+        if kind == "chat":
+            return self._chat(connection, m)
+        if kind == "mute":
+            self._runner(m.table)
+            mutes = connection.muted.setdefault(m.table, set())
+            if m.on:
+                mutes.add(m.player)
+            else:
+                mutes.discard(m.player)
+            return None
+        runner = self._runner(m.table)
+        if kind == "observe":
+            self._watch(connection, m.table)
+            self.send_snapshot(connection, runner)
+            return None
+        if kind == "unobserve":
+            if runner.table.seat_of(player) is not None:
+                raise IllegalAction(
+                    f"you sit at table {m.table}: leave (or sit out) instead of unobserving"
+                )
+            self._unwatch(connection, m.table)
+            return None
+        if kind == "sit":
+            self._watch(connection, m.table)
+            entry = Entry.WAIT if m.entry == "wait" else Entry.POST
+            await runtime.join(m.table, player, m.seat, m.buy_in, entry)
+            if not m.auto_post:
+                await runtime.set_auto_post(m.table, player, False)
+            self.send_snapshot(connection, runner)
+            return None
+        if kind == "wait_list":
+            self._watch(connection, m.table)
+            await runtime.join_waiting_list(m.table, player)
+            return None
+        if kind == "wait_list_leave":
+            await runtime.leave_waiting_list(m.table, player)
+            return None
+        # Everything below needs a seat at the table.
+        runner, seat = self._seated(connection, m.table)
+        if kind == "leave":
+            await runtime.leave(m.table, player)
+            return None
+        if kind == "add_chips":
+            await runtime.add_chips(m.table, player, m.amount)
+            return None
+        if kind == "sit_out":
+            await runtime.sit_out(m.table, player)
+            return None
+        if kind == "sit_in":
+            await runtime.sit_in(m.table, player, Entry.WAIT if m.entry == "wait" else Entry.POST)
+            return None
+        if kind == "post_blind":
+            await runtime.post_blind(m.table, player)
+            return None
+        if kind == "decline_blind":
+            await runtime.decline_blind(m.table, player)
+            return None
+        if kind == "auto_post":
+            await runtime.set_auto_post(m.table, player, m.on)
+            return None
+        if kind == "auto_muck":
+            await runtime.set_auto_muck(m.table, player, m.on)
+            return None
+        if kind == "act":
+            await runtime.act(m.table, player, self._action(runner, seat, m), m.hand)
+            return None
+        if kind == "pre_action":
+            pre = None if m.kind is None else PreAction(_PRE_ACTIONS[m.kind], m.amount)
+            await runtime.set_pre_action(m.table, player, m.hand, pre)
+            return None
+        if kind == "show":
+            await runtime.show(m.table, player, m.hand)
+            return None
+        raise ProtocolError("unknown_type", f"message type {kind!r} is not handled", m.id)
+
+    def _action(self, runner: TableRunner, seat: int, m: Any) -> Action:
+        """The engine's action for an ``act`` message, checked against the turn first so the
+        error says exactly what is wrong (R-BET-6)."""
+        hand = runner.table.hand
+        if runner.playing is not None and m.hand != runner.playing:
+            raise StaleHand(
+                f"hand {m.hand} is not the hand in progress at table {runner.table_id} "
+                f"({runner.playing})"
+            )
+        if hand is None or hand.is_over:
+            raise _NotYourTurn(f"no hand is in progress at table {runner.table_id}")
+        if hand.to_act != seat:
+            raise _NotYourTurn(f"it is seat {hand.to_act}'s turn, not yours (seat {seat})")
+        legal = hand.legal_actions()
+        action: Action
+        if m.action == "fold":
+            action = Fold()
+        elif m.action == "check":
+            action = Check()
+        elif m.action == "call":
+            action = Call()
+        else:
+            if legal is not None and legal.raise_min is not None:
+                wanted = "bet" if legal.bet else "raise"
+                if m.action != wanted:
+                    raise IllegalAction(
+                        f"{m.action} is not possible here: it would be a {wanted} "
+                        f"(to {legal.raise_min}..{legal.raise_max})",
+                        legal,
+                    )
+            action = RaiseTo(m.amount)
+        if legal is not None and not legal.allows(action):
+            raise IllegalAction(f"{m.action} is not a legal action now", legal)
+        return action
+
+    async def _hello(self, connection: Connection, m: Any) -> Message | None:
+        if connection.player is not None:
+            raise ProtocolError("invalid_field", "this connection has said hello already", m.id)
+        if m.version != PROTOCOL_VERSION:
+            raise ProtocolError(
+                "version", f"this server speaks version {PROTOCOL_VERSION}, not {m.version}", m.id
+            )
+        try:
+            player = await run_in_threadpool(self.runtime.accounts.authenticate, m.token)
+        except FeltroomError:
+            raise Closed(1008, "unknown or expired token; sign in again") from None
+        connection.player = player
+        self.by_player.setdefault(player, set()).add(connection)
+        seats = self.runtime.seats_of(player)
+        connection.send(
+            {
+                "type": "welcome",
+                "ref": m.id,
+                "version": PROTOCOL_VERSION,
+                "player": player,
+                "seats": [{"table": t, "seat": s} for t, s in seats],
+                "time": self.runtime.clock(),
+            }
+        )
+        for table_id, _ in seats:
+            runner = self.runtime.runners[table_id]
+            self._watch(connection, table_id)
+            with contextlib.suppress(FeltroomError):
+                await self.runtime.resume(table_id, player)
+            self.send_snapshot(connection, runner)
+        return None
+
+    def _chat(self, connection: Connection, m: Any) -> Message | None:
+        self._runner(m.table)
+        if m.table not in connection.tables:
+            raise NotSeated(f"observe or sit at table {m.table} to chat there")
+        bucket = connection.chat_bucket
+        if bucket is not None and not bucket.take():
+            raise RoomError(
+                f"at most {self.settings.chat_rate:g} chat line per second "
+                f"(bursts of {self.settings.chat_burst:g}); wait a moment"
+            )
+        sender = connection.player
+        line = {
+            "type": "chat",
+            "table": m.table,
+            "player": sender,
+            "text": m.text.strip(),
+            "time": self.runtime.clock(),
+        }
+        for other in list(self.by_table.get(m.table, ())):
+            if sender in other.muted.get(m.table, ()):
+                continue
+            other.send(line)
+        return None
+
+
+class _NotYourTurn(IllegalAction):
+    pass
+
+
+class _NotFound(RoomError):
+    pass
+
+
+def _offered_accounts(events: Sequence[object]) -> list[str]:
+    return [
+        account
+        for e in events
+        if type(e).__name__ in ("SeatOffered", "SeatOfferExpired")
+        for account in (getattr(e, "account", None),)
+        if isinstance(account, str)
+    ]
+
+
+def _describe(legal: LegalActions) -> str:
+    options = []
+    if legal.fold:
+        options.append("fold")
+    if legal.check:
+        options.append("check")
+    if legal.call is not None:
+        options.append(f"call {legal.call}")
+    if legal.raise_min is not None:
+        word = "bet" if legal.bet else "raise"
+        if legal.raise_min == legal.raise_max:
+            options.append(f"{word} to {legal.raise_min}")
+        else:
+            options.append(f"{word} to {legal.raise_min}..{legal.raise_max}")
+    return ", ".join(options) or "nothing"

@@ -1,0 +1,327 @@
+"""What each connection is sent: table events and table views turned into wire messages.
+
+Sans-I/O and pure: ``messages_for`` takes a batch of events as one table reported them and the
+viewer (a seat, or ``None`` for an observer) and returns the messages that viewer may receive.
+Hidden information leaves only here, and only by these rules (R-DEAL-4):
+
+- a player's own hole cards go to that player alone (``hole_cards``), read from the engine's
+  view for that seat; nobody else's cards are ever sent before they are shown at the table;
+- blind prompts, seat offers, pre-actions used or cancelled and tax withheld go to their owner
+  only; the legal actions of a turn go only to the player to act (R-BET-6);
+- a finished hand is summarised (``hand_result``) with the cards shown at the table only; the
+  engine's hand object, which holds every card, never goes near the encoder.
+
+Events are listed one by one below (``_PUBLIC``): a new event type is not sent until it is
+added there, so a field that should stay private cannot slip out by default.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import fields
+from enum import Enum
+from typing import Any
+
+from feltroom.cards import Card
+from feltroom.room.events import HandVoided, TablePaused, TableReloaded, TableResumed
+from feltroom.rules import (
+    BoardDealt,
+    Called,
+    CardsMucked,
+    CardsShown,
+    Checked,
+    Folded,
+    ForcedBet,
+    Hand,
+    HandEnded,
+    HoleCardsDealt,
+    LegalActions,
+    Posted,
+    PotAwarded,
+    Protected,
+    Raised,
+    UncalledBetReturned,
+)
+from feltroom.table import (
+    BlindDeclined,
+    BlindPrompt,
+    BlindsMissed,
+    ChipsAdded,
+    CountdownStarted,
+    Disconnected,
+    FeeCharged,
+    FirstButtonDrawn,
+    HandFinished,
+    HandStarted,
+    PlayerSeated,
+    PreActionCancelled,
+    PreActionUsed,
+    ProtectionUsed,
+    Resumed,
+    SatIn,
+    SatOut,
+    SeatChanged,
+    SeatOffered,
+    SeatOfferExpired,
+    SeatReleased,
+    TableView,
+    TaxWithheld,
+    TimeBankStarted,
+    TimedOut,
+    TurnStarted,
+    WaitingListJoined,
+    WaitingListLeft,
+)
+
+__all__ = ["legal_of", "messages_for", "snapshot", "to_wire"]
+
+Message = dict[str, Any]
+
+# Events everybody at the table (players and observers) sees, with all their fields.
+_PUBLIC: tuple[type, ...] = (
+    PlayerSeated,
+    ChipsAdded,
+    SatOut,
+    SatIn,
+    SeatReleased,
+    SeatChanged,
+    WaitingListJoined,
+    WaitingListLeft,
+    FirstButtonDrawn,  # the button draw is dealt face up (R-BUTTON-1)
+    BlindsMissed,
+    BlindDeclined,
+    HandStarted,
+    CountdownStarted,
+    TimeBankStarted,
+    TimedOut,
+    ProtectionUsed,
+    Disconnected,  # R-TIME-4: the table sees who is disconnected
+    Resumed,
+    FeeCharged,
+    Posted,
+    HoleCardsDealt,  # which seats got cards; the cards go separately to their owners
+    Folded,
+    Checked,
+    Called,
+    Raised,
+    Protected,
+    UncalledBetReturned,
+    BoardDealt,
+    CardsShown,
+    CardsMucked,
+    PotAwarded,
+    HandEnded,
+    HandVoided,
+    TablePaused,
+    TableResumed,
+    TableReloaded,
+)
+# Events only the seat they name sees.
+_OWNER: tuple[type, ...] = (PreActionUsed, PreActionCancelled, TaxWithheld)
+
+_CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
+_KINDS: dict[type, str] = {}
+
+
+def _kind(cls: type) -> str:
+    kind = _KINDS.get(cls)
+    if kind is None:
+        kind = _KINDS[cls] = _CAMEL.sub("_", cls.__name__).lower()
+    return kind
+
+
+def to_wire(value: Any) -> Any:
+    """A value as JSON can carry it: cards as text, enums by value, tuples as lists,
+    ``ForcedBet`` and other dataclasses as objects."""
+    if isinstance(value, Card):
+        return str(value)
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, (tuple, list)):
+        return [to_wire(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): to_wire(v) for k, v in value.items()}
+    if isinstance(value, ForcedBet):
+        return {"seat": value.seat, "kind": value.kind.value, "amount": value.amount}
+    return value
+
+
+def _event(table: str, hand: int | None, event: Any) -> Message:
+    message: Message = {"type": "event", "table": table, "hand": hand, "kind": _kind(type(event))}
+    for f in fields(event):
+        name = f.name
+        if name in message:  # a field named like one of the message's own
+            name = _RENAMED[(type(event).__name__, name)]
+        message[name] = to_wire(getattr(event, f.name))
+    return message
+
+
+# Event fields whose names the message itself uses: renamed on the wire.
+_RENAMED = {("Posted", "kind"): "forced", ("FeeCharged", "kind"): "fee"}
+
+
+def legal_of(legal: LegalActions | None) -> Message | None:
+    """The legal actions as the wire carries them (R-BET-6)."""
+    if legal is None:
+        return None
+    return {
+        "fold": legal.fold,
+        "check": legal.check,
+        "call": legal.call,
+        "raise_min": legal.raise_min,
+        "raise_max": legal.raise_max,
+        "bet": legal.bet,
+    }
+
+
+def _hand_result(table: str, hand_id: int | None, event: HandFinished) -> Message:
+    result = event.result
+    hand: Hand = result.hand
+    shown = hand.shown
+    return {
+        "type": "hand_result",
+        "table": table,
+        "hand": hand_id,
+        "pots": [
+            {
+                "amount": pot.amount,
+                "rake": pot.rake,
+                "winners": list(pot.winners),
+                "shares": list(pot.shares),
+            }
+            for pot in hand.results
+        ],
+        "stacks": {str(seat): stack for seat, stack in sorted(result.after.items())},
+        "shown": {
+            str(seat): to_wire(hand.hole_cards(seat)) for seat in hand.seats if seat in shown
+        },
+        "rake": result.rake,
+    }
+
+
+def messages_for(
+    table: str,
+    hand_id: int | None,
+    events: Sequence[object],
+    viewer: int | None,
+    player: str | None,
+    hand: Hand | None,
+) -> list[Message]:
+    """The messages for one viewer of a batch of events: ``viewer`` is their seat (``None`` for
+    an observer), ``player`` their account (seat offers name accounts), ``hand`` the table's
+    current hand (for the viewer's own hole cards and legal actions)."""
+    out: list[Message] = []
+    for event in events:
+        if isinstance(event, _PUBLIC):
+            out.append(_event(table, hand_id, event))
+            if (
+                isinstance(event, HoleCardsDealt)
+                and viewer is not None
+                and viewer in event.seats
+                and hand is not None
+            ):
+                out.append(
+                    {
+                        "type": "hole_cards",
+                        "table": table,
+                        "hand": hand_id,
+                        "seat": viewer,
+                        "cards": to_wire(hand.hole_cards(viewer)),
+                    }
+                )
+        elif isinstance(event, TurnStarted):
+            legal = None
+            if viewer == event.seat and hand is not None and hand.to_act == viewer:
+                legal = legal_of(hand.legal_actions())
+            out.append(
+                {
+                    "type": "turn",
+                    "table": table,
+                    "hand": hand_id,
+                    "seat": event.seat,
+                    "countdown_at": event.countdown_at,
+                    "deadline": event.deadline,
+                    "legal": legal,
+                }
+            )
+        elif isinstance(event, HandFinished):
+            out.append(_hand_result(table, hand_id, event))
+        elif isinstance(event, _OWNER):
+            if viewer is not None and viewer == getattr(event, "seat", None):
+                out.append(_event(table, hand_id, event))
+        elif isinstance(event, BlindPrompt):
+            if viewer == event.seat:
+                out.append(
+                    {
+                        "type": "blind_prompt",
+                        "table": table,
+                        "amount": event.amount,
+                        "expires": event.expires,
+                    }
+                )
+        elif isinstance(event, SeatOffered):
+            if player is not None and player == event.account:
+                out.append(
+                    {
+                        "type": "seat_offer",
+                        "table": table,
+                        "seat": event.seat,
+                        "expires": event.expires,
+                    }
+                )
+        elif isinstance(event, SeatOfferExpired) and player == event.account:
+            out.append(_event(table, hand_id, event))
+        # anything else is not for the wire
+    return out
+
+
+def snapshot(
+    table: str, hand_id: int | None, view: TableView, muted: Sequence[str] = ()
+) -> Message:
+    """A full picture of the table as the viewer may see it (joining, observing, resuming)."""
+    hand = view.hand
+    in_hand = {p.seat: p for p in hand.players} if hand is not None else {}
+    seats = []
+    for info in view.seats:
+        player = in_hand.get(info.seat)
+        seats.append(
+            {
+                "seat": info.seat,
+                "player": info.account,
+                "stack": info.stack,
+                "sitting_out": info.sitting_out,
+                "marker": info.marker,
+                "owes": info.owes,
+                "disconnected": info.disconnected,
+                "in_hand": info.in_hand,
+                "bet": player.bet if player is not None else 0,
+                "folded": player.folded if player is not None else False,
+                "all_in": player.all_in if player is not None else False,
+                "cards": to_wire(player.cards)
+                if player is not None and player.cards is not None
+                else None,
+            }
+        )
+    board = [str(c) for c in hand.board if c is not None] if hand is not None else []
+    return {
+        "type": "snapshot",
+        "table": table,
+        "you": view.viewer,
+        "view": {
+            "info": view.info,
+            "button": view.button,
+            "small": view.small,
+            "big": view.big,
+            "hand": hand_id if hand is not None and not hand.over else None,
+            "hand_number": view.hand_number,
+            "seats": seats,
+            "board": board,
+            "pot": hand.pot if hand is not None else 0,
+            "to_act": view.to_act,
+            "deadline": view.deadline,
+            "waiting": view.waiting,
+            "legal": legal_of(hand.legal) if hand is not None else None,
+            "muted": sorted(muted),
+        },
+    }
