@@ -627,3 +627,29 @@ def test_the_documented_inbound_examples_sent_to_a_live_server(storage: SqlStora
         _audit_passes(storage)
 
     _run(scenario())
+
+
+def test_lobby_subscribers_get_the_tables_that_change(storage: SqlStorage) -> None:
+    async def scenario() -> None:
+        room = room_for(storage, HEADS_UP)
+        async with live_server(room, HubSettings(lobby_every=0.1)) as live:
+            tokens = [await live.account(n) for n in ("alice", "bob")]
+            async with (
+                live.client("alice", tokens[0]) as alice,
+                live.client("bob", tokens[1]) as bob,
+            ):
+                lobby = await bob.request({"type": "lobby"})
+                assert lobby["tables"][0]["seats_taken"] == 0
+                await _seat(alice, "hu", 1)
+                update = await bob.wait_for(
+                    lambda m: m["type"] == "lobby_update" and m["table"]["seats_taken"] == 1
+                )
+                assert update["table"]["id"] == "hu"
+                await bob.request({"type": "lobby_stop"})
+                await alice.request({"type": "leave", "table": "hu"})
+                await asyncio.sleep(0.5)
+                assert not any(
+                    m["type"] == "lobby_update" and m["table"]["seats_taken"] == 0 for m in bob.log
+                )
+
+    _run(scenario())
