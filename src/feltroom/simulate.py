@@ -234,10 +234,13 @@ class _Sim:
         before = self._before() if self.checks else None
         last = table.last
         number = table.hand_number
+        stacks = {n: p.stack for n, p in table.seats.items()}
         for event in table.start_hand(self.now):
-            # a session fee (R-RAKE-4) may take a player's last chips before the deal
+            # a session fee (R-RAKE-4) may take a player's last chips before the deal (the
+            # hand may be over already, so compare the fee with the stack before it)
             if isinstance(event, FeeCharged) and before is not None:
-                before = before if table.seats[event.seat].stack else before.without(event.seat)
+                busted = event.amount >= stacks[event.seat]
+                before = before.without(event.seat) if busted else before
         guard = 0
         while table._pending is not None:
             guard += 1
