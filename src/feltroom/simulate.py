@@ -238,7 +238,9 @@ class _Sim:
         for event in table.start_hand(self.now):
             # a session fee (R-RAKE-4) may take a player's last chips before the deal (the
             # hand may be over already, so compare the fee with the stack before it)
-            if isinstance(event, FeeCharged) and before is not None:
+            if not isinstance(event, FeeCharged) or before is None:
+                continue
+            if event.kind == "session_fee":
                 busted = event.amount >= stacks[event.seat]
                 before = before.without(event.seat) if busted else before
         guard = 0
