@@ -103,7 +103,11 @@ class WireTap:
         player = connection.player
         if player is not None:
             seat = runner.table.seat_of(player)
-            if seat is not None and seat in hand.seats:
+            result = runner.table.last_result
+            played_it = not hand.is_over or (
+                result is not None and result.accounts.get(seat or 0) == player
+            )
+            if seat is not None and seat in hand.seats and played_it:
                 cards |= {str(c) for c in hand.hole_cards(seat) if c is not None}
         return cards
 

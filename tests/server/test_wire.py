@@ -581,12 +581,6 @@ def test_R_DEAL_4_after_the_showdown_a_snapshot_shows_the_cards_shown_and_no_oth
 
 
 # Rules: R-DEAL-4
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: between hands, a player who takes a seat freed since the last hand is shown "
-    "that seat's cards from the last hand in their snapshot (Table.view asks the engine's "
-    "view of the finished hand for the seat number, not the player)",
-)
 def test_R_DEAL_4_a_player_in_a_seat_freed_after_the_hand_does_not_see_its_old_cards() -> None:
     fan = seated(3)
     table = fan.table

@@ -17,7 +17,7 @@ from websockets.asyncio.client import connect
 from feltroom.room import audit
 from feltroom.room.runtime import RoomRuntime
 from feltroom.server import wire
-from feltroom.server.session import HubSettings
+from feltroom.server.session import Hub, HubSettings
 from feltroom.store import SqlStorage
 
 from .live import HEADS_UP, THREE, Client, Live, live_server, room_for
@@ -651,5 +651,35 @@ def test_lobby_subscribers_get_the_tables_that_change(storage: SqlStorage) -> No
                 assert not any(
                     m["type"] == "lobby_update" and m["table"]["seats_taken"] == 0 for m in bob.log
                 )
+
+    _run(scenario())
+
+
+def test_a_connection_too_slow_to_read_is_dropped_with_what_it_did_not_read(
+    storage: SqlStorage,
+) -> None:
+    room = room_for(storage, HEADS_UP)
+    hub = Hub(room, HubSettings(outbox=3))
+    connection = hub.open()
+    for k in range(5):
+        connection.send({"type": "pong", "ref": k})
+    assert connection.closed
+    assert connection.outbox.get_nowait() is None  # nothing queued is sent, the end follows
+    assert connection.outbox.empty()
+
+
+def test_a_refused_sit_does_not_leave_the_connection_watching(storage: SqlStorage) -> None:
+    async def scenario() -> None:
+        room = room_for(storage, HEADS_UP)
+        async with live_server(room) as live:
+            token = await live.account("alice", chips=10)  # less than the minimum buy-in
+            async with live.client("alice", token) as alice:
+                reply = await alice.request({"type": "sit", "table": "hu", "seat": 1})
+                assert reply["type"] == "error"
+                assert "40" in reply["message"]
+                (connection,) = [c for c in live.hub.connections if c.player == "alice"]
+                assert "hu" not in connection.tables
+                assert room.seats_of("alice") == []
+        _audit_passes(storage)
 
     _run(scenario())

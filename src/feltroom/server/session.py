@@ -130,6 +130,8 @@ class Connection:
             tap(self, message, frame)
         if self.outbox.qsize() >= self.hub.settings.outbox:
             log.warning("connection of %s is too slow: dropped", self.player)
+            while not self.outbox.empty():  # what it has not read is dropped with it
+                self.outbox.get_nowait()
             self.close()
             return
         self.outbox.put_nowait(frame)
@@ -390,16 +392,24 @@ class Hub:
             self._unwatch(connection, m.table)
             return None
         if kind == "sit":
-            self._watch(connection, m.table)
+            watched = m.table in connection.tables
+            self._watch(connection, m.table)  # first, so the player sees their own arrival
             entry = Entry.WAIT if m.entry == "wait" else Entry.POST
-            await runtime.join(m.table, player, m.seat, m.buy_in, entry)
+            try:
+                await runtime.join(m.table, player, m.seat, m.buy_in, entry)
+            except Exception:
+                if not watched:
+                    self._unwatch(connection, m.table)
+                raise
             if not m.auto_post:
                 await runtime.set_auto_post(m.table, player, False)
             self.send_snapshot(connection, runner)
             return None
         if kind == "wait_list":
-            self._watch(connection, m.table)
             await runtime.join_waiting_list(m.table, player)
+            if m.table not in connection.tables:
+                self._watch(connection, m.table)
+                self.send_snapshot(connection, runner)
             return None
         if kind == "wait_list_leave":
             await runtime.leave_waiting_list(m.table, player)

@@ -60,11 +60,20 @@ def websocket_endpoint(hub: Hub) -> Callable[[WebSocket], Awaitable[None]]:
         try:
             while not connection.closed:
                 timeout = None if connection.player is not None else hub.settings.hello_seconds
-                try:
-                    message = await asyncio.wait_for(websocket.receive(), timeout)
-                except TimeoutError:
-                    code, reason = 1008, "say hello with your token first"
+                receiving = asyncio.ensure_future(websocket.receive())
+                done, _ = await asyncio.wait(
+                    {receiving, sender}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+                )
+                if receiving not in done:
+                    receiving.cancel()
+                    with contextlib.suppress(BaseException):
+                        await receiving
+                    if sender in done:  # the hub dropped a connection too slow to read
+                        code, reason = 1008, "too slow to read what the table sends"
+                    else:
+                        code, reason = 1008, "say hello with your token first"
                     break
+                message = receiving.result()
                 if message["type"] == "websocket.disconnect":
                     break
                 frame: str | bytes | None = message.get("text")

@@ -848,6 +848,15 @@ class Table:
             for n, s in sorted(self.seats.items())
         )
         plan = self.plan
+        # The last hand's cards are that hand's players': a player who took a seat since then
+        # sees the finished hand as an observer does.
+        hand_viewer = viewer
+        if hand is not None and hand.is_over and viewer is not None:
+            result = self.last_result
+            player = self.seats.get(viewer)
+            played = result.accounts.get(viewer) if result is not None else None
+            if player is None or played != player.account:
+                hand_viewer = None
         return TableView(
             viewer,
             self.config.info(),
@@ -856,7 +865,7 @@ class Table:
             plan.small if plan else None,
             plan.big if plan else None,
             self.hand_number,
-            hand.view_for(viewer) if hand is not None else None,
+            hand.view_for(hand_viewer) if hand is not None else None,
             hand.to_act if hand is not None else None,
             self._clock.deadline if self._clock is not None else None,
             len(self.waiting),
