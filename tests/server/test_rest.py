@@ -327,7 +327,8 @@ def test_R_GAME_6_a_double_click_cannot_grant_twice(
         with ThreadPoolExecutor(8) as pool:
             statuses = list(pool.map(click, range(8)))
     assert 200 in statuses
-    assert set(statuses) <= {200, 429}
+    # the others: the period's grant is taken (429), or the wallet is already full (409)
+    assert set(statuses) <= {200, 409, 429}
     assert cashier.balance("bob")["balances"]["PLAY"] == "10000"
     with storage.transaction(write=False) as tx:
         plays = tx.accounts_of("bob")
