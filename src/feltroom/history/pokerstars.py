@@ -1,0 +1,321 @@
+"""Export one hand the engine played as a PokerStars text hand history (layer ``history``).
+
+The source is the engine's ``Hand`` (finished): its setup (seats, stacks, button, forced bets,
+rake rule, deck), its events (posts, actions, uncalled bets, board, shows and mucks) and its
+results (each pot with its rake, winners and shares). It holds everything the text needs; a
+``HandRecord`` does not hold the pots (replay it with ``feltroom.history.replay.replay`` first).
+
+Hole cards follow R-HIST-2: the history is the one a requester sees. ``hero`` (a player dealt
+into the hand) sees their own cards (``Dealt to``) and the cards of every player who reached the
+showdown, mucked hands included (R-SHOW-5: ``mucked [..]`` in the summary); never the cards of a
+player who folded. Without a hero (an observer) only cards shown at the table appear.
+
+Amounts are integer units written with the table's currency (``feltroom.money.Currency``): a
+whole amount without decimals (``$4``), otherwise every decimal (``$0.50``), as PokerStars does.
+Play chips (exponent 0) are written without a symbol and the table line says ``(Play Money)``.
+The summary reconciles exactly: ``Total pot`` = every pot's amount = what was collected + rake.
+See docs/hand-histories.md for the mapping.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
+
+from feltroom.cards import Card, Rank
+from feltroom.evaluate import HandCategory, evaluate
+from feltroom.money import Currency, format_units
+from feltroom.rules import (
+    BoardDealt,
+    Called,
+    CardsMucked,
+    CardsShown,
+    Checked,
+    FixedLimit,
+    Folded,
+    Forced,
+    Hand,
+    HoleCardsDealt,
+    Posted,
+    PotAwarded,
+    PotLimit,
+    Raised,
+    UncalledBetReturned,
+)
+
+__all__ = ["describe", "dumps", "format_amount", "visible_seats"]
+
+_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£"}
+_EASTERN = ZoneInfo("America/New_York")
+_STREETS = ("before Flop", "on the Flop", "on the Turn", "on the River")
+_LIVE = (Forced.SMALL_BLIND, Forced.BIG_BLIND, Forced.STRADDLE, Forced.POST)
+_POSTS = {
+    Forced.ANTE: "posts the ante",
+    Forced.SMALL_BLIND: "posts small blind",
+    Forced.BIG_BLIND: "posts big blind",
+    Forced.STRADDLE: "posts straddle",
+    Forced.POST: "posts big blind",
+    Forced.DEAD: "posts dead blind",
+}
+_BY_NOUN = {rank.noun: rank for rank in Rank}
+
+
+def format_amount(units: int, currency: Currency) -> str:
+    """``units`` as PokerStars writes money: ``$4``, ``$0.50``, ``€1.38``; play chips bare."""
+    text = format_units(units, currency)
+    if currency.exponent and units % 10**currency.exponent == 0:
+        text = text.split(".")[0]
+    if currency.exponent == 0:
+        return text
+    return _SYMBOLS.get(currency.code, "") + text
+
+
+def describe(cards: Iterable[Card]) -> str:
+    """The best hand of five to seven cards in PokerStars' words ("a straight, Nine to King")."""
+    rank = evaluate(cards)
+    category = rank.category
+    words = rank.description.split(", ", 1)[-1]
+    if category is HandCategory.HIGH_CARD:
+        return f"high card {words}"
+    if category is HandCategory.ONE_PAIR:
+        return f"a pair of {words}"
+    if category in (HandCategory.STRAIGHT, HandCategory.STRAIGHT_FLUSH):
+        if rank.description == "Royal Flush":
+            return "a Royal Flush"
+        high = _BY_NOUN[words.removesuffix(" high")]
+        low = Rank.ACE if high is Rank.FIVE else Rank(high - 4)
+        kind = "a straight" if category is HandCategory.STRAIGHT else "a straight flush"
+        return f"{kind}, {low.noun} to {high.noun}"
+    article = "a " if category in (HandCategory.FLUSH, HandCategory.FULL_HOUSE) else ""
+    return f"{article}{category.title.lower()}, {words}"
+
+
+def visible_seats(hand: Hand, hero: int | None) -> frozenset[int]:
+    """Seats whose hole cards the requester ``hero`` may see (R-HIST-2): their own and every
+    showdown seat (mucked included); for an observer (``None``) only the cards shown."""
+    shown = {event.seat for event in hand.events if isinstance(event, CardsShown)}
+    if hero is None:
+        return frozenset(shown)
+    return frozenset({hero, *hand.showdown_seats, *shown})
+
+
+def _cards(cards: Iterable[Card | None]) -> str:
+    return "[" + " ".join("??" if card is None else str(card) for card in cards) + "]"
+
+
+def _description(hand: Hand, seat: int) -> str | None:
+    cards = [*hand.hole_cards(seat), *hand.board]
+    if len(hand.board) < 5 or any(card is None for card in cards):
+        return None
+    return describe(card for card in cards if card is not None)
+
+
+def _hero_seat(names: Mapping[int, str], hero: str | None) -> int | None:
+    if hero is None:
+        return None
+    for seat, name in names.items():
+        if name == hero:
+            return seat
+    raise ValueError(f"the hero {hero!r} is not a player of this hand")
+
+
+def _header(
+    hand: Hand, hand_id: int, currency: Currency, started: datetime, small_blind: int
+) -> str:
+    structure = hand.setup.structure
+    if isinstance(structure, FixedLimit):
+        game = "Limit"
+        low, high = structure.small_bet, structure.big_bet
+    else:
+        game = "Pot Limit" if isinstance(structure, PotLimit) else "No Limit"
+        low, high = small_blind, structure.big_blind
+    stakes = f"{format_amount(low, currency)}/{format_amount(high, currency)}"
+    if currency.exponent:
+        stakes += f" {currency.code}"
+    eastern = started.astimezone(_EASTERN)
+    when = f"{eastern:%Y/%m/%d} {eastern.hour}:{eastern:%M:%S} ET"
+    return f"PokerStars Hand #{hand_id}:  Hold'em {game} ({stakes}) - {when}"
+
+
+def dumps(
+    hand: Hand,
+    *,
+    hand_id: int,
+    table_name: str,
+    hero: str | None,
+    names: Mapping[int, str],
+    currency: Currency,
+    started: datetime | None = None,
+    seat_count: int = 9,
+) -> str:
+    """The PokerStars text of a finished hand, as ``hero`` may request it (R-HIST-1/2).
+
+    ``names`` maps each seat of the hand to its player's name; ``hero`` is one of those names or
+    ``None`` for an observer's history. ``started`` (aware; default the epoch) is written in ET.
+    """
+    if not hand.is_over:
+        raise ValueError("only a finished hand can be exported")
+
+    def money(units: int) -> str:
+        return format_amount(units, currency)
+
+    setup = hand.setup
+    hero_seat = _hero_seat(names, hero)
+    visible = visible_seats(hand, hero_seat)
+    showdown = set(hand.showdown_seats)
+    button = setup.button
+    small_blind = next(
+        (bet.amount for bet in setup.forced if bet.kind is Forced.SMALL_BLIND),
+        getattr(setup.structure, "big_blind", 0) // 2,
+    )
+    roles: dict[int, list[str]] = {seat: [] for seat in hand.seats}
+    if button in roles:
+        roles[button].append("(button)")
+    for bet in setup.forced:
+        if bet.kind is Forced.SMALL_BLIND:
+            roles[bet.seat].append("(small blind)")
+        elif bet.kind is Forced.BIG_BLIND:
+            roles[bet.seat].append("(big blind)")
+    play = " (Play Money)" if currency.exponent == 0 else ""
+    lines = [
+        _header(hand, hand_id, currency, started or datetime(1970, 1, 1, tzinfo=UTC), small_blind),
+        f"Table '{table_name}' {seat_count}-max{play} Seat #{button} is the button",
+    ]
+    stacks = dict(setup.players)
+    lines += [
+        f"Seat {seat}: {names[seat]} ({money(stacks[seat])} in chips)" for seat in sorted(stacks)
+    ]
+    # What each seat put in voluntarily (PokerStars' "didn't bet") and where each folded.
+    street_bets: dict[int, int] = dict.fromkeys(hand.seats, 0)
+    level = 0
+    street = 0
+    bet_any: set[int] = set()
+    folded_on: dict[int, int] = {}
+    won: dict[int, int] = dict.fromkeys(hand.seats, 0)
+    pots = [event for event in hand.events if isinstance(event, PotAwarded)]
+    events = list(hand.events)
+    # A dead blind and a post from the same seat: one "posts small & big blinds" line, where the
+    # post is (the engine posts every dead blind before the live blinds).
+    posted = [event for event in events if isinstance(event, Posted)]
+    dead_blinds = {event.seat: event.amount for event in posted if event.kind is Forced.DEAD}
+    combined = dead_blinds.keys() & {event.seat for event in posted if event.kind is Forced.POST}
+    showdown_open = False
+    for event in events:
+        if isinstance(event, Posted):
+            name = names[event.seat]
+            bet_any.add(event.seat)
+            if event.kind in _LIVE:
+                street_bets[event.seat] += event.amount
+                level = max(level, street_bets[event.seat])
+            tail = " and is all-in" if event.all_in else ""
+            if event.seat in combined:
+                if event.kind is Forced.DEAD:
+                    continue
+                if event.kind is Forced.POST:
+                    amount = dead_blinds[event.seat] + event.amount
+                    lines.append(f"{name}: posts small & big blinds {money(amount)}{tail}")
+                    continue
+            lines.append(f"{name}: {_POSTS[event.kind]} {money(event.amount)}{tail}")
+        elif isinstance(event, HoleCardsDealt):
+            lines.append("*** HOLE CARDS ***")
+            if hero_seat is not None:
+                lines.append(f"Dealt to {hero} {_cards(hand.hole_cards(hero_seat))}")
+        elif isinstance(event, Folded):
+            folded_on[event.seat] = street
+            lines.append(f"{names[event.seat]}: folds")
+        elif isinstance(event, Checked):
+            lines.append(f"{names[event.seat]}: checks")
+        elif isinstance(event, Called):
+            bet_any.add(event.seat)
+            street_bets[event.seat] += event.amount
+            tail = " and is all-in" if event.all_in else ""
+            lines.append(f"{names[event.seat]}: calls {money(event.amount)}{tail}")
+        elif isinstance(event, Raised):
+            bet_any.add(event.seat)
+            tail = " and is all-in" if event.all_in else ""
+            if event.bet:
+                added = event.to - street_bets[event.seat]
+                text = f"bets {money(added)}"
+            else:
+                text = f"raises {money(event.to - level)} to {money(event.to)}"
+            street_bets[event.seat] = event.to
+            level = event.to
+            lines.append(f"{names[event.seat]}: {text}{tail}")
+        elif isinstance(event, UncalledBetReturned):
+            lines.append(f"Uncalled bet ({money(event.amount)}) returned to {names[event.seat]}")
+        elif isinstance(event, BoardDealt):
+            street = event.street
+            street_bets = dict.fromkeys(hand.seats, 0)
+            level = 0
+            board = hand.board
+            dealt = 3 + street - 1
+            title = ("FLOP", "TURN", "RIVER")[street - 1]
+            if street == 1:
+                lines.append(f"*** FLOP *** {_cards(board[:3])}")
+            else:
+                before, card = _cards(board[: dealt - 1]), _cards(board[dealt - 1 : dealt])
+                lines.append(f"*** {title} *** {before} {card}")
+        elif isinstance(event, CardsShown | CardsMucked):
+            if event.seat in showdown and not showdown_open:
+                showdown_open = True
+                lines.append("*** SHOW DOWN ***")
+            if isinstance(event, CardsShown):
+                text = f"{names[event.seat]}: shows {_cards(event.cards)}"
+                description = _description(hand, event.seat)
+                lines.append(text if description is None else f"{text} ({description})")
+            else:
+                lines.append(f"{names[event.seat]}: mucks hand")
+        elif isinstance(event, PotAwarded):
+            if hand.showdown_seats and not showdown_open:
+                showdown_open = True
+                lines.append("*** SHOW DOWN ***")
+            where = _pot_name(event.index, len(pots)).lower()
+            for seat, share in zip(event.winners, event.shares, strict=True):
+                won[seat] += share
+                if share:
+                    lines.append(f"{names[seat]} collected {money(share)} from {where}")
+    total = sum(pot.amount for pot in pots)
+    rake = sum(pot.rake for pot in pots)
+    summary = f"Total pot {money(total)}"
+    if len(pots) > 1:
+        summary += "".join(
+            f" {_pot_name(pot.index, len(pots))} {money(pot.amount - pot.rake)}." for pot in pots
+        )
+    lines += ["*** SUMMARY ***", f"{summary} | Rake {money(rake)}"]
+    if hand.board:
+        lines.append(f"Board {_cards(hand.board)}")
+    shown = {event.seat for event in events if isinstance(event, CardsShown)}
+    for seat in sorted(stacks):
+        head = " ".join([f"Seat {seat}: {names[seat]}", *roles[seat]])
+        hole = _cards(hand.hole_cards(seat))
+        if seat in folded_on:
+            tail = f"folded {_STREETS[folded_on[seat]]}"
+            if folded_on[seat] == 0 and seat not in bet_any:
+                tail += " (didn't bet)"
+        elif seat in showdown:
+            description = _description(hand, seat)
+            with_ = "" if description is None else f" with {description}"
+            if seat in shown:
+                result = f"won ({money(won[seat])})" if won[seat] else "lost"
+                tail = f"showed {hole} and {result}{with_}"
+            elif seat in visible:
+                tail = f"mucked {hole}"
+            else:
+                tail = "mucked"
+        else:
+            tail = f"collected ({money(won[seat])})"
+            if seat in shown:
+                tail = f"showed {hole} and won ({money(won[seat])})"
+        lines.append(f"{head} {tail}")
+    return "\n".join(lines) + "\n"
+
+
+def _pot_name(index: int, count: int) -> str:
+    """PokerStars' pot names: ``Pot`` alone, else ``Main pot``, ``Side pot`` (one) or
+    ``Side pot-N`` (several)."""
+    if count == 1:
+        return "Pot"
+    if index == 0:
+        return "Main pot"
+    return "Side pot" if count == 2 else f"Side pot-{index}"
