@@ -17,6 +17,8 @@ from feltroom.rules import (
     Check,
     FixedLimit,
     Fold,
+    Forced,
+    ForcedBet,
     Hand,
     NoLimit,
     PotLimit,
@@ -293,4 +295,33 @@ def test_random_hands_export_and_reconcile() -> None:
 def test_samples_reconcile_like_ours() -> None:
     """The reconciliation the tests apply holds on the real two-side-pot sample."""
     text = (SHARED / "nlhe-cash-9max-eur-two-side-pots.txt").read_text("utf-8-sig")
+    reconcile(text)
+
+
+# Rules: R-BLIND-1, R-MISS-1
+def test_antes_and_a_dead_blind_with_a_post() -> None:
+    players = [(1, 1000), (2, 1000), (3, 1000), (4, 1000)]
+    forced = [
+        *blinds(players, 4, 5, 10, 2),
+        ForcedBet(3, Forced.DEAD, 5),
+        ForcedBet(3, Forced.POST, 10),
+    ]
+    deck = deck_for(["AcKc", "5h6h", "7s7d", "2c3d"], "Ts6d3cQhQs")
+    hand = Hand(NoLimit(10), players, 4, forced, deck)
+    while not hand.is_over:
+        legal = hand.legal_actions()
+        assert legal is not None
+        hand.act(Check() if legal.check else Call())
+    text = export(hand, "Ann", {1: "Ann", 2: "Bob", 3: "Cy", 4: "Di"})
+    lines = text.splitlines()
+    assert lines[6 : lines.index("*** HOLE CARDS ***")] == [
+        "Ann: posts the ante $0.02",
+        "Bob: posts the ante $0.02",
+        "Cy: posts the ante $0.02",
+        "Di: posts the ante $0.02",
+        "Ann: posts small blind $0.05",
+        "Bob: posts big blind $0.10",
+        "Cy: posts small & big blinds $0.15",
+    ]
+    assert "Cy: checks" in lines
     reconcile(text)
