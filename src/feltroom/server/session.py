@@ -327,7 +327,7 @@ class Hub:
             return
         except IllegalAction as error:
             legal = error.legal if isinstance(error.legal, LegalActions) else None
-            text = error.reason if legal is None else f"{error.reason}; legal: {_describe(legal)}"
+            text = error.reason if legal is None else f"{error.reason}; legal: {legal}"
             connection.send(protocol.error("illegal_action", text, ref, legal_of(legal)))
             return
         except _NotFound as error:
@@ -560,20 +560,3 @@ def _offered_accounts(events: Sequence[object]) -> list[str]:
         for account in (getattr(e, "account", None),)
         if isinstance(account, str)
     ]
-
-
-def _describe(legal: LegalActions) -> str:
-    options = []
-    if legal.fold:
-        options.append("fold")
-    if legal.check:
-        options.append("check")
-    if legal.call is not None:
-        options.append(f"call {legal.call}")
-    if legal.raise_min is not None:
-        word = "bet" if legal.bet else "raise"
-        if legal.raise_min == legal.raise_max:
-            options.append(f"{word} to {legal.raise_min}")
-        else:
-            options.append(f"{word} to {legal.raise_min}..{legal.raise_max}")
-    return ", ".join(options) or "nothing"

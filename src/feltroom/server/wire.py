@@ -43,6 +43,7 @@ from feltroom.rules import (
     Raised,
     UncalledBetReturned,
 )
+from feltroom.server.protocol import legal_dict
 from feltroom.table import (
     BlindDeclined,
     BlindPrompt,
@@ -162,17 +163,8 @@ _RENAMED = {("Posted", "kind"): "forced", ("FeeCharged", "kind"): "fee"}
 
 
 def legal_of(legal: LegalActions | None) -> Message | None:
-    """The legal actions as the wire carries them (R-BET-6)."""
-    if legal is None:
-        return None
-    return {
-        "fold": legal.fold,
-        "check": legal.check,
-        "call": legal.call,
-        "raise_min": legal.raise_min,
-        "raise_max": legal.raise_max,
-        "bet": legal.bet,
-    }
+    """The legal actions as the wire carries them (R-BET-6), ``None`` when there are none."""
+    return None if legal is None else legal_dict(legal)
 
 
 def _hand_result(table: str, hand_id: int | None, event: HandFinished) -> Message:
