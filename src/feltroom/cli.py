@@ -86,6 +86,13 @@ def _replay(args: argparse.Namespace) -> int:
     return replay_paths(args.paths, sys.stdout)
 
 
+def _convert(args: argparse.Namespace) -> int:
+    """``feltroom convert --to FORMAT [--hero NAME] PATH...``: PHH hands to another format."""
+    from feltroom.history.convert import convert_paths
+
+    return convert_paths(args.paths, args.to, args.hero, sys.stdout, sys.stderr)
+
+
 def _simulate(args: argparse.Namespace) -> int:
     """The randomized soak of the table layer (issue 4): one JSON object; exit 0 only without
     violations."""
@@ -151,6 +158,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     replay.add_argument("paths", nargs="+", metavar="PATH")
     replay.set_defaults(handler=_replay)
+
+    convert = commands.add_parser(
+        "convert", help="convert PHH hand histories to PokerStars text, OHH or PHH"
+    )
+    convert.add_argument("--to", required=True, choices=("pokerstars", "ohh", "phh"))
+    convert.add_argument("--hero", metavar="NAME", help="write only what this player may see")
+    convert.add_argument("paths", nargs="+", metavar="PATH")
+    convert.set_defaults(handler=_convert)
 
     simulate = commands.add_parser(
         "simulate", help="randomized soak: many tables, random players, invariants per hand"

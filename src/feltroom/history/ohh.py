@@ -73,9 +73,12 @@ def to_dict(
     started: datetime | None = None,
     seat_count: int = 9,
     site_name: str = "feltroom",
+    show_all: bool = False,
 ) -> dict[str, Any]:
     """The OHH object (the value of the file's ``"ohh"`` key) of a finished hand, as ``hero``
-    (a player's name, or ``None`` for an observer) may request it (R-HIST-1/2)."""
+    (a player's name, or ``None`` for an observer) may request it (R-HIST-1/2). ``show_all``
+    writes every hole card the hand holds (the operator's full record): a ``Dealt Cards``
+    action per player and every mucked hand."""
     if not hand.is_over:
         raise ValueError("only a finished hand can be exported")
     setup = hand.setup
@@ -88,7 +91,7 @@ def to_dict(
     hero_seat = next((seat for seat, name in names.items() if name == hero), None)
     if hero is not None and hero_seat is None:
         raise ValueError(f"the hero {hero!r} is not a player of this hand")
-    visible = visible_seats(hand, hero_seat)
+    visible = frozenset(hand.seats) if show_all else visible_seats(hand, hero_seat)
     seats = sorted(seat for seat, _ in setup.players)
     ids = {seat: index for index, seat in enumerate(seats)}
     stacks = dict(setup.players)
@@ -158,9 +161,9 @@ def to_dict(
                 street_bets[event.seat] += event.amount
             add(current, event.seat, _POSTS[event.kind], event.amount, event.all_in)
         elif isinstance(event, HoleCardsDealt):
-            if hero_seat is not None:
-                cards = [str(card) for card in hand.hole_cards(hero_seat) if card is not None]
-                add(current, hero_seat, "Dealt Cards", cards=cards)
+            for seat in hand.seats if show_all else () if hero_seat is None else (hero_seat,):
+                cards = [str(card) for card in hand.hole_cards(seat) if card is not None]
+                add(current, seat, "Dealt Cards", cards=cards)
         elif isinstance(event, Folded):
             add(current, event.seat, "Fold")
         elif isinstance(event, Checked):

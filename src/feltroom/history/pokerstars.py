@@ -148,11 +148,14 @@ def dumps(
     currency: Currency,
     started: datetime | None = None,
     seat_count: int = 9,
+    show_all: bool = False,
 ) -> str:
     """The PokerStars text of a finished hand, as ``hero`` may request it (R-HIST-1/2).
 
     ``names`` maps each seat of the hand to its player's name; ``hero`` is one of those names or
     ``None`` for an observer's history. ``started`` (aware; default the epoch) is written in ET.
+    ``show_all`` writes every hole card the hand holds (the operator's full record, not a
+    player's history): a ``Dealt to`` line per player and every mucked hand.
     """
     if not hand.is_over:
         raise ValueError("only a finished hand can be exported")
@@ -162,7 +165,7 @@ def dumps(
 
     setup = hand.setup
     hero_seat = _hero_seat(names, hero)
-    visible = visible_seats(hand, hero_seat)
+    visible = frozenset(hand.seats) if show_all else visible_seats(hand, hero_seat)
     showdown = set(hand.showdown_seats)
     button = setup.button
     small_blind = next(
@@ -219,7 +222,10 @@ def dumps(
             lines.append(f"{name}: {_POSTS[event.kind]} {money(event.amount)}{tail}")
         elif isinstance(event, HoleCardsDealt):
             lines.append("*** HOLE CARDS ***")
-            if hero_seat is not None:
+            if show_all:
+                for seat in hand.seats:
+                    lines.append(f"Dealt to {names[seat]} {_cards(hand.hole_cards(seat))}")
+            elif hero_seat is not None:
                 lines.append(f"Dealt to {hero} {_cards(hand.hole_cards(hero_seat))}")
         elif isinstance(event, Folded):
             folded_on[event.seat] = street
