@@ -1013,13 +1013,27 @@ class RoomRuntime:
             await runner.command(events, now)
             return amount
 
+    async def _at_seat(
+        self,
+        table_id: str,
+        player: str,
+        do: Callable[[Table, int, float], Sequence[TableEvent]],
+        *,
+        running: bool = True,
+    ) -> None:
+        """One of the player's own table commands, under the table's lock (``running``: refused
+        while the table is paused)."""
+        runner = self.runner(table_id)
+        async with runner.lock:
+            if running:
+                runner.check_running()
+            now = self.clock()
+            await runner.command(do(runner.table, runner.seat_of(player), now), now)
+
     async def leave(self, table_id: str, player: str) -> None:
         """Leave: at once between hands, else the hand is folded at the player's turn and the
         seat released after it (R-SIT-1); the stack goes back to the wallet."""
-        runner = self.runner(table_id)
-        async with runner.lock:
-            now = self.clock()
-            await runner.command(runner.table.leave(runner.seat_of(player), now), now)
+        await self._at_seat(table_id, player, Table.leave, running=False)
 
     async def act(
         self, table_id: str, player: str, action: Action, hand_id: int | None = None
@@ -1035,32 +1049,20 @@ class RoomRuntime:
             await runner.command(runner.table.act(seat, action, now), now)
 
     async def sit_out(self, table_id: str, player: str) -> None:
-        runner = self.runner(table_id)
-        async with runner.lock:
-            now = self.clock()
-            await runner.command(runner.table.sit_out(runner.seat_of(player), now), now)
+        await self._at_seat(table_id, player, Table.sit_out, running=False)
 
     async def sit_in(self, table_id: str, player: str, entry: Entry = Entry.POST) -> None:
-        runner = self.runner(table_id)
-        async with runner.lock:
-            now = self.clock()
-            await runner.command(runner.table.sit_in(runner.seat_of(player), now, entry), now)
+        await self._at_seat(
+            table_id, player, lambda t, seat, now: t.sit_in(seat, now, entry), running=False
+        )
 
     async def post_blind(self, table_id: str, player: str) -> None:
         """Answer a blind prompt: post (R-BLIND-6); refused unless the player is prompted."""
-        runner = self.runner(table_id)
-        async with runner.lock:
-            runner.check_running()
-            now = self.clock()
-            await runner.command(runner.table.post_blind(runner.seat_of(player), now), now)
+        await self._at_seat(table_id, player, Table.post_blind)
 
     async def decline_blind(self, table_id: str, player: str) -> None:
         """Answer a blind prompt: decline and sit out (R-BLIND-6)."""
-        runner = self.runner(table_id)
-        async with runner.lock:
-            runner.check_running()
-            now = self.clock()
-            await runner.command(runner.table.decline_blind(runner.seat_of(player), now), now)
+        await self._at_seat(table_id, player, Table.decline_blind)
 
     async def add_chips(self, table_id: str, player: str, amount: int) -> int:
         """Add chips from the wallet between hands, up to the table maximum (R-BUYIN-3); returns

@@ -181,6 +181,13 @@ class Table:
     ) -> list[TableEvent]:
         """Take ``seat`` with ``buy_in`` chips (R-BUYIN-1); the player enters by ``entry``
         (R-ENTRY-1). One seat per account per table."""
+        self._check_vacant(account, seat)
+        self._check_buy_in(buy_in)
+        return self._occupy(account, seat, buy_in, now, entry, auto_post)
+
+    def _check_vacant(self, account: str, seat: int) -> None:
+        """Refuse a seat that does not exist, is taken or offered to someone else, or an
+        account that already sits here."""
         cfg = self.config
         if not 1 <= seat <= cfg.max_seats:
             raise IllegalAction(f"seat {seat} does not exist: seats are 1..{cfg.max_seats}")
@@ -191,21 +198,25 @@ class Table:
         offer = self._offers.get(seat)
         if offer is not None and offer[0] != account:
             raise IllegalAction(f"seat {seat} is offered to the first player on the waiting list")
-        self._check_buy_in(buy_in)
+
+    def _occupy(
+        self, account: str, seat: int, chips: int, now: float, entry: Entry, auto_post: bool
+    ) -> list[TableEvent]:
+        """Seat ``account`` with ``chips`` brought to the table (checked by the caller)."""
+        cfg = self.config
         events: list[TableEvent] = []
-        if offer is not None:
-            del self._offers[seat]
+        self._offers.pop(seat, None)
         if account in self.waiting:
             self.waiting.remove(account)
             events.append(WaitingListLeft(account))
         self._arrivals += 1
-        player = Seat(seat, account, buy_in, self._arrivals, entry=entry, auto_post=auto_post)
+        player = Seat(seat, account, chips, self._arrivals, entry=entry, auto_post=auto_post)
         player.time_bank = float(cfg.time_bank_seconds)
-        player.brought = buy_in
+        player.brought = chips
         player.fee_due_at = now + 60 * cfg.session_minutes
         self.seats[seat] = player
-        self.brought += buy_in
-        events.append(PlayerSeated(seat, account, buy_in, entry.value))
+        self.brought += chips
+        events.append(PlayerSeated(seat, account, chips, entry.value))
         return events
 
     def restore_seat(
@@ -215,32 +226,11 @@ class Table:
         hand): the stack may lie outside today's buy-in bounds (a winner above the maximum, a
         loser below the minimum, zero). The chips count as brought to the table. The player
         enters anew (R-ENTRY-1, posting); ``sitting_out`` (or an empty stack) sits them out."""
-        cfg = self.config
-        if not 1 <= seat <= cfg.max_seats:
-            raise IllegalAction(f"seat {seat} does not exist: seats are 1..{cfg.max_seats}")
-        if seat in self.seats:
-            raise IllegalAction(f"seat {seat} is taken")
-        if self.seat_of(account) is not None:
-            raise IllegalAction(f"{account} already has seat {self.seat_of(account)} here")
-        offer = self._offers.get(seat)
-        if offer is not None and offer[0] != account:
-            raise IllegalAction(f"seat {seat} is offered to the first player on the waiting list")
+        self._check_vacant(account, seat)
         if not isinstance(stack, int) or isinstance(stack, bool) or stack < 0:
             raise IllegalAction(f"a stack is a whole number of units, zero or more, not {stack!r}")
-        events: list[TableEvent] = []
-        if offer is not None:
-            del self._offers[seat]
-        if account in self.waiting:
-            self.waiting.remove(account)
-            events.append(WaitingListLeft(account))
-        self._arrivals += 1
-        player = Seat(seat, account, stack, self._arrivals, entry=Entry.POST)
-        player.time_bank = float(cfg.time_bank_seconds)
-        player.brought = stack
-        player.fee_due_at = now + 60 * cfg.session_minutes
-        self.seats[seat] = player
-        self.brought += stack
-        events.append(PlayerSeated(seat, account, stack, Entry.POST.value))
+        events = self._occupy(account, seat, stack, now, Entry.POST, True)
+        player = self.seats[seat]
         if stack == 0:
             events += self._sit_out_now(player, now, "busted")
         elif sitting_out:
