@@ -34,7 +34,7 @@ from feltroom.rules import Action, Call, Check, Fold, LegalActions, RaiseTo
 from feltroom.server import protocol
 from feltroom.server.protocol import PROTOCOL_VERSION, ProtocolError
 from feltroom.server.wire import legal_of, messages_for, snapshot
-from feltroom.table import Entry, PreAction, PreActionKind
+from feltroom.table import Entry, PreAction, PreActionKind, SeatOffered, SeatOfferExpired
 
 __all__ = ["Connection", "Hub", "HubSettings"]
 
@@ -553,10 +553,4 @@ class _NotFound(RoomError):
 
 
 def _offered_accounts(events: Sequence[object]) -> list[str]:
-    return [
-        account
-        for e in events
-        if type(e).__name__ in ("SeatOffered", "SeatOfferExpired")
-        for account in (getattr(e, "account", None),)
-        if isinstance(account, str)
-    ]
+    return [e.account for e in events if isinstance(e, (SeatOffered, SeatOfferExpired))]
