@@ -186,8 +186,21 @@ def _parser() -> argparse.ArgumentParser:
         "--seats", type=int, metavar="N", help="seats per table, 2..10; default: random"
     )
     simulate.set_defaults(handler=_simulate)
+
+    play = commands.add_parser("play", help="play at a room from the terminal (a person)")
+    play.add_argument(
+        "--url", default="http://127.0.0.1:8000", help="the server's address (http://host:port)"
+    )
+    play.set_defaults(handler=_play)
     _add_room_commands(commands)
     return parser
+
+
+def _play(args: argparse.Namespace) -> int:
+    """``feltroom play --url URL``: the terminal client for a person (docs/play.md)."""
+    from feltroom.bots.terminal import main as play
+
+    return play(args.url)
 
 
 def _room_command(args: argparse.Namespace) -> int:
