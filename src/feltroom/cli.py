@@ -192,6 +192,18 @@ def _parser() -> argparse.ArgumentParser:
         "--url", default="http://127.0.0.1:8000", help="the server's address (http://host:port)"
     )
     play.set_defaults(handler=_play)
+
+    bots = commands.add_parser("bots", help="network bots: N players over the public protocol")
+    bots.add_argument("--url", required=True, help="the server's address (http://host:port)")
+    bots.add_argument("--count", required=True, type=_positive, metavar="N", help="bots to run")
+    bots.add_argument(
+        "--hands", type=_positive, default=None, metavar="H", help="stop when each played H hands"
+    )
+    bots.add_argument(
+        "--think", type=_seconds, default=0.1, metavar="SECONDS", help="delay before each action"
+    )
+    bots.add_argument("--style", choices=("random", "station", "tag"), default="random")
+    bots.set_defaults(handler=_bots)
     _add_room_commands(commands)
     return parser
 
@@ -201,6 +213,22 @@ def _play(args: argparse.Namespace) -> int:
     from feltroom.bots.terminal import main as play
 
     return play(args.url)
+
+
+def _bots(args: argparse.Namespace) -> int:
+    """``feltroom bots --url URL --count N [--hands H] [--think SECONDS] [--style STYLE]``:
+    network bots over the public protocol (docs/bots.md); exit 0 when done or stopped."""
+    from feltroom.bots.client import endpoints
+    from feltroom.bots.runner import BotSettings
+    from feltroom.bots.runner import main as run
+
+    try:
+        endpoints(args.url)
+        settings = BotSettings(args.url, args.count, args.hands, args.think, args.style)
+    except FeltroomError as error:
+        print(f"feltroom bots: error: {error}", file=sys.stderr)
+        return 2
+    return run(settings)
 
 
 def _room_command(args: argparse.Namespace) -> int:
@@ -366,6 +394,16 @@ def _port(text: str) -> int:
     value = _count(text)
     if value > 65535:
         raise argparse.ArgumentTypeError(f"expected a port 0..65535, got {value}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
+    if not 0 <= value <= 60:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"expected 0..60 seconds, got {text}")
     return value
 
 

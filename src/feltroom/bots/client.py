@@ -206,6 +206,8 @@ class TableState:
     legal: Message | None = None
     hole: tuple[str, ...] | None = None
     blind_prompt: Message | None = None
+    turns: int = 0
+    """How many ``turn`` messages came (any seat's): tells one turn from the next."""
     hands_played: int = 0
     """Hands this client's seat was dealt into and saw the end of (counted at ``hand_result``)."""
     last_result: Message | None = None
@@ -267,6 +269,7 @@ class TableState:
             if seat is not None:
                 seat.cards = self.hole
         elif kind == "turn":
+            self.turns += 1
             self.hand = message.get("hand", self.hand)
             self.in_progress = True
             self.to_act = message["seat"]

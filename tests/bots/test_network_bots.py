@@ -1,0 +1,132 @@
+"""Network bots over the public protocol: a real server, a team of bots that sign up, buy in
+and play hundreds of hands over websockets, then the room's audit on the books they left."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from feltroom.bots.runner import BotSettings, plan_seats, run_bots
+from feltroom.cli import main
+from feltroom.errors import InvalidConfiguration
+from feltroom.room import audit
+from feltroom.store import SqlStorage
+from server.live import live_server, room_for
+
+TABLES = "".join(
+    f"""
+[[table]]
+id = "{name}"
+structure = "no_limit"
+big_blind = 2
+small_blind = 1
+max_seats = 3
+min_buy_in = 40
+max_buy_in = 200
+first_button = "first_seated"
+act_seconds = 30
+"""
+    for name in ("net-a", "net-b")
+)
+
+
+def _run(coro: Any) -> Any:
+    return asyncio.run(asyncio.wait_for(coro, 90))
+
+
+def test_bots_play_200_hands_over_the_protocol_and_the_books_balance(storage: SqlStorage) -> None:
+    async def scenario() -> None:
+        room = room_for(storage, TABLES)
+        async with live_server(room) as live:
+            settings = BotSettings(live.http, count=6, hands=100, think=0.0, style="tag", seed=3)
+            report = await run_bots(settings)
+            assert report.ok, [b.problem for b in report.bots]
+            assert not report.stopped
+            assert report.hands >= 200
+            assert all(b.hands >= 100 for b in report.bots)
+            assert all(b.refused == 0 for b in report.bots)
+            assert sorted({t for b in report.bots for t in b.tables}) == ["net-a", "net-b"]
+            assert len({b.name for b in report.bots}) == 6
+            assert live.tap.leaks == []  # nobody saw a card they may not see
+            for runner in room.runners.values():  # every bot left: the stacks went home
+                assert runner.table.seats == {}
+        result = audit(storage, shuffles=0)
+        assert result["problems"] == []
+        assert result["pass"] is True
+        assert result["hands_checked"] >= 200
+
+    _run(scenario())
+
+
+def test_bots_stop_cleanly_when_told_and_leave_their_seats(storage: SqlStorage) -> None:
+    async def scenario() -> None:
+        room = room_for(storage, TABLES)
+        async with live_server(room) as live:
+            stop = asyncio.Event()
+            settings = BotSettings(live.http, count=3, think=0.0, style="random", seed=4)
+            task = asyncio.create_task(run_bots(settings, stop))
+            while sum(r.table.hand_number for r in room.runners.values()) < 5:
+                await asyncio.sleep(0.05)
+            stop.set()
+            report = await task
+            assert report.stopped
+            assert report.ok
+            assert report.hands >= 5
+            assert all(r.table.seats == {} for r in room.runners.values())
+        assert audit(storage, shuffles=0)["pass"] is True
+
+    _run(scenario())
+
+
+def test_plan_seats_fills_tables_together() -> None:
+    def entry(name: str, seats: int, taken: int, **extra: Any) -> dict[str, Any]:
+        return {
+            "id": name,
+            "seats": seats,
+            "seats_taken": taken,
+            "seats_free": seats - taken,
+            "status": "running",
+            "currency": "PLAY",
+            **extra,
+        }
+
+    lobby = [entry("a", 6, 0), entry("b", 6, 2), entry("usd", 6, 0, currency="USD")]
+    assert plan_seats(lobby, 3) == [("b", False)] * 3
+    assert plan_seats(lobby, 6) == [("b", False)] * 4 + [("a", False)] * 2
+    assert plan_seats(lobby, 11) == [("b", False)] * 4 + [("a", False)] * 6 + [("b", True)]
+    lone = [entry("a", 6, 5), entry("b", 6, 0)]
+    assert plan_seats(lone, 2) == [("a", False), ("a", True)]
+    with pytest.raises(Exception, match="no running play-money table"):
+        plan_seats([entry("usd", 6, 0, currency="USD")], 2)
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["bots", "--count", "2"], "--url"),
+        (["bots", "--url", "http://127.0.0.1:9"], "--count"),
+        (["bots", "--url", "http://127.0.0.1:9", "--count", "0"], "at least 1"),
+        (["bots", "--url", "http://127.0.0.1:9", "--count", "x"], "whole number"),
+        (["bots", "--url", "http://127.0.0.1:9", "--count", "2", "--hands", "0"], "at least 1"),
+        (["bots", "--url", "http://127.0.0.1:9", "--count", "2", "--think", "-1"], "think"),
+        (["bots", "--url", "http://127.0.0.1:9", "--count", "2", "--think", "nan"], "think"),
+        (["bots", "--url", "http://127.0.0.1:9", "--count", "2", "--style", "wild"], "style"),
+    ],
+)
+def test_bots_command_refuses_bad_arguments(
+    argv: list[str], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2
+    assert says in capsys.readouterr().err
+
+
+def test_bots_command_reports_a_server_it_cannot_reach(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["bots", "--url", "http://127.0.0.1:9", "--count", "2", "--hands", "1"])
+    assert code == 1
+    assert "cannot reach http://127.0.0.1:9" in capsys.readouterr().err
+    with pytest.raises(InvalidConfiguration, match="styles are"):
+        BotSettings("http://h:1", 2, style="wild")
