@@ -7,6 +7,11 @@ that fits in 32 bits, and then reduced. Every one of the 52! orders is equally l
 
 A seeded source exists for tests and replays only (``SeededDeckSource``); nothing uses it unless
 it is passed in explicitly.
+
+Verifiable deals (``feltroom.deal_proof``): ``next_committed`` gives the deck together with a
+fresh salt per position and the Merkle commitment the table publishes before the first card. The
+production source draws the salts from ``secrets``; the seeded source from its own seeded
+generator, kept apart from the shuffle's so that its decks are those ``next_deck`` gives.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from itertools import chain
 from typing import Protocol, TypeVar
 
 from feltroom.cards import CARDS, Card, Deck
+from feltroom.deal_proof import DECK_SIZE, SALT_BYTES, CommittedDeck, commit
 
 __all__ = [
     "CsprngDeckSource",
@@ -39,6 +45,10 @@ class DeckSource(Protocol):
 
     def next_deck(self) -> Deck:
         """A new deck for the next hand; never the same object twice."""
+        ...
+
+    def next_committed(self) -> CommittedDeck:
+        """A new deck for the next hand with its salts and commitment (verifiable deals)."""
         ...
 
 
@@ -90,15 +100,26 @@ class CsprngDeckSource:
         """A new uniformly shuffled deck."""
         return shuffled_deck()
 
+    def next_committed(self) -> CommittedDeck:
+        """A new uniformly shuffled deck, committed with fresh CSPRNG salts."""
+        return commit(shuffled_deck())
+
 
 class SeededDeckSource:
     """A reproducible deck source for tests and replays. Never use it to deal real hands."""
 
     def __init__(self, seed: int | str) -> None:
         self._random = random.Random(seed)
+        self._salts = random.Random(f"feltroom-salts:{seed!r}")
 
     def next_deck(self) -> Deck:
         """The next deck of this seed's sequence."""
         cards: list[Card] = list(CARDS)
         fisher_yates(cards, partial(self._random.getrandbits, WORD_BITS))
         return Deck(tuple(cards))
+
+    def next_committed(self) -> CommittedDeck:
+        """The next deck of this seed's sequence (as ``next_deck`` gives it), committed with
+        salts of this seed's salt sequence."""
+        deck = self.next_deck()
+        return commit(deck, self._salts.randbytes(SALT_BYTES * DECK_SIZE))

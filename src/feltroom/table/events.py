@@ -17,6 +17,7 @@ from feltroom.rules import Event as HandEvent
 from feltroom.rules import ForcedBet
 
 if TYPE_CHECKING:
+    from feltroom.deal_proof import CommittedDeck
     from feltroom.rules import Hand
 
 __all__ = [
@@ -162,6 +163,9 @@ class BlindDeclined:
 
 @dataclass(frozen=True, slots=True)
 class HandStarted:
+    """A hand is dealt. ``commitment`` is the Merkle root of its deck and salts (verifiable
+    deals, ``feltroom.deal_proof``), published before the first card."""
+
     number: int
     button: int
     small: int | None
@@ -169,6 +173,7 @@ class HandStarted:
     dealt: tuple[int, ...]
     forced: tuple[ForcedBet, ...]
     arrangement: str
+    commitment: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,7 +260,8 @@ class TaxWithheld:
 class HandResult:
     """One hand's result for the room to book: per seat the account, the stack before and after,
     the house fees and the tax; the rake the engine took. ``hand`` is the engine's hand (for the
-    hand history)."""
+    hand history); ``deal`` the committed deck it was dealt from, salts included (secret: for
+    the books only, never for the wire)."""
 
     number: int
     button: int
@@ -269,6 +275,7 @@ class HandResult:
     fees: Mapping[int, int]
     tax: Mapping[int, int]
     hand: Hand = field(repr=False, compare=False)
+    deal: CommittedDeck | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True, slots=True)

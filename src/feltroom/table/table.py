@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from feltroom.deal_proof import CommittedDeck
 from feltroom.errors import IllegalAction
 from feltroom.rules import (
     Action,
@@ -118,6 +119,7 @@ class Table:
         self.seats: dict[int, Seat] = {}
         self._arrivals = 0
         self.hand: Hand | None = None
+        self._deal_committed: CommittedDeck | None = None  # the hand's deck, salts, commitment
         self.plan: Plan | None = None
         self.last: Positions | None = None
         self.hand_number = 0
@@ -597,7 +599,8 @@ class Table:
                 player.paid_small = True
             elif f.kind in (Forced.BIG_BLIND, Forced.POST):
                 player.paid_big = True
-        deck = self._decks.next_deck()
+        deal = self._deal_committed = self._decks.next_committed()
+        deck = deal.deck
         self.hand = Hand(
             self._structure,
             [(s, self.seats[s].stack) for s in dealt],
@@ -616,6 +619,7 @@ class Table:
                 tuple(dealt),
                 forced,
                 plan.arrangement,
+                deal.commitment,
             )
         )
         events.extend(self.hand.events)
@@ -801,6 +805,7 @@ class Table:
             fees,
             tax,
             hand,
+            self._deal_committed,
         )
         self.last_result = result
         events.append(HandFinished(result))
