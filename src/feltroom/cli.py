@@ -302,6 +302,7 @@ def _serve(args: argparse.Namespace) -> int:
     settings = RuntimeSettings(
         house_bots=args.house_bots,
         bot_think=(think / 4, think),
+        bot_style=args.bot_style,
         between_hands=2.0 if think > 0 else 0.0,
     )
     runtime = RoomRuntime(
@@ -376,6 +377,12 @@ def _add_room_commands(commands: Any) -> None:
         default=2.0,
         metavar="SECONDS",
         help="a house bot's longest thinking time (0: bots act at once, hands follow at once)",
+    )
+    serve.add_argument(
+        "--bot-style",
+        choices=("random", "station", "tag"),
+        default="random",
+        help="how house bots play (docs/bots.md)",
     )
     serve.set_defaults(handler=_serve)
 

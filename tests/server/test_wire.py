@@ -439,7 +439,15 @@ WIRE_KINDS = {wire._kind(cls) for cls in (*wire._PUBLIC, *wire._OWNER)} | {"seat
 OWNER_KINDS = {wire._kind(cls) for cls in wire._OWNER}
 # The messages the wire builds from a table's events (the hub adds the replies, the lobby and
 # chat; wire.snapshot the snapshot).
-TABLE_TYPES = ("event", "hole_cards", "turn", "blind_prompt", "seat_offer", "hand_result")
+TABLE_TYPES = (
+    "event",
+    "hole_cards",
+    "hand_strength",
+    "turn",
+    "blind_prompt",
+    "seat_offer",
+    "hand_result",
+)
 
 
 # ------------------------------------------------------------------------- who gets what

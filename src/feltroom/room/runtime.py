@@ -59,7 +59,7 @@ from feltroom.room.errors import (
     UnknownAccount,
 )
 from feltroom.room.events import HandVoided, RoomEvent, TablePaused, TableReloaded, TableResumed
-from feltroom.room.housebots import HouseBot, bot_buy_in, bot_name, bot_seats
+from feltroom.room.housebots import HouseBot, bot_buy_in, bot_name, bot_seats, house_bot
 from feltroom.room.lobby import TableStats, figures_of, lobby_entry
 from feltroom.room.settlement import (
     HandOutcome,
@@ -72,7 +72,6 @@ from feltroom.room.storage import Storage, Transaction
 from feltroom.room.tables_config import TableSpec, settings_of
 from feltroom.rules import Action
 from feltroom.selftest import run_selftest
-from feltroom.strategy import RandomBrain
 from feltroom.table import (
     Entry,
     FeeCharged,
@@ -103,6 +102,7 @@ class RuntimeSettings:
 
     ``house_bots``: bots per table (one seat stays free at tables of more than two seats).
     ``bot_think``: a bot's thinking time, drawn between the two bounds (0, 0: at once).
+    ``bot_style``: how house bots play: ``random`` (the default), ``station`` or ``tag``.
     ``between_hands``: the pause after a hand before the next deal (people see the showdown).
     ``poll``: how often a table with a person to act looks at its clock.
     ``error_pause``: how long a table that failed stays paused.
@@ -114,6 +114,7 @@ class RuntimeSettings:
 
     house_bots: int = 3
     bot_think: tuple[float, float] = (0.5, 2.0)
+    bot_style: str = "random"
     between_hands: float = 2.0
     poll: float = 0.5
     error_pause: float = 60.0
@@ -386,9 +387,8 @@ class TableRunner:
         self._publish(events)
 
     def _bot(self, account: str) -> HouseBot:
-        # The random brain, weighed toward calling: fewer all-ins, fewer busted bots.
-        think = self.room.settings.bot_think
-        return HouseBot(account, RandomBrain(fold=0.25, passive=0.6, aggressive=0.15), think)
+        settings = self.room.settings
+        return house_bot(account, settings.bot_style, settings.bot_think)
 
     def _may_protect(self, account: str) -> bool:
         """R-TIME-3: the account's allowance, across all tables, decides."""

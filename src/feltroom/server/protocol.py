@@ -121,6 +121,7 @@ OUTBOUND_TYPES: Final = (
     "snapshot",
     "event",
     "hole_cards",
+    "hand_strength",
     "turn",
     "blind_prompt",
     "seat_offer",

@@ -33,7 +33,7 @@ from feltroom.room.runtime import RoomRuntime, TableRunner
 from feltroom.rules import Action, Call, Check, Fold, LegalActions, RaiseTo
 from feltroom.server import protocol
 from feltroom.server.protocol import PROTOCOL_VERSION, ProtocolError
-from feltroom.server.wire import legal_of, messages_for, snapshot
+from feltroom.server.wire import hand_strength, legal_of, messages_for, snapshot
 from feltroom.table import Entry, PreAction, PreActionKind, SeatOffered, SeatOfferExpired
 
 __all__ = ["Connection", "Hub", "HubSettings"]
@@ -249,6 +249,11 @@ class Hub:
         view = runner.table.view(viewer)
         muted = connection.muted.get(runner.table_id, set())
         connection.send(snapshot(runner.table_id, runner.playing, view, sorted(muted)))
+        hand = runner.table.hand
+        if viewer is not None and hand is not None and not hand.is_over:
+            strength = hand_strength(runner.table_id, runner.playing, hand, viewer)
+            if strength is not None:
+                connection.send(strength)
 
     def _watch(self, connection: Connection, table_id: str) -> None:
         connection.tables.add(table_id)

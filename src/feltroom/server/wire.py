@@ -24,6 +24,7 @@ from enum import Enum
 from typing import Any
 
 from feltroom.cards import Card
+from feltroom.evaluate import HandCategory, evaluate
 from feltroom.room.events import HandVoided, TablePaused, TableReloaded, TableResumed
 from feltroom.rules import (
     BoardDealt,
@@ -75,7 +76,7 @@ from feltroom.table import (
     WaitingListLeft,
 )
 
-__all__ = ["legal_of", "messages_for", "snapshot", "to_wire"]
+__all__ = ["describe_hand", "hand_strength", "legal_of", "messages_for", "snapshot", "to_wire"]
 
 Message = dict[str, Any]
 
@@ -192,6 +193,39 @@ def _hand_result(table: str, hand_id: int | None, event: HandFinished) -> Messag
     }
 
 
+def describe_hand(hole: Sequence[Card | None], board: Sequence[Card | None]) -> str | None:
+    """A player's current hand in words ("Two Pair, Kings and Sevens"), from their two hole
+    cards and the board dealt so far; ``None`` without two known hole cards. Before the flop
+    the two cards alone: a pair or the high card; from the flop the evaluator's best five."""
+    cards = [c for c in hole if c is not None]
+    if len(cards) != 2:
+        return None
+    seen = cards + [c for c in board if c is not None]
+    if len(seen) >= 5:
+        return evaluate(seen).description
+    high = max(cards, key=lambda c: c.rank)
+    if cards[0].rank == cards[1].rank:
+        return f"{HandCategory.ONE_PAIR.title}, {high.rank.plural}"
+    return f"{HandCategory.HIGH_CARD.title}, {high.rank.noun}"
+
+
+def hand_strength(table: str, hand_id: int | None, hand: Hand, seat: int) -> Message | None:
+    """The ``hand_strength`` message for ``seat``'s player: their current hand in words, while
+    they hold cards in ``hand`` (dealt in and not folded); ``None`` otherwise."""
+    if seat not in hand.seats or hand.folded[hand.seats.index(seat)]:
+        return None
+    description = describe_hand(hand.hole_cards(seat), hand.board)
+    if description is None:
+        return None
+    return {
+        "type": "hand_strength",
+        "table": table,
+        "hand": hand_id,
+        "seat": seat,
+        "description": description,
+    }
+
+
 def messages_for(
     table: str,
     hand_id: int | None,
@@ -222,6 +256,16 @@ def messages_for(
                         "cards": to_wire(hand.hole_cards(viewer)),
                     }
                 )
+            if (
+                isinstance(event, (HoleCardsDealt, BoardDealt))
+                and viewer is not None
+                and hand is not None
+            ):
+                strength = hand_strength(table, hand_id, hand, viewer)
+                if strength is not None and (
+                    isinstance(event, BoardDealt) or viewer in event.seats
+                ):
+                    out.append(strength)
         elif isinstance(event, TurnStarted):
             legal = None
             if viewer == event.seat and hand is not None and hand.to_act == viewer:
