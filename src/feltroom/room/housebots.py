@@ -2,9 +2,10 @@
 
 A house bot is an account flagged ``bot`` in the database (``Accounts.ensure_bot``), so it is
 clearly marked wherever accounts are listed. It plays through the same table interface a person's
-seat uses (``Table.act`` with the seat's own view and the legal options), choosing with the
-strategy layer's random brain. Its play chips come from grants to its wallet; it buys in like
-anyone (``Settlement.buy_in``) and buys again when busted.
+seat uses (``Table.act`` with the seat's own view and the legal options), choosing with a brain of
+the strategy layer: the random brain by default, or the style the room names (``house_bot``).
+Its play chips come from grants to its wallet; it buys in like anyone (``Settlement.buy_in``) and
+buys again when busted.
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ import random
 from dataclasses import dataclass, field
 
 from feltroom.rules import Action, Hand
-from feltroom.strategy import Brain
+from feltroom.strategy import Brain, make_brain, reads_view
 from feltroom.table import TableConfig
 
-__all__ = ["HouseBot", "bot_buy_in", "bot_name", "bot_seats"]
+__all__ = ["HouseBot", "bot_buy_in", "bot_name", "bot_seats", "house_bot"]
 
 
 def bot_name(table_id: str, k: int) -> str:
@@ -64,3 +65,10 @@ class HouseBot:
         assert legal is not None
         view = hand.view_for(seat) if self.reads_view else None
         return self.brain.choose(view, legal)
+
+
+def house_bot(account: str, style: str, think: tuple[float, float] = (0.0, 0.0)) -> HouseBot:
+    """A house bot playing ``style`` (``strategy.STYLES``): ``random`` is the random brain
+    weighed toward calling (fewer all-ins, fewer busted bots); a brain that reads the hand
+    (``tag``) is given the seat's own view."""
+    return HouseBot(account, make_brain(style), think, reads_view=reads_view(style))
