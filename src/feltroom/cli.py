@@ -93,6 +93,15 @@ def _convert(args: argparse.Namespace) -> int:
     return convert_paths(args.paths, args.to, args.hero, sys.stdout, sys.stderr)
 
 
+def _verify(args: argparse.Namespace) -> int:
+    """``feltroom verify FILE``: check a deal's proof file (exit 0 holds, 1 fails, 2 malformed)."""
+    from feltroom.deal_proof import check_file
+
+    status, lines = check_file(args.file)
+    print("\n".join(lines), file=sys.stderr if status == 2 else sys.stdout)
+    return status
+
+
 def _simulate(args: argparse.Namespace) -> int:
     """The randomized soak of the table layer (issue 4): one JSON object; exit 0 only without
     violations."""
@@ -166,6 +175,12 @@ def _parser() -> argparse.ArgumentParser:
     convert.add_argument("--hero", metavar="NAME", help="write only what this player may see")
     convert.add_argument("paths", nargs="+", metavar="PATH")
     convert.set_defaults(handler=_convert)
+
+    verify = commands.add_parser(
+        "verify", help="check a hand's proof file against its deal commitment (verifiable deals)"
+    )
+    verify.add_argument("file", metavar="FILE", help="a proof file (GET /api/hands/{id}/proof)")
+    verify.set_defaults(handler=_verify)
 
     simulate = commands.add_parser(
         "simulate", help="randomized soak: many tables, random players, invariants per hand"

@@ -25,6 +25,7 @@ import re
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from feltroom.cards import CARDS, Card, Deck
@@ -38,6 +39,7 @@ __all__ = [
     "CardOpening",
     "CommittedDeck",
     "MalformedProof",
+    "check_file",
     "commit",
     "commitment",
     "load_proof",
@@ -380,3 +382,25 @@ def verify_text(text: str) -> tuple[dict[str, Any], list[str]]:
     ``MalformedProof`` when it is not a proof file."""
     document = load_proof(text)
     return document, verify(document)
+
+
+def check_file(path: str | Path) -> tuple[int, list[str]]:
+    """``feltroom verify FILE``: the exit status and the lines to print. 0: the proof holds
+    (the lines say what was verified); 1: it does not (the lines say what failed); 2: the file
+    cannot be read or is not a proof file (the lines say what is expected)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        return 2, [f"{path}: cannot read the file ({error}); {_EXPECTED}"]
+    try:
+        document, problems = verify_text(text)
+    except MalformedProof as error:
+        return 2, [f"{path}: not a proof file: {error}"]
+    cards = len(document["cards"])
+    what = (
+        f"hand {document['hand_id']} at table {document['table']!r}, {cards} card"
+        f"{'' if cards == 1 else 's'}, commitment {document['commitment']}"
+    )
+    if problems:
+        return 1, [f"{path}: NOT verified: {what}", *(f"  {p}" for p in problems)]
+    return 0, [f"{path}: verified ({SCHEME}): {what}"]

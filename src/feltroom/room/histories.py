@@ -8,6 +8,10 @@ requester sees is filtered here, on read:
   cards included; never the cards of a player who folded, and never burned or undealt cards
   (the record holds none of those);
 - an observer sees only cards shown face up at the table.
+
+Verifiable deals: ``proof_for_player`` opens, against the commitment published before the first
+card, exactly the cards of the player's filtered view (their own hole cards, the board, the hole
+cards of the showdown) and no other: it is built from ``for_player``'s view alone.
 """
 
 from __future__ import annotations
@@ -15,6 +19,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from feltroom.cards import Card
+from feltroom.deal_proof import SCHEME, CommittedDeck, proof_document
 from feltroom.room.errors import NotAvailable
 from feltroom.room.storage import HandPlayerRow, HandRow, Storage
 
@@ -41,6 +47,33 @@ class HandHistories:
                 "they were dealt into (R-HIST-1)"
             )
         return _view(hand, rows, lambda row: row.player == player or row.showdown)
+
+    def proof_for_player(self, hand_id: int, player: str) -> dict[str, Any]:
+        """The proof file of the hand for ``player`` (``feltroom.deal_proof``): every card their
+        view of the hand shows (R-HIST-2) opened against the hand's commitment, with its role
+        (``hole:<seat>`` or ``board``). ``NotAvailable`` as ``for_player``, or when the hand was
+        dealt before its deck was committed."""
+        view = self.for_player(hand_id, player)
+        with self.storage.transaction(write=False) as tx:
+            deal = tx.get_hand_deal(hand_id)
+        if deal is None or deal.scheme != SCHEME:
+            raise NotAvailable(
+                f"hand {hand_id} has no proof: it was dealt before the room committed to its decks"
+            )
+        committed = CommittedDeck.from_stored(deal.deck, deal.salts, deal.commitment)
+        seen = [
+            (text, f"hole:{row['seat']}")
+            for row in view["players"]
+            if row["hole"] is not None
+            for text in row["hole"].split()
+        ]
+        seen += [(text, "board") for text in view["record"].get("board", "").split()]
+        return proof_document(
+            committed,
+            hand_id,
+            view["table_id"],
+            [(committed.position_of(Card.parse(text)), role) for text, role in seen],
+        )
 
     def for_observer(self, hand_id: int) -> dict[str, Any]:
         """The hand as an observer of the table may see it: only cards shown at the table."""

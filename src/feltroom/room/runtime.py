@@ -639,6 +639,7 @@ class TableRunner:
             tax=_tax_rule(self),
             settings=self.settings,
             record=record,
+            deal=result.deal,  # the committed deck: kept secret with the hand (verifiable deals)
         )
 
     # -------------------------------------------------------------- failure and recovery

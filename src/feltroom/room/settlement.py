@@ -28,6 +28,7 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
+from feltroom.deal_proof import SCHEME, CommittedDeck
 from feltroom.room.errors import (
     AlreadySettled,
     InsufficientFunds,
@@ -48,7 +49,14 @@ from feltroom.room.ledger import (
     valid_name,
     wallet_key,
 )
-from feltroom.room.storage import HandPlayerRow, SeatRow, Storage, TableRow, Transaction
+from feltroom.room.storage import (
+    HandDealRow,
+    HandPlayerRow,
+    SeatRow,
+    Storage,
+    TableRow,
+    Transaction,
+)
 
 __all__ = [
     "HandOutcome",
@@ -111,7 +119,8 @@ class HandOutcome:
     ``rake`` and ``fee`` (a collection fee, R-RAKE-4) go to the house; contributions must equal
     payouts plus rake plus fee. ``settings`` are the table settings the hand was played under;
     ``record`` is the public record (actions, board, cards shown at the table): it must not hold
-    hole cards that were not shown, which live only in ``players``.
+    hole cards that were not shown, which live only in ``players``. ``deal`` is the committed
+    deck the hand was dealt from (verifiable deals): kept with the hand, secret, for proofs.
     """
 
     hand_id: int
@@ -122,6 +131,7 @@ class HandOutcome:
     tax: TaxRule | None = None
     settings: Mapping[str, Any] = field(default_factory=_empty)
     record: Mapping[str, Any] = field(default_factory=_empty)
+    deal: CommittedDeck | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,6 +328,7 @@ class Settlement:
             transfers: list[Transfer] = []
             finished: list[tuple[int, str, float, int, int, int, str, str]] = []
             rows: list[HandPlayerRow] = []
+            deals: list[HandDealRow] = []
             changed: dict[tuple[str, str], SeatRow] = {}
             seen: set[int] = set()
             for outcome, (taxes, stacks) in zip(outcomes, checked, strict=True):
@@ -381,6 +392,11 @@ class Settlement:
                         json.dumps(dict(outcome.record), sort_keys=True, default=str),
                     )
                 )
+                if outcome.deal is not None:
+                    deck, salts = outcome.deal.stored()
+                    deals.append(
+                        HandDealRow(outcome.hand_id, SCHEME, outcome.deal.commitment, deck, salts)
+                    )
                 for p in outcome.players:
                     rows.append(
                         HandPlayerRow(
@@ -402,6 +418,7 @@ class Settlement:
             if tx.finish_hands(finished) != len(finished):
                 raise AlreadySettled("a hand of the group was settled or voided meanwhile")
             tx.add_hand_players(rows)
+            tx.add_hand_deals(deals)
             tx.update_seats(list(changed.values()))
             next_ids: list[int | None] = [None] * len(outcomes)
             if begin_next:

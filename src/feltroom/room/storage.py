@@ -27,6 +27,7 @@ from feltroom.room.ledger import Transfer
 
 __all__ = [
     "AccountRow",
+    "HandDealRow",
     "HandPlayerRow",
     "HandRow",
     "OperationRow",
@@ -139,6 +140,19 @@ class HandPlayerRow:
     shown: bool
 
 
+@dataclass(frozen=True, slots=True)
+class HandDealRow:
+    """A settled hand's committed deck (verifiable deals, ``feltroom.deal_proof``): the scheme,
+    the commitment published before the first card, the deck in dealing order as card text
+    ("As Kd ...") and the 52 salts as hex. Secret: read only to build a player's proof."""
+
+    hand_id: int
+    scheme: str
+    commitment: str
+    deck: str
+    salts: str
+
+
 class Transaction(Protocol):
     """One database transaction; every method reads or writes inside it."""
 
@@ -212,6 +226,11 @@ class Transaction(Protocol):
         ...
 
     def add_hand_players(self, rows: Sequence[HandPlayerRow]) -> None: ...
+    def add_hand_deals(self, rows: Sequence[HandDealRow]) -> None:
+        """Keep the committed decks of hands (one row per hand, at settlement)."""
+        ...
+
+    def get_hand_deal(self, hand_id: int) -> HandDealRow | None: ...
     def hand_players(self, hand_id: int) -> list[HandPlayerRow]: ...
     def hands_of_player(self, player: str, limit: int, before: int | None) -> list[int]: ...
     def unsettled_hands(self, table_id: str | None) -> list[int]: ...

@@ -12,6 +12,8 @@ histories, all JSON under ``/api`` (docs/protocol.md, section "HTTP API").
 - ``GET /api/hands?limit=&before=`` -> the player's hand ids, newest first (R-HIST-1);
   ``GET /api/hands/{id}`` -> the hand as the player may see it (R-HIST-2);
   ``GET /api/hands/{id}.phh`` (or ``?format=phh``) -> the same hand as PHH text.
+- ``GET /api/hands/{id}/proof`` -> the hand's proof file (verifiable deals): the cards of the
+  player's view opened against the commitment published before the first card.
 
 Every request that carries an ``Origin`` header must come from the served origin (browsers;
 cross-site requests are refused with 403). Every authenticated call sends ``Authorization: Bearer
@@ -732,6 +734,28 @@ def rest_routes(
             headers={"Content-Disposition": f'inline; filename="hand-{hand_id}.phh"'},
         )
 
+    async def hand_proof(request: Request) -> Response:
+        player, _ = await player_of(request)
+        _only_params(request, ())
+        ref = request.path_params["ref"]
+        match = _HAND_REF.fullmatch(ref)
+        if match is None or match.group(2):
+            raise _invalid(f"{ref!r} is not a hand id: use /api/hands/<id>/proof")
+        hand_id = int(match.group(1))
+        try:
+            proof = await run_in_threadpool(hands.proof_for_player, hand_id, player)
+        except NotAvailable as error:
+            raise ApiError(
+                404,
+                "not_found",
+                f"no proof of hand {hand_id} for you ({error}); proofs are of settled hands you "
+                "were dealt into (R-HIST-1): GET /api/hands lists them",
+            ) from None
+        return JSONResponse(
+            proof,
+            headers={"Content-Disposition": f'attachment; filename="hand-{hand_id}-proof.json"'},
+        )
+
     return [
         Route("/api/signup", endpoint(signup), methods=["POST"]),
         Route("/api/signin", endpoint(signin), methods=["POST"]),
@@ -741,6 +765,7 @@ def rest_routes(
         Route("/api/grant", endpoint(grant), methods=["POST"]),
         Route("/api/hands", endpoint(hand_list), methods=["GET"]),
         Route("/api/hands/{ref}", endpoint(hand_one), methods=["GET"]),
+        Route("/api/hands/{ref}/proof", endpoint(hand_proof), methods=["GET"]),
     ]
 
 

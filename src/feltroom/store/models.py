@@ -24,6 +24,7 @@ from sqlalchemy import (
 
 __all__ = [
     "accounts",
+    "hand_deals",
     "hand_players",
     "hands",
     "metadata",
@@ -173,4 +174,20 @@ hand_players = Table(
     Column("showdown", Boolean, nullable=False),
     Column("shown", Boolean, nullable=False),
     Index("ix_hand_players_player_hand_id", "player", "hand_id"),
+)
+
+# Verifiable deals (issue 7): each settled hand's deck in dealing order and its salts, which open
+# the commitment published before the first card. Secret: read only to build a player's proof of
+# the cards they may see (R-HIST-2). ``deck`` is card text ("As Kd ..."), ``salts`` 52 x 16 bytes
+# in hex.
+hand_deals = Table(
+    "hand_deals",
+    metadata,
+    Column(
+        "hand_id", BigInteger, ForeignKey("hands.hand_id"), primary_key=True, autoincrement=False
+    ),
+    Column("scheme", String(32), nullable=False),
+    Column("commitment", String(64), nullable=False),
+    Column("deck", String(160), nullable=False),
+    Column("salts", Text, nullable=False),
 )

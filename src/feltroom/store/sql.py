@@ -39,6 +39,7 @@ from feltroom.room.errors import CurrencyMismatch, DuplicateKey, InsufficientFun
 from feltroom.room.ledger import Transfer
 from feltroom.room.storage import (
     AccountRow,
+    HandDealRow,
     HandPlayerRow,
     HandRow,
     OperationRow,
@@ -49,6 +50,7 @@ from feltroom.room.storage import (
 )
 from feltroom.store.models import (
     accounts,
+    hand_deals,
     hand_players,
     hands,
     operations,
@@ -207,6 +209,8 @@ _NEW_HANDS = insert(hands).returning(hands.c.hand_id, sort_by_parameter_order=Tr
 _HANDS_IN = select(hands).where(hands.c.hand_id.in_(bindparam("ids", expanding=True)))
 _SEATS_IN = select(seats).where(seats.c.table_id.in_(bindparam("ids", expanding=True)))
 _INSERT_HAND_PLAYERS = insert(hand_players)
+_INSERT_HAND_DEALS = insert(hand_deals)
+_HAND_DEAL = select(hand_deals).where(*_by(hand_deals, "hand_id"))
 _HAND_PLAYERS = (
     select(hand_players).where(*_by(hand_players, "hand_id")).order_by(hand_players.c.seat)
 )
@@ -624,6 +628,26 @@ class SqlTransaction:
                     for r in rows
                 ],
             )
+
+    def add_hand_deals(self, rows: Sequence[HandDealRow]) -> None:
+        if rows:
+            self._many(
+                _INSERT_HAND_DEALS,
+                [
+                    {
+                        "hand_id": r.hand_id,
+                        "scheme": r.scheme,
+                        "commitment": r.commitment,
+                        "deck": r.deck,
+                        "salts": r.salts,
+                    }
+                    for r in rows
+                ],
+            )
+
+    def get_hand_deal(self, hand_id: int) -> HandDealRow | None:
+        row = self._one(_HAND_DEAL, hand_id=hand_id)
+        return None if row is None else HandDealRow(*row)
 
     def hand_players(self, hand_id: int) -> list[HandPlayerRow]:
         rows = self.c.execute(_HAND_PLAYERS, {"hand_id": hand_id})
