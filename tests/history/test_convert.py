@@ -114,7 +114,7 @@ def test_foreign_inputs_are_refused_and_the_rest_converted(
         capsys, "--to", "pokerstars", str(stars), str(open_hh), str(PLURIBUS / "63.phh")
     )
     assert code == 2
-    assert f"{stars}: importing PokerStars text is not implemented yet" in err
+    assert f"{stars}: line 1: hand 1: expected the table line" in err  # imported since
     assert f"{open_hh}: importing OHH is not implemented yet" in err
     assert out.count("PokerStars Hand #") == 1
 

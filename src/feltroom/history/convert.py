@@ -1,39 +1,47 @@
 """``feltroom convert --to pokerstars|ohh|phh [--hero NAME] PATH...`` (layer ``history``).
 
-Reads PHH today (``.phh``/``.phhs`` files, or folders of them): each hand is replayed through
-the engine (``feltroom.history.replay.replay``) and written to standard output in the target
-format: PokerStars text (hands separated by a blank line), OHH (one ``{"ohh": {...}}`` JSON
-object per line) or PHH (one ``.phhs`` document, tables ``[1]``, ``[2]``...).
+Reads PHH (``.phh``/``.phhs`` files, or folders of them) and PokerStars text (files given by
+name, recognised by their content): each hand is replayed through the engine
+(``feltroom.history.replay.replay``) and written to standard output in the target format:
+PokerStars text (hands separated by a blank line), OHH (one ``{"ohh": {...}}`` JSON object per
+line) or PHH (one ``.phhs`` document, tables ``[1]``, ``[2]``...).
 
 Player names come from the PHH ``players`` field (``Player N`` when absent); the hand id from
 ``hand`` when it is a whole number, else the running index of the hand in this run; the table
 name from ``table``, else the file name; the currency code from ``currency`` with the file's
 own decimals, else play chips (``PLAY``).
 
+PokerStars hands are imported by ``feltroom.history.pokerstars_import`` (checked against the
+engine and reconciled pot by pot): names, hand number, table name, currency, start time and the
+rake come from the file.
+
 Hole cards: with ``--hero NAME`` what R-HIST-2 shows that player (their own cards and those of
 every player who reached the showdown); without it every hole card the input holds (the
 operator's full record).
 
-PokerStars text and OHH JSON inputs are recognised by their content and refused for now
-(exit 2, other files still converted); a PHH hand that cannot be read or replayed is reported
-on stderr with its file and number and the rest are converted (exit 1).
+OHH JSON input is recognised by its content and refused for now (exit 2, other files still
+converted). A PHH hand that cannot be read or replayed is reported on stderr with its file and
+number, a PokerStars hand that cannot be imported as ``PATH: line N: hand ID: message``; the
+rest are converted (exit 1).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, TextIO
 
 from feltroom.errors import FeltroomError
-from feltroom.history import ohh, phh, pokerstars, toml_subset
+from feltroom.history import ohh, phh, pokerstars, pokerstars_import, toml_subset
 from feltroom.history.pokerstars import visible_seats
 from feltroom.history.record import HandRecord
 from feltroom.history.replay import ReplayError, hand_paths, record_from_hand, replay
 from feltroom.money import Currency
+from feltroom.rules import Hand
 
 __all__ = ["FORMATS", "convert_paths"]
 
@@ -42,8 +50,6 @@ FORMATS = ("pokerstars", "ohh", "phh")
 
 def _foreign(text: str) -> str | None:
     """The name of a hand-history format we cannot import yet, recognised by content."""
-    if "PokerStars Hand #" in text:
-        return "PokerStars text"
     stripped = text.lstrip()
     if stripped.startswith("{"):
         try:
@@ -77,6 +83,102 @@ def _hide(record: HandRecord, visible: frozenset[int], seats: list[int]) -> Hand
     return replace(record, players=players)
 
 
+@dataclass(slots=True)
+class _Writer:
+    """Writes replayed hands to ``out`` in the target format (PHH: all at the end)."""
+
+    target: str
+    hero: str | None
+    out: TextIO
+    first: bool = True
+    records: list[HandRecord] = field(default_factory=list)
+
+    def write(
+        self,
+        record: HandRecord,
+        hand: Hand,
+        *,
+        table_name: str,
+        currency: Currency,
+        hand_id: int,
+        phh_hand: Any,
+        started: datetime | None = None,
+    ) -> None:
+        """Write the replayed ``hand`` of ``record``; a ``ValueError`` when the hero is not one
+        of its players."""
+        hero = self.hero
+        names_list = [
+            player.name or f"Player {k}" for k, player in enumerate(record.players, start=1)
+        ]
+        names = dict(zip(hand.seats, names_list, strict=True))
+        if hero is not None and hero not in names_list:
+            raise ValueError(f"the hero {hero!r} is not a player of this hand")
+        if self.target == "phh":
+            written = record_from_hand(
+                hand,
+                names=[names[seat] for seat in hand.seats],
+                seat_count=record.seat_count,
+                hand_id=phh_hand,
+                exponent=record.exponent,
+            )
+            if hero is not None:
+                hero_seat = next(s for s, name in names.items() if name == hero)
+                written = _hide(written, visible_seats(hand, hero_seat), list(hand.seats))
+            self.records.append(written)
+            return
+        options: dict[str, Any] = {
+            "hand_id": hand_id,
+            "table_name": table_name,
+            "hero": hero,
+            "names": names,
+            "currency": currency,
+            "show_all": hero is None,
+        }
+        if record.seat_count is not None:
+            options["seat_count"] = record.seat_count
+        if started is not None:
+            options["started"] = started
+        if self.target == "pokerstars":
+            output = pokerstars.dumps(hand, **options)
+            self.out.write(output if self.first else "\n" + output)
+        else:
+            document_ = {"ohh": ohh.to_dict(hand, **options)}
+            self.out.write(json.dumps(document_, default=_json_number) + "\n")
+        self.first = False
+
+
+def _pokerstars(path: Path, text: str, writer: _Writer, err: TextIO) -> tuple[int, int]:
+    """Import and write the PokerStars hands of one file: (1 if any hand failed, else 0; how
+    many hands were imported)."""
+    status = 0
+    result = pokerstars_import.loads(text)
+    for problem in result.problems:
+        err.write(f"{path}: {problem}\n")
+        status = 1
+    for record in result.records:
+        metadata = record.metadata
+        hand_id = record.hand_id if isinstance(record.hand_id, int) else 0
+        started = metadata.get("started")
+        try:
+            writer.write(
+                record,
+                replay(record),
+                table_name=str(metadata.get("table", path.name)),
+                currency=Currency(str(metadata.get("currency", "PLAY")), record.exponent),
+                hand_id=hand_id,
+                phh_hand=record.hand_id,
+                started=(
+                    datetime.fromisoformat(started.replace("Z", "+00:00"))
+                    if isinstance(started, str)
+                    else None
+                ),
+            )
+        except (ReplayError, FeltroomError, ValueError) as error:
+            err.write(f"{path}: hand {record.hand_id}: {error}\n")
+            status = 1
+    return status, len(result.records)
+
+
 def convert_paths(
     paths: Iterable[str | Path], target: str, hero: str | None, out: TextIO, err: TextIO
 ) -> int:
@@ -86,14 +188,17 @@ def convert_paths(
         raise ValueError(f"unknown target format {target!r}")
     status = 0
     index = 0
-    records: list[HandRecord] = []
-    first = True
+    writer = _Writer(target, hero, out)
     for path in hand_paths(paths):
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as error:
             err.write(f"{path}: cannot read the file: {error}\n")
             status = max(status, 1)
+            continue
+        if pokerstars_import.is_pokerstars(text):
+            failed, count = _pokerstars(path, text, writer, err)
+            status, index = max(status, failed), index + count
             continue
         foreign = _foreign(text)
         if foreign is not None:
@@ -113,50 +218,19 @@ def convert_paths(
             try:
                 record = phh.record_from_fields(fields)
                 hand = replay(record)
-                names_list = [
-                    player.name or f"Player {k}" for k, player in enumerate(record.players, start=1)
-                ]
-                names = dict(zip(hand.seats, names_list, strict=True))
-                if hero is not None and hero not in names_list:
-                    raise ValueError(f"the hero {hero!r} is not a player of this hand")
                 table = fields.get("table")
-                table_name = str(table) if table is not None else path.name
                 code = fields.get("currency")
-                currency = Currency(str(code) if code else "PLAY", record.exponent)
-                hand_id = _hand_id(fields, index)
-                if target == "phh":
-                    written = record_from_hand(
-                        hand,
-                        names=[names[seat] for seat in hand.seats],
-                        seat_count=record.seat_count,
-                        hand_id=fields.get("hand"),
-                        exponent=record.exponent,
-                    )
-                    if hero is not None:
-                        hero_seat = next(s for s, name in names.items() if name == hero)
-                        written = _hide(written, visible_seats(hand, hero_seat), list(hand.seats))
-                    records.append(written)
-                    continue
-                options: dict[str, Any] = {
-                    "hand_id": hand_id,
-                    "table_name": table_name,
-                    "hero": hero,
-                    "names": names,
-                    "currency": currency,
-                    "show_all": hero is None,
-                }
-                if record.seat_count is not None:
-                    options["seat_count"] = record.seat_count
-                if target == "pokerstars":
-                    output = pokerstars.dumps(hand, **options)
-                    out.write(output if first else "\n" + output)
-                else:
-                    document_ = {"ohh": ohh.to_dict(hand, **options)}
-                    out.write(json.dumps(document_, default=_json_number) + "\n")
-                first = False
+                writer.write(
+                    record,
+                    hand,
+                    table_name=str(table) if table is not None else path.name,
+                    currency=Currency(str(code) if code else "PLAY", record.exponent),
+                    hand_id=_hand_id(fields, index),
+                    phh_hand=fields.get("hand"),
+                )
             except (ReplayError, FeltroomError, ValueError) as error:
                 err.write(f"{where}: {error}\n")
                 status = max(status, 1)
-    if target == "phh" and records:
-        out.write(phh.dumps_all(records))
+    if target == "phh" and writer.records:
+        out.write(phh.dumps_all(writer.records))
     return status

@@ -8,11 +8,14 @@ A bad hand never stops the import of the rest of the file: the importers of Poke
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
 
-from feltroom.history.record import HandRecord
+from feltroom.history.record import HandRecord, RakeRecord
+from feltroom.rules import RakeRule, rake_pots
 
-__all__ = ["ImportProblem", "ImportResult"]
+__all__ = ["ImportProblem", "ImportResult", "rake_record"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,3 +39,20 @@ class ImportResult:
 
     records: tuple[HandRecord, ...] = ()
     problems: tuple[ImportProblem, ...] = field(default=())
+
+
+def rake_record(amounts: Sequence[int], rakes: Sequence[int]) -> RakeRecord | None:
+    """A rake rule that takes ``rakes`` from the pots of ``amounts`` (main pot first) the way
+    the engine does (R-RAKE-3), so that a replayed import pays the file's rake pot by pot:
+    ``fraction`` is the largest share a pot paid, ``cap`` the hand's rake. ``None`` when the
+    hand paid no rake or no such rule gives those rakes (a site that spreads the rake over the
+    pots otherwise)."""
+    total = sum(rakes)
+    if not total:
+        return None
+    fraction = max(
+        Fraction(rake, amount) for rake, amount in zip(rakes, amounts, strict=True) if amount
+    )
+    if fraction >= 1 or rake_pots(amounts, RakeRule(fraction, total), True) != list(rakes):
+        return None
+    return RakeRecord(fraction, total, False, total)

@@ -41,14 +41,14 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from decimal import Decimal
-from fractions import Fraction
 from pathlib import Path
 from types import MappingProxyType
 from zoneinfo import ZoneInfo
 
 from feltroom.cards import Card
 from feltroom.errors import FeltroomError
-from feltroom.history.imports import ImportProblem, ImportResult
+from feltroom.history.imports import ImportProblem, ImportResult, rake_record
+from feltroom.history.pokerstars import format_amount
 from feltroom.history.record import (
     Action,
     ActionKind,
@@ -56,7 +56,6 @@ from feltroom.history.record import (
     ForcedKind,
     HandRecord,
     PlayerRecord,
-    RakeRecord,
     Stakes,
     Structure,
 )
@@ -70,9 +69,7 @@ from feltroom.rules import (
     Posted,
     PotAwarded,
     Raised,
-    RakeRule,
     UncalledBetReturned,
-    rake_pots,
     split_pot,
 )
 
@@ -219,7 +216,7 @@ class _Summary:
     rake: int = 0
     listed: list[tuple[int, int]] = field(default_factory=list)  # (pot index, net amount)
     board_line: int = 0
-    board: tuple[Card, ...] | None = None
+    board: tuple[Card | None, ...] | None = None
     won: dict[int, tuple[int, int]] = field(default_factory=dict)  # seat -> (line, amount)
     seats: set[int] = field(default_factory=set)
 
@@ -242,7 +239,7 @@ class _Hand:
         self.action_lines: list[int] = []
         self.uncalled: list[tuple[int, int, int]] = []  # (line, seat, amount)
         self.collected: list[tuple[int, int, int, int | None]] = []  # (line, seat, amount, pot)
-        self.board: list[Card] = []
+        self.board: list[Card | None] = []
         self.summary = _Summary()
 
     # ---------------------------------------------------------------- reading
@@ -255,18 +252,21 @@ class _Hand:
         except ValueError as error:
             raise _Bad(line, f"cannot read the amount {text!r}: {error}") from None
 
-    def cards(self, text: str, line: int) -> tuple[Card, ...]:
+    def cards(self, text: str, line: int) -> tuple[Card | None, ...]:
+        """Cards as written (``??``: a card not shown)."""
         try:
-            return tuple(Card.parse(word) for word in text.split())
+            return tuple(None if word == "??" else Card.parse(word) for word in text.split())
         except FeltroomError as error:
             raise _Bad(line, f"cannot read the cards [{text}]: {error}") from None
 
-    def know(self, seat: int, cards: Sequence[Card], line: int) -> None:
+    def know(self, seat: int, cards: Sequence[Card | None], line: int) -> None:
         """Record hole cards the file shows; a different card for the same hole is a problem."""
         hole = self.holes.setdefault(seat, [None, None])
         if len(cards) > 2:
             raise _Bad(line, f"Hold'em hole cards are two cards, not {len(cards)}")
         for k, card in enumerate(cards):
+            if card is None:
+                continue
             if hole[k] is not None and hole[k] != card:
                 raise _Bad(
                     line, f"seat {seat} shows {card} where the hand already gave it {hole[k]}"
@@ -836,33 +836,20 @@ class _Hand:
             Decimal(final[seat] - engine_won.get(seat, 0) + won.get(seat, 0)) for seat in seats
         )
         winnings = tuple(Decimal(won.get(seat, 0)) for seat in seats)
-        rake_record = None
-        total_rake = summary.rake
-        if total_rake:
-            amounts = [pot.amount for pot in pots]
-            fraction = max(Fraction(r, a) for r, a in zip(rakes, amounts, strict=True) if a)
-            if fraction < 1:
-                rule = RakeRule(fraction, total_rake)
-                if rake_pots(amounts, rule, True) == rakes:
-                    rake_record = RakeRecord(fraction, total_rake, False, total_rake)
         metadata["pots"] = tuple((pot.amount, rake) for pot, rake in zip(pots, rakes, strict=True))
-        metadata["rake"] = total_rake
+        metadata["rake"] = summary.rake
         return replace(
             record,
             finishing_stacks=finishing,
             winnings=winnings,
-            rake=rake_record,
+            rake=rake_record([pot.amount for pot in pots], rakes),
             metadata=MappingProxyType(metadata),
         )
 
     # ---------------------------------------------------------------- messages
 
     def text(self, units: int) -> str:
-        symbol = {"USD": "$", "EUR": "€", "GBP": "£"}.get(self.currency.code, "")
-        exponent = self.currency.exponent
-        if not exponent:
-            return str(units)
-        return f"{symbol}{Decimal(units).scaleb(-exponent):f}"
+        return format_amount(units, self.currency)
 
     def describe(self, play: _Play) -> str:
         if play.verb in ("bet", "raise"):
