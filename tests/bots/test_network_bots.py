@@ -80,6 +80,35 @@ def test_bots_stop_cleanly_when_told_and_leave_their_seats(storage: SqlStorage) 
     _run(scenario())
 
 
+def test_bots_resume_after_a_dropped_connection_and_waiting_bots_get_a_seat(
+    storage: SqlStorage,
+) -> None:
+    async def scenario() -> None:
+        room = room_for(storage, TABLES)
+        async with live_server(room) as live:
+            # 4 bots for 3-seat tables: three sit at one, the fourth (not alone at the other)
+            # waits for a seat, which a bot that is done gives up
+            settings = BotSettings(live.http, count=4, hands=20, think=0.0, style="tag", seed=6)
+            task = asyncio.create_task(run_bots(settings))
+            table = room.runners["net-a"].table
+            while table.hand_number < 5:
+                await asyncio.sleep(0.02)
+            victim = table.seats[min(table.seats)].account
+            for connection in list(live.hub.by_player.get(victim, ())):
+                connection.close()  # the server drops the bot's connection mid-play
+            report = await asyncio.wait_for(task, 45)
+            assert report.ok, [b.problem for b in report.bots]
+            by_name = {b.name: b for b in report.bots}
+            assert by_name[victim].reconnects >= 1
+            assert all(b.hands >= 20 for b in report.bots)
+            assert {t for b in report.bots for t in b.tables} == {"net-a"}
+            assert all(r.table.seats == {} for r in room.runners.values())
+            assert live.tap.leaks == []
+        assert audit(storage, shuffles=0)["pass"] is True
+
+    _run(scenario())
+
+
 def test_plan_seats_fills_tables_together() -> None:
     def entry(name: str, seats: int, taken: int, **extra: Any) -> dict[str, Any]:
         return {

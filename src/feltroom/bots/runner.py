@@ -175,6 +175,8 @@ class _Team:
         self.done: set[str] = set()
         self.waiting: set[str] = set()
         self.hands: set[tuple[str, int]] = set()
+        self.handoffs = 0
+        """Seats given up by bots that are done, not yet taken by a waiting team mate."""
         self.completed = False
 
     def finished(self, name: str) -> None:
@@ -298,7 +300,9 @@ class NetworkBot:
             await self.client.post_blind(table)
         elif kind == "seat_offer" and not self._leaving and not self._seated():
             await self.client.sit(table, int(message["seat"]))
-            self.team.waiting.discard(self.name)
+            if self.name in self.team.waiting:
+                self.team.waiting.discard(self.name)
+                self.team.handoffs = max(0, self.team.handoffs - 1)
             self._note_table(table)
         elif kind == "hand_result" and state is not None:
             await self._hand_over(table, state, message)
@@ -325,8 +329,10 @@ class NetworkBot:
         wanted = self.settings.hands
         if wanted is not None and self._hands() >= wanted and self.name not in self.team.done:
             self.team.finished(self.name)
-        if self.name in self.team.done and self.team.waiting and state.you is not None:
+        team = self.team
+        if self.name in team.done and team.handoffs < len(team.waiting) and state.you is not None:
             self._retired = True  # done: give the seat to a team mate on the waiting list
+            team.handoffs += 1
             await self.client.leave(table)
 
     async def _maybe_act(self, table: str, state: TableState) -> None:
