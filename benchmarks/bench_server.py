@@ -1,0 +1,631 @@
+"""`feltroom bench server [--json]`: the server under load from network bots in other processes.
+
+The server is ``feltroom serve`` in a process of its own (a temporary SQLite file, persistence
+on, house bots off, ``--bot-think 0`` so a hand follows the last at once), on loopback, with a
+tables file of No-Limit 1/2 six-max tables written to a temporary folder. The bots are
+``feltroom.bots.client.Client`` connections in ``--processes`` client processes (this script
+run with ``--worker``), each bot one account at one seat, playing random legal actions
+(``RandomBrain``) after a think time drawn uniformly from ``--think LOW HIGH``. A bot that busts
+leaves and sits down again with a new buy-in.
+
+The accounts (and their play chips and session tokens) are made in the database before the
+server starts, with the cheapest Argon2id parameters: at the server's parameters a hash costs
+about 0.15 s, so 600 sign-ups and sign-ins would spend three minutes of the two cores on
+setup. Every bot still says ``hello`` with its token and plays over the websocket.
+
+Measured per scenario, in a window that opens ``--warm-up`` seconds after every bot sat down:
+
+- ``connections``: the bots' websockets;
+- ``actions_per_second``: ``act`` messages sent in the window and broadcast back;
+- ``hands_per_second``: ``hand_ended`` events (counted by one bot per table);
+- ``latency_ms``: p50, p99 and max of the action-to-broadcast latency: from a bot sending
+  ``act`` to that bot receiving the event that broadcasts its action, on its own monotonic
+  clock (client-side delays under load included);
+- ``rss_mb``: the server's resident memory (``VmRSS`` of ``/proc/<pid>/status``) at the end;
+- ``audit``: ``feltroom audit --db ... --shuffles 0`` after the server stopped.
+
+Scenarios (the defaults are the issue's):
+
+- ``a``: ``--tables`` (100) tables x 6 bots thinking 0.25..0.75 s, for ``--seconds`` (60);
+  target p99 at most 50 ms.
+- ``b``: no think time; the table count steps up through ``--steps`` (4,8,16,32,64), each step
+  ``--step-seconds`` (15) long, until actions/s rise less than 5 % over the best step; the line
+  reports the best step and lists them all; target at least 1,000 actions/s.
+
+``--json`` prints one object per scenario per line: ``{"scenario", "tables", "connections",
+"actions_per_second", "hands_per_second", "latency_ms": {"p50", "p99", "max"}, "rss_mb",
+"audit"}`` (scenario ``b`` also ``"steps"``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+SEATS = 6
+BUY_IN = 200
+PASSWORD = "bench-password"
+ACTION_EVENTS = frozenset({"folded", "checked", "called", "raised"})
+REPLY_SECONDS = 10.0
+NOTABLE = frozenset({"timed_out", "table_paused", "hand_voided", "disconnected"})
+
+TABLE = """
+[[table]]
+id = "t{k}"
+name = "Bench {k}"
+structure = "no_limit"
+big_blind = 2
+small_blind = 1
+max_seats = {seats}
+min_buy_in = 40
+max_buy_in = 400
+act_seconds = 30
+"""
+
+
+# ------------------------------------------------------------------------------ client processes
+
+
+class Records:
+    """What one client process measured: (sent, latency) per action, hand ends, refusals."""
+
+    def __init__(self) -> None:
+        self.actions: list[tuple[float, float]] = []
+        self.hands: list[float] = []
+        self.refused = 0
+        self.rebuys = 0
+        self.notable: dict[str, int] = {}
+
+
+class Bot:
+    """One network bot: one account at one seat, random legal actions after a think time."""
+
+    def __init__(
+        self,
+        url: str,
+        spec: list[Any],
+        think: tuple[float, float],
+        records: Records,
+        seed: int,
+    ) -> None:
+        from feltroom.bots.client import Client
+        from feltroom.strategy import RandomBrain
+
+        self.table, self.seat, self.name, token = str(spec[0]), int(spec[1]), spec[2], spec[3]
+        self.client = Client(url, keep_messages=False, on_message=self.on_message, timeout=60)
+        self.client.token = str(token)
+        self.think = think
+        self.records = records
+        self.random = random.Random(seed)
+        self.brain = RandomBrain(seed, fold=0.2, passive=0.6, aggressive=0.2)
+        self.counts_hands = self.seat == 1
+        self.sent: float | None = None
+        self.tasks: set[asyncio.Task[None]] = set()
+        self.stopping = False
+        self.pace = Pace()
+
+    async def start(self) -> None:
+        await self.client.connect()
+        await self.client.sit(self.table, self.seat, buy_in=BUY_IN, entry="post")
+
+    def spawn(self, coroutine: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coroutine)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    def on_message(self, message: dict[str, Any]) -> None:
+        kind = message.get("type")
+        if kind == "turn":
+            if message.get("seat") == self.seat and message.get("legal") is not None:
+                self.spawn(self.act(int(message["hand"])))
+            return
+        if kind == "error":
+            code = f"error {message.get('code')}"
+            self.records.notable[code] = self.records.notable.get(code, 0) + 1
+            return
+        if kind != "event":
+            return
+        event = message.get("kind")
+        if event in NOTABLE and self.counts_hands:
+            self.records.notable[event] = self.records.notable.get(event, 0) + 1
+        if event in ACTION_EVENTS and message.get("seat") == self.seat and self.sent is not None:
+            now = time.monotonic()
+            self.records.actions.append((self.sent, now - self.sent))
+            self.sent = None
+        elif event == "hand_ended" and self.counts_hands:
+            self.records.hands.append(time.monotonic())
+        elif (
+            event == "sat_out"
+            and message.get("seat") == self.seat
+            and message.get("reason") == "busted"
+        ):
+            self.spawn(self.rebuy())
+
+    async def act(self, hand: int) -> None:
+        from feltroom.bots.client import ClientError, action_message
+
+        low, high = self.think
+        if high > 0:
+            await asyncio.sleep(self.random.uniform(low, high))
+        await self.pace.take()
+        state = self.client.tables.get(self.table)
+        if self.stopping or state is None or not state.my_turn or state.hand != hand:
+            return
+        legal = state.legal_actions()
+        assert legal is not None
+        message = action_message(self.table, hand, self.brain.choose(None, legal), legal)
+        self.sent = time.monotonic()
+        try:
+            await self.client.request(message, timeout=REPLY_SECONDS)
+        except (ClientError, TimeoutError):
+            if not self.stopping:
+                self.records.refused += 1
+            self.sent = None
+
+    async def rebuy(self) -> None:
+        """Leave the seat (the stack is empty) and sit down again with a new buy-in."""
+        from feltroom.bots.client import ClientError
+
+        try:
+            await self.pace.take()
+            await self.client.request({"type": "leave", "table": self.table}, timeout=REPLY_SECONDS)
+            for _ in range(200):
+                state = self.client.tables.get(self.table)
+                if state is None or state.you is None or self.stopping:
+                    break
+                await asyncio.sleep(0.05)
+            if not self.stopping:
+                await self.pace.take()
+                await self.client.sit(self.table, self.seat, buy_in=BUY_IN, entry="post")
+                self.records.rebuys += 1
+        except (ClientError, TimeoutError) as error:
+            if not self.stopping:
+                print(f"  {self.name} could not buy in again: {error}", file=sys.stderr)
+
+
+class Pace:
+    """A token bucket that keeps a connection under the server's inbound rate limit (20
+    messages a second, bursts of 40: docs/protocol.md); a message over it would be refused
+    with a ``rate_limited`` error whose ``ref`` is null, leaving the request unanswered."""
+
+    def __init__(self, rate: float = 18.0, burst: float = 30.0) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.tokens = burst
+        self.at = time.monotonic()
+
+    async def take(self) -> None:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens < 1:
+            await asyncio.sleep((1 - self.tokens) / self.rate)
+            self.at = time.monotonic()
+            self.tokens = 1.0
+        self.tokens -= 1
+
+
+async def _worker(url: str, think: tuple[float, float], seed: int) -> None:
+    """A client process: bots added on command (``{"bots": [...]}``), counts on request
+    (``{"count": [t0, t1]}``), everything measured on ``{"stop": true}``; one JSON line out
+    per command."""
+    records = Records()
+    bots: list[Bot] = []
+    loop = asyncio.get_running_loop()
+
+    def reply(answer: dict[str, Any]) -> None:
+        sys.stdout.write(json.dumps(answer) + "\n")
+        sys.stdout.flush()
+
+    while True:
+        line = await loop.run_in_executor(None, sys.stdin.readline)
+        if not line:
+            break
+        command = json.loads(line)
+        if "bots" in command:
+            new = [
+                Bot(url, spec, think, records, seed * 100_003 + len(bots) + k)
+                for k, spec in enumerate(command["bots"])
+            ]
+            gate = asyncio.Semaphore(16)
+
+            async def start(bot: Bot, gate: asyncio.Semaphore = gate) -> str | None:
+                async with gate:
+                    try:
+                        await bot.start()
+                    except Exception as error:
+                        return f"{bot.name}: {error}"
+                return None
+
+            failures = [f for f in await asyncio.gather(*(start(b) for b in new)) if f]
+            bots.extend(new)
+            reply({"seated": len(new) - len(failures), "failures": failures[:3]})
+        elif "count" in command:
+            t0, t1 = command["count"]
+            reply({"actions": sum(1 for sent, _ in records.actions if t0 <= sent < t1)})
+        elif "stop" in command:
+            for bot in bots:
+                bot.stopping = True
+                if not bot.client.connected:
+                    key = f"lost (close code {bot.client.close_code})"
+                    records.notable[key] = records.notable.get(key, 0) + 1
+            await asyncio.gather(*(bot.client.close() for bot in bots), return_exceptions=True)
+            reply(
+                {
+                    "actions": records.actions,
+                    "hands": records.hands,
+                    "refused": records.refused,
+                    "rebuys": records.rebuys,
+                    "notable": records.notable,
+                }
+            )
+            break
+
+
+class Workers:
+    """The client processes, driven over their standard input and output."""
+
+    def __init__(self, url: str, count: int, think: tuple[float, float]) -> None:
+        self.processes = [
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    str(Path(__file__).resolve()),
+                    "--worker",
+                    url,
+                    str(think[0]),
+                    str(think[1]),
+                    str(k + 1),
+                ],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            for k in range(count)
+        ]
+
+    def ask(self, commands: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        for process, command in zip(self.processes, commands, strict=True):
+            assert process.stdin is not None
+            process.stdin.write(json.dumps(command) + "\n")
+            process.stdin.flush()
+        answers = []
+        for process in self.processes:
+            assert process.stdout is not None
+            line = process.stdout.readline()
+            if not line:
+                raise RuntimeError(f"a client process ended (exit {process.wait()})")
+            answers.append(json.loads(line))
+        return answers
+
+    def add(self, specs: list[list[Any]]) -> int:
+        """Seat these bots (spread over the processes by table); the number seated."""
+        shares: list[list[list[Any]]] = [[] for _ in self.processes]
+        for spec in specs:
+            shares[int(str(spec[0])[1:]) % len(shares)].append(spec)
+        answers = self.ask([{"bots": share} for share in shares])
+        for answer in answers:
+            for failure in answer["failures"]:
+                print(f"  a bot could not sit: {failure}", file=sys.stderr)
+        return sum(int(a["seated"]) for a in answers)
+
+    def count(self, t0: float, t1: float) -> int:
+        return sum(int(a["actions"]) for a in self.ask([{"count": [t0, t1]}] * len(self.processes)))
+
+    def stop(self) -> Records:
+        records = Records()
+        for answer in self.ask([{"stop": True}] * len(self.processes)):
+            records.actions.extend((float(s), float(d)) for s, d in answer["actions"])
+            records.hands.extend(float(t) for t in answer["hands"])
+            records.refused += int(answer["refused"])
+            records.rebuys += int(answer["rebuys"])
+            for kind, n in answer["notable"].items():
+                records.notable[kind] = records.notable.get(kind, 0) + int(n)
+        for process in self.processes:
+            process.wait(timeout=30)
+        return records
+
+    def kill(self) -> None:
+        for process in self.processes:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+
+
+# ------------------------------------------------------------------------------------ the server
+
+
+class Server:
+    """``feltroom serve`` in its own process on a free loopback port, with its own database."""
+
+    def __init__(self, folder: Path, tables: int) -> None:
+        self.folder = folder
+        self.db = f"sqlite:///{folder / 'room.sqlite3'}"
+        tables_file = folder / "tables.toml"
+        tables_file.write_text(
+            "".join(TABLE.format(k=k, seats=SEATS) for k in range(1, tables + 1)), "utf-8"
+        )
+        self.tables_file = tables_file
+        self.process: subprocess.Popen[str] | None = None
+        self.url = ""
+
+    def seed_accounts(self, names: list[str]) -> dict[str, str]:
+        """Make the bots' accounts with play chips and a session each: name -> token."""
+        from feltroom.room import Accounts, Argon2Settings, Cashier
+        from feltroom.store import open_storage
+
+        storage = open_storage(self.db)
+        try:
+            accounts = Accounts(storage, argon2=Argon2Settings.cheap())
+            cashier = Cashier(storage)
+            tokens = {}
+            for name in names:
+                accounts.sign_up(name, PASSWORD)
+                cashier.grant(name, 1_000_000, f"bench:{name}")
+                tokens[name] = accounts.sign_in(name, PASSWORD).token
+        finally:
+            storage.close()
+        return tokens
+
+    def start(self) -> None:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        log = (self.folder / "server.log").open("w")
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "feltroom.cli",
+                "serve",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--db",
+                self.db,
+                "--tables",
+                str(self.tables_file),
+                "--house-bots",
+                "0",
+                "--bot-think",
+                "0",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=log,
+            text=True,
+        )
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        if "open http" not in line:
+            raise RuntimeError(f"the server did not start: {self.log_tail()}")
+        self.url = f"http://127.0.0.1:{port}"
+
+    def rss_mb(self) -> float:
+        assert self.process is not None
+        with contextlib.suppress(OSError):
+            for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    return round(int(line.split()[1]) / 1024, 1)
+        return 0.0
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.send_signal(signal.SIGINT)
+        try:
+            self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+    def audit(self) -> bool:
+        done = subprocess.run(
+            [sys.executable, "-m", "feltroom.cli", "audit", "--db", self.db, "--shuffles", "0"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        try:
+            report = json.loads(done.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            print(f"  audit printed no report: {done.stderr[-500:]}", file=sys.stderr)
+            return False
+        if not report.get("pass"):
+            print(f"  audit problems: {report.get('problems', [])[:5]}", file=sys.stderr)
+        return bool(report.get("pass"))
+
+    def log_tail(self) -> str:
+        return (self.folder / "server.log").read_text("utf-8", "replace")[-2000:]
+
+
+# ---------------------------------------------------------------------------------- scenarios
+
+
+def _percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return 0.0
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def _window(records: Records, t0: float, t1: float) -> dict[str, Any]:
+    latencies = [d for s, d in records.actions if t0 <= s < t1]
+    hands = sum(1 for t in records.hands if t0 <= t < t1)
+    span = t1 - t0
+    return {
+        "actions_per_second": round(len(latencies) / span, 1),
+        "hands_per_second": round(hands / span, 2),
+        "latency_ms": {
+            "p50": round(_percentile(latencies, 0.50) * 1000, 2),
+            "p99": round(_percentile(latencies, 0.99) * 1000, 2),
+            "max": round(max(latencies, default=0.0) * 1000, 2),
+        },
+    }
+
+
+def _specs(first: int, last: int, tokens: dict[str, str]) -> list[list[Any]]:
+    return [
+        [f"t{k}", seat, f"b{k}s{seat}", tokens[f"b{k}s{seat}"]]
+        for k in range(first, last + 1)
+        for seat in range(1, SEATS + 1)
+    ]
+
+
+def run_scenario(
+    name: str,
+    steps: list[int],
+    seconds: float,
+    think: tuple[float, float],
+    processes: int,
+    warm_up: float,
+) -> dict[str, Any]:
+    """One scenario: the tables of each step added in turn, each step measured for
+    ``seconds``; scenario ``b`` stops stepping once actions/s rise less than 5 %."""
+    folder = Path(tempfile.mkdtemp(prefix="feltroom-bench-server-"))
+    server = Server(folder, max(steps))
+    workers: Workers | None = None
+    results: list[dict[str, Any]] = []
+    try:
+        names = [f"b{k}s{seat}" for k in range(1, max(steps) + 1) for seat in range(1, SEATS + 1)]
+        tokens = server.seed_accounts(names)
+        server.start()
+        workers = Workers(server.url, processes, think)
+        seated, tables, windows = 0, 0, []
+        for step in steps:
+            seated += workers.add(_specs(tables + 1, step, tokens))
+            tables = step
+            time.sleep(warm_up)
+            t0 = time.monotonic()
+            time.sleep(seconds)
+            t1 = time.monotonic()
+            rate = workers.count(t0, t1) / (t1 - t0)
+            windows.append((step, seated, t0, t1, server.rss_mb()))
+            print(
+                f"  [{name}] {step} tables, {seated} bots: {rate:.0f} actions/s",
+                file=sys.stderr,
+            )
+            best = max(results, default=0.0)
+            results.append(rate)
+            if len(results) > 1 and rate < best * 1.05:
+                break
+        records = workers.stop()
+        workers = None
+        server.stop()
+        audit = server.audit()
+        print(
+            f"  [{name}] refused or unanswered actions {records.refused}, rebuys {records.rebuys}, "
+            f"other: {records.notable or 'none'}",
+            file=sys.stderr,
+        )
+    except BaseException:
+        print(server.log_tail(), file=sys.stderr)
+        raise
+    finally:
+        if workers is not None:
+            workers.kill()
+        server.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+    lines = []
+    for step, bots, t0, t1, rss in windows:
+        lines.append(
+            {"scenario": name, "tables": step, "connections": bots}
+            | _window(records, t0, t1)
+            | {"rss_mb": rss, "audit": audit}
+        )
+    best_line = max(lines, key=lambda line: line["actions_per_second"])
+    if len(lines) > 1:
+        best_line["steps"] = [
+            {
+                "tables": line["tables"],
+                "actions_per_second": line["actions_per_second"],
+                "p99_ms": line["latency_ms"]["p99"],
+            }
+            for line in lines
+        ]
+    return best_line
+
+
+def _print(line: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(line), flush=True)
+        return
+    latency = line["latency_ms"]
+    print(
+        f"scenario {line['scenario']}: {line['tables']} tables, {line['connections']} "
+        f"connections: {line['actions_per_second']} actions/s, {line['hands_per_second']} "
+        f"hands/s, latency p50 {latency['p50']} ms p99 {latency['p99']} ms max "
+        f"{latency['max']} ms, server RSS {line['rss_mb']} MB, audit "
+        f"{'pass' if line['audit'] else 'FAIL'}",
+        flush=True,
+    )
+    for step in line.get("steps", []):
+        print(
+            f"  {step['tables']:>4} tables: {step['actions_per_second']} actions/s, "
+            f"p99 {step['p99_ms']} ms",
+            flush=True,
+        )
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["--worker"]:
+        url, low, high, seed = argv[1], float(argv[2]), float(argv[3]), int(argv[4])
+        asyncio.run(_worker(url, (low, high), seed))
+        return 0
+    parser = argparse.ArgumentParser(prog="feltroom bench server", description=__doc__)
+    parser.add_argument("--scenario", choices=("a", "b", "all"), default="all")
+    parser.add_argument("--tables", type=int, default=100, metavar="T", help="scenario a")
+    parser.add_argument("--seconds", type=float, default=60.0, metavar="S", help="scenario a")
+    parser.add_argument(
+        "--think",
+        type=float,
+        nargs=2,
+        default=(0.25, 0.75),
+        metavar=("LOW", "HIGH"),
+        help="scenario a's think time, seconds",
+    )
+    parser.add_argument(
+        "--steps", default="4,8,16,32,64", metavar="T1,T2,...", help="scenario b's table counts"
+    )
+    parser.add_argument("--step-seconds", type=float, default=15.0, metavar="S")
+    parser.add_argument("--processes", type=int, default=2, metavar="P", help="client processes")
+    parser.add_argument("--warm-up", type=float, default=3.0, metavar="S")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    try:
+        steps = sorted({int(s) for s in args.steps.split(",")})
+    except ValueError:
+        parser.error(f"--steps takes table counts such as 4,8,16; got {args.steps!r}")
+    if args.tables < 1 or args.seconds <= 0 or args.processes < 1 or not steps or steps[0] < 1:
+        parser.error("--tables, --steps and --processes must be at least 1, --seconds positive")
+    low, high = args.think
+    if not 0 <= low <= high:
+        parser.error("--think LOW HIGH needs 0 <= LOW <= HIGH")
+    ok = True
+    if args.scenario in ("a", "all"):
+        line = run_scenario(
+            "a", [args.tables], args.seconds, (low, high), args.processes, args.warm_up
+        )
+        _print(line, args.json)
+        ok = ok and line["audit"]
+    if args.scenario in ("b", "all"):
+        line = run_scenario("b", steps, args.step_seconds, (0.0, 0.0), args.processes, args.warm_up)
+        _print(line, args.json)
+        ok = ok and line["audit"]
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
