@@ -406,13 +406,18 @@ def _message(text: str) -> str:
     return problem.message
 
 
-def test_convert_still_refuses_ohh(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    open_hh = tmp_path / "hand.ohh"
-    open_hh.write_text('{"ohh": {"spec_version": "1.4.6"}}\n')
-    code, out, err = _run(capsys, "--to", "pokerstars", str(open_hh), str(TEN_HANDS))
-    assert code == 2
-    assert "importing OHH is not implemented yet" in err
-    assert out.count("PokerStars Hand #") == 10
+def test_convert_mixes_pokerstars_and_phh_files_in_one_run(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    phh_hand = SHARED.parents[1] / "phh" / "pluribus" / "83" / "63.phh"
+    if not phh_hand.is_file():
+        pytest.skip("../shared/phh is absent")
+    code, out, err = _run(capsys, "--to", "pokerstars", str(TEN_HANDS), str(phh_hand))
+    assert (code, err) == (0, "")
+    headers = re.findall(r"^PokerStars Hand #(\d+):", out, re.M)
+    assert len(headers) == 11
+    assert headers[0] == "109673992001"
+    assert headers[-1] == "63"
 
 
 def test_rake_rule_of_an_import_is_the_largest_pot_share_capped_at_the_hand_rake() -> None:

@@ -386,7 +386,6 @@ class _Hand:
         """Posts, dealing and play up to the summary; returns the summary's index or ``None``."""
         street = -1
         street_bets = dict.fromkeys(self.seats, 0)
-        level = 0
         for index, (number, line) in enumerate(lines):
             if line.startswith("*** "):
                 if line == "*** SUMMARY ***":
@@ -414,7 +413,6 @@ class _Hand:
                 self.action_lines.append(number)
                 street = _STREETS[deal.group(1)]
                 street_bets = dict.fromkeys(self.seats, 0)
-                level = 0
                 continue
             if line.startswith("Dealt to "):
                 for seat, rest in self.who(line[9:]):
@@ -443,14 +441,13 @@ class _Hand:
                     continue
                 if street < 0 and verb != "posts":
                     raise _Bad(number, f"{line!r} before *** HOLE CARDS ***")
-                level = self.read_action(number, seat, rest, street, street_bets, level)
+                self.read_action(number, seat, rest, street_bets)
                 break
         return None
 
-    def read_action(
-        self, number: int, seat: int, rest: str, street: int, bets: dict[int, int], level: int
-    ) -> int:
-        """One player line (``rest`` follows ``NAME: ``); returns the street's bet level."""
+    def read_action(self, number: int, seat: int, rest: str, bets: dict[int, int]) -> None:
+        """One player line (``rest`` follows ``NAME: ``); ``bets`` are the street's bets so far
+        (a bet's raise-to amount is the player's bet plus what the line adds)."""
         if rest.startswith("posts "):
             match = _POST.fullmatch(rest)
             if match is None:
@@ -459,17 +456,16 @@ class _Hand:
             post = _Post(number, seat, match["what"], amount, bool(match["allin"]))
             self.posts.append(post)
             if post.what not in ("the ante", "dead blind"):
-                live = amount
-                if post.what == "small & big blinds":
-                    live = amount - min(amount, self.nominal()[0])
-                bets[seat] += live
-            return max(level, bets[seat])
+                bets[seat] += (
+                    self.combined(post)[1] if post.what == "small & big blinds" else amount
+                )
+            return
         shows = _SHOWS.fullmatch(rest)
         if shows is not None:
             cards = self.cards(shows["cards"], number)
             self.know(seat, cards, number)
             self.add(number, Action(seat, ActionKind.SHOW, None, cards))
-            return level
+            return
         if rest.startswith("mucks"):
             mucks = _MUCKS.fullmatch(rest)
             if mucks is None:
@@ -477,7 +473,7 @@ class _Hand:
             if mucks["cards"]:
                 self.know(seat, self.cards(mucks["cards"], number), number)
             self.add(number, Action(seat, ActionKind.MUCK))
-            return level
+            return
         if rest.startswith("shows"):
             raise _Bad(number, f"cannot read {rest!r}")
         folds = _FOLDS.fullmatch(rest)
@@ -485,16 +481,16 @@ class _Hand:
             if folds["cards"]:
                 self.know(seat, self.cards(folds["cards"], number), number)
             self.play(number, seat, "fold", ActionKind.FOLD)
-            return level
+            return
         if rest == "checks":
             self.play(number, seat, "check", ActionKind.CHECK_CALL)
-            return level
+            return
         match = _CALL.fullmatch(rest)
         if match is not None:
             amount = self.money(match["amount"], number)
             bets[seat] += amount
             self.play(number, seat, "call", ActionKind.CHECK_CALL, amount, bool(match["allin"]))
-            return level
+            return
         match = _BET.fullmatch(rest)
         if match is not None:
             to = bets[seat] + self.money(match["amount"], number)
@@ -507,7 +503,6 @@ class _Hand:
         self.play(
             number, seat, rest.split(" ", 1)[0][:-1], ActionKind.BET_RAISE, to, bool(match["allin"])
         )
-        return max(level, to)
 
     def add(self, number: int, action: Action) -> None:
         self.actions.append(action)
@@ -627,15 +622,20 @@ class _Hand:
             elif what == "dead blind":
                 bets.append(ForcedBet(seat, ForcedKind.DEAD_BLIND, nominal(post, small)))
             else:  # small & big blinds: a dead small blind and a live post
-                if post.all_in and post.amount < small + big:
-                    dead = small
-                else:
-                    dead = post.amount - big
-                    if dead <= 0:
-                        raise _Bad(post.line, f"posts small & big blinds for less than {big}")
+                dead = self.combined(post)[0]
+                if dead <= 0:
+                    raise _Bad(post.line, f"posts small & big blinds for less than {big}")
                 bets.append(ForcedBet(seat, ForcedKind.DEAD_BLIND, dead))
                 bets.append(ForcedBet(seat, ForcedKind.POST, big))
         return bets
+
+    def combined(self, post: _Post) -> tuple[int, int]:
+        """``posts small & big blinds``: the dead small blind's nominal amount and the live
+        chips posted (the engine posts the dead blind first, then the big blind)."""
+        small, big = self.nominal()
+        if post.all_in and post.amount < small + big:
+            return small, post.amount - min(post.amount, small)
+        return post.amount - big, big
 
     def nominal(self) -> tuple[int, int]:
         """The small and big blind the stakes give: the header's blinds in pot and no limit; in
