@@ -192,6 +192,44 @@ def test_names_with_spaces_and_colons_match_the_seat_list_longest_first() -> Non
     assert _stacks_by_seat(replay(record)) == _stacks_by_seat(hand)
 
 
+HOME_GAME = """\
+PokerStars Home Game Hand #1234: {Club 77} Hold'em No Limit ($0.01/$0.02) - 2020/01/01 10:00:00 ET
+Table 'Home: table' 6-max Seat #1 is the button
+Seat 1: a b ($2 in chips)
+Seat 2: a ($2.50 in chips)
+Seat 3: a b: c ($1 in chips) is sitting out
+a b: posts small blind $0.01
+a: posts big blind $0.02
+*** HOLE CARDS ***
+a b said, "a: folds"
+a b: raises $0.04 to $0.06
+a: folds
+Uncalled bet ($0.04) returned to a b
+a b collected $0.04 from pot
+a b: doesn't show hand
+*** SUMMARY ***
+Total pot $0.04 | Rake $0
+Seat 1: a b (button) (small blind) collected ($0.04)
+Seat 2: a (big blind) folded before Flop
+"""
+
+
+def test_a_hand_written_by_hand_chat_sitting_out_and_a_club_header() -> None:
+    result = pokerstars_import.loads(HOME_GAME)
+    assert result.problems == ()
+    (record,) = result.records
+    assert record.hand_id == 1234
+    assert [(p.seat, p.name, p.stack) for p in record.players] == [(2, "a", 250), (1, "a b", 200)]
+    assert [(a.seat, a.kind.value, a.amount) for a in record.actions] == [
+        (1, "cbr", 6),
+        (2, "f", None),
+    ]
+    assert record.metadata["currency"] == "USD"
+    assert record.metadata["started"] == "2020-01-01T15:00:00Z"
+    assert record.winnings == (Decimal(0), Decimal(4))
+    assert record.finishing_stacks == (Decimal(248), Decimal(202))
+
+
 def test_bom_crlf_and_trailing_spaces_read_the_same() -> None:
     text = TEN_HANDS.read_text(encoding="utf-8")
     plain = pokerstars_import.loads(text.replace("\ufeff", ""))

@@ -77,7 +77,7 @@ __all__ = ["is_pokerstars", "load_file", "loads"]
 
 _HEADER = re.compile(r"PokerStars\b.*?\b(?:Hand|Game) #(\d+):\s*(.*)")
 _GAME = re.compile(
-    r"(?:Tournament #(?P<tournament>\d+),\s*(?P<buy_in>.*?)\s+)?"
+    r"(?:Tournament #(?P<tournament>\d+),\s*(?P<buy_in>.*?)\s+|\{[^}]*\}\s+)?"
     r"Hold'em (?P<limit>No Limit|Pot Limit|Limit)\s+"
     r"(?:-\s+(?:Match Round \S+,\s+)?Level (?P<level>\S+)\s+)?"
     r"\((?P<low>[^/()\s]+)/(?P<high>[^/()\s]+)(?:\s+(?P<code>[A-Z]{3}))?\)"
