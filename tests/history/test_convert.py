@@ -103,7 +103,7 @@ def test_hero_hides_a_folded_opponent(capsys: pytest.CaptureFixture[str]) -> Non
     assert phh.loads_all(out)[0].players[3].hole == (None, None)
 
 
-def test_foreign_inputs_are_refused_and_the_rest_converted(
+def test_bad_imports_are_reported_and_the_rest_converted(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     stars = tmp_path / "stars.txt"
@@ -113,9 +113,9 @@ def test_foreign_inputs_are_refused_and_the_rest_converted(
     code, out, err = _run(
         capsys, "--to", "pokerstars", str(stars), str(open_hh), str(PLURIBUS / "63.phh")
     )
-    assert code == 2
-    assert f"{stars}: line 1: hand 1: expected the table line" in err  # imported since
-    assert f"{open_hh}: importing OHH is not implemented yet" in err
+    assert code == 1
+    assert f"{stars}: line 1: hand 1: expected the table line" in err
+    assert f"{open_hh}: line 1: a hand: does not fit the OHH schema: $.ohh: missing" in err
     assert out.count("PokerStars Hand #") == 1
 
 

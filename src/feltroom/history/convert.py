@@ -11,18 +11,18 @@ Player names come from the PHH ``players`` field (``Player N`` when absent); the
 name from ``table``, else the file name; the currency code from ``currency`` with the file's
 own decimals, else play chips (``PLAY``).
 
-PokerStars hands are imported by ``feltroom.history.pokerstars_import`` (checked against the
-engine and reconciled pot by pot): names, hand number, table name, currency, start time and the
-rake come from the file.
+PokerStars hands are imported by ``feltroom.history.pokerstars_import`` and OHH JSON (files
+given by name, recognised by their content) by ``feltroom.history.ohh_import`` (checked against
+the engine and reconciled pot by pot): names, hand number, table name, currency, start time and
+the rake come from the file.
 
 Hole cards: with ``--hero NAME`` what R-HIST-2 shows that player (their own cards and those of
 every player who reached the showdown); without it every hole card the input holds (the
 operator's full record).
 
-OHH JSON input is recognised by its content and refused for now (exit 2, other files still
-converted). A PHH hand that cannot be read or replayed is reported on stderr with its file and
-number, a PokerStars hand that cannot be imported as ``PATH: line N: hand ID: message``; the
-rest are converted (exit 1).
+A PHH hand that cannot be read or replayed is reported on stderr with its file and number, a
+PokerStars or OHH hand that cannot be imported as ``PATH: line N: hand ID: message``; the rest
+are converted (exit 1).
 """
 
 from __future__ import annotations
@@ -36,7 +36,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from feltroom.errors import FeltroomError
-from feltroom.history import ohh, phh, pokerstars, pokerstars_import, toml_subset
+from feltroom.history import ohh, ohh_import, phh, pokerstars, pokerstars_import, toml_subset
+from feltroom.history.imports import ImportResult
 from feltroom.history.pokerstars import visible_seats
 from feltroom.history.record import HandRecord
 from feltroom.history.replay import ReplayError, hand_paths, record_from_hand, replay
@@ -46,19 +47,6 @@ from feltroom.rules import Hand
 __all__ = ["FORMATS", "convert_paths"]
 
 FORMATS = ("pokerstars", "ohh", "phh")
-
-
-def _foreign(text: str) -> str | None:
-    """The name of a hand-history format we cannot import yet, recognised by content."""
-    stripped = text.lstrip()
-    if stripped.startswith("{"):
-        try:
-            document = json.loads(stripped)
-        except ValueError:
-            return None
-        if isinstance(document, dict) and ("ohh" in document or "spec_version" in document):
-            return "OHH"
-    return None
 
 
 def _json_number(value: object) -> float | int:
@@ -147,11 +135,10 @@ class _Writer:
         self.first = False
 
 
-def _pokerstars(path: Path, text: str, writer: _Writer, err: TextIO) -> tuple[int, int]:
-    """Import and write the PokerStars hands of one file: (1 if any hand failed, else 0; how
-    many hands were imported)."""
+def _imported(path: Path, result: ImportResult, writer: _Writer, err: TextIO) -> tuple[int, int]:
+    """Write the hands imported from one file (PokerStars text or OHH) and report its problems:
+    (1 if any hand failed, else 0; how many hands were imported)."""
     status = 0
-    result = pokerstars_import.loads(text)
     for problem in result.problems:
         err.write(f"{path}: {problem}\n")
         status = 1
@@ -182,8 +169,7 @@ def _pokerstars(path: Path, text: str, writer: _Writer, err: TextIO) -> tuple[in
 def convert_paths(
     paths: Iterable[str | Path], target: str, hero: str | None, out: TextIO, err: TextIO
 ) -> int:
-    """Convert every hand of ``paths`` to ``target``; 2 if a file is in a format we cannot
-    import yet, else 1 if any hand failed, else 0."""
+    """Convert every hand of ``paths`` to ``target``; 1 if any hand failed, else 0."""
     if target not in FORMATS:
         raise ValueError(f"unknown target format {target!r}")
     status = 0
@@ -197,13 +183,12 @@ def convert_paths(
             status = max(status, 1)
             continue
         if pokerstars_import.is_pokerstars(text):
-            failed, count = _pokerstars(path, text, writer, err)
+            failed, count = _imported(path, pokerstars_import.loads(text), writer, err)
             status, index = max(status, failed), index + count
             continue
-        foreign = _foreign(text)
-        if foreign is not None:
-            err.write(f"{path}: importing {foreign} is not implemented yet\n")
-            status = 2
+        if ohh_import.is_ohh(text):
+            failed, count = _imported(path, ohh_import.loads(text), writer, err)
+            status, index = max(status, failed), index + count
             continue
         try:
             document = toml_subset.loads(text)

@@ -77,7 +77,7 @@ from feltroom.rules import (
     split_pot,
 )
 
-__all__ = ["load_file", "loads"]
+__all__ = ["is_ohh", "load_file", "loads"]
 
 # Currencies whose unit is a hundredth (the same list as the room's ledger).
 _CENTS = frozenset({"USD", "EUR", "GBP", "CAD", "AUD", "CHF"})
@@ -109,6 +109,15 @@ class _Bad(Exception):
 
 
 # ------------------------------------------------------------------------------ the file
+
+
+def is_ohh(text: str) -> bool:
+    """Whether ``text`` looks like OHH JSON (by content, not by file name): a JSON object or
+    array that names ``"ohh"`` or ``"spec_version"`` near its start. A truncated or invalid
+    document still counts, so that its problem is reported."""
+    stripped = text.removeprefix("\ufeff").lstrip()
+    head = stripped[:4096]
+    return stripped[:1] in ("{", "[") and ('"ohh"' in head or '"spec_version"' in head)
 
 
 def load_file(path: str | Path) -> ImportResult:
@@ -475,7 +484,8 @@ class _Reader:
         metadata: dict[str, object] = {
             "table": hand["table_name"],
             "started": started,
-            "currency": hand["currency"],
+            # "" in tournament files: tournament chips, like the PokerStars import's.
+            "currency": hand["currency"] or ("CHIPS" if _tournament(hand) else "PLAY"),
             "site": hand["site_name"],
             "table_size": hand["table_size"],
         }
@@ -485,7 +495,7 @@ class _Reader:
         names = {player["id"]: player["name"] for player in hand["players"]}
         if hero in names:
             metadata["hero"] = names[hero]
-        if hand.get("tournament") or "tournament_info" in hand:
+        if _tournament(hand):
             metadata["tournament"] = True
             if "tournament_info" in hand:
                 metadata["tournament_info"] = hand["tournament_info"]
@@ -610,6 +620,10 @@ class _Reader:
             rake=rake_record([pot.amount for pot in pots], rakes),
             metadata=MappingProxyType(metadata),
         )
+
+
+def _tournament(hand: Mapping[str, Any]) -> bool:
+    return bool(hand.get("tournament")) or "tournament_info" in hand
 
 
 def _clockwise(seats: Sequence[int], button: int) -> list[int]:
