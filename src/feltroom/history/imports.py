@@ -4,18 +4,25 @@ for each hand that could not be, where and why.
 A bad hand never stops the import of the rest of the file: the importers of PokerStars text
 (``feltroom.history.pokerstars_import``) and of OHH (``feltroom.history.ohh_import``) collect one
 :class:`ImportProblem` per bad hand and go on with the next one.
+
+Both replay each hand through the engine without rake and settle it against the file with the
+same helpers: ``awarded`` (the engine's split of what is left of a pot after its rake),
+``with_results`` (the file's winnings, stacks and rake on the record) and ``rake_record`` (the
+rake rule that takes the file's rake pot by pot, R-RAKE-3).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from decimal import Decimal
 from fractions import Fraction
+from types import MappingProxyType
 
 from feltroom.history.record import HandRecord, RakeRecord
-from feltroom.rules import RakeRule, rake_pots
+from feltroom.rules import Hand, PotAwarded, RakeRule, rake_pots, split_pot
 
-__all__ = ["ImportProblem", "ImportResult", "rake_record"]
+__all__ = ["ImportProblem", "ImportResult", "awarded", "rake_record", "with_results"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,3 +63,44 @@ def rake_record(amounts: Sequence[int], rakes: Sequence[int]) -> RakeRecord | No
     if fraction >= 1 or rake_pots(amounts, RakeRule(fraction, total), True) != list(rakes):
         return None
     return RakeRecord(fraction, total, False, total)
+
+
+def awarded(pot: PotAwarded, net: int) -> dict[int, int]:
+    """What the engine gives each winner of ``pot`` (replayed without rake) when ``net`` is left
+    of it after the rake: equal parts, odd units clockwise from the button (R-POT-1); a zero
+    share is left out, as hand histories leave it out."""
+    shares = split_pot(net, pot.winners)
+    return {seat: share for seat, share in zip(pot.winners, shares, strict=True) if share}
+
+
+def with_results(
+    record: HandRecord,
+    hand: Hand,
+    won: Mapping[int, int],
+    rakes: Sequence[int],
+    metadata: Mapping[str, object],
+) -> HandRecord:
+    """``record`` (replayed without rake as ``hand``) with the file's results: ``winnings``
+    (``won``: seat -> what the file says the player collected), ``finishing_stacks`` (the
+    engine's stacks less each winner's part of the rake), the rake rule that takes ``rakes``
+    pot by pot (``rake_record``), and ``metadata`` plus ``pots`` (each pot's amount and rake)
+    and ``rake`` (their sum)."""
+    pots = [event for event in hand.events if isinstance(event, PotAwarded)]
+    engine_won: dict[int, int] = {}
+    for pot in pots:
+        for seat, share in zip(pot.winners, pot.shares, strict=True):
+            engine_won[seat] = engine_won.get(seat, 0) + share
+    final = dict(zip((seat for seat, _ in hand.setup.players), hand.final_stacks, strict=True))
+    seats = record.seats
+    kept = dict(metadata)
+    kept["pots"] = tuple((pot.amount, rake) for pot, rake in zip(pots, rakes, strict=True))
+    kept["rake"] = sum(rakes)
+    return replace(
+        record,
+        finishing_stacks=tuple(
+            Decimal(final[seat] - engine_won.get(seat, 0) + won.get(seat, 0)) for seat in seats
+        ),
+        winnings=tuple(Decimal(won.get(seat, 0)) for seat in seats),
+        rake=rake_record([pot.amount for pot in pots], rakes),
+        metadata=MappingProxyType(kept),
+    )

@@ -38,16 +38,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from decimal import Decimal
 from pathlib import Path
-from types import MappingProxyType
 from zoneinfo import ZoneInfo
 
 from feltroom.cards import Card
 from feltroom.errors import FeltroomError
-from feltroom.history.imports import ImportProblem, ImportResult, rake_record
+from feltroom.history.imports import ImportProblem, ImportResult, awarded, with_results
 from feltroom.history.pokerstars import format_amount
 from feltroom.history.record import (
     Action,
@@ -70,7 +68,6 @@ from feltroom.rules import (
     PotAwarded,
     Raised,
     UncalledBetReturned,
-    split_pot,
 )
 
 __all__ = ["is_pokerstars", "load_file", "loads"]
@@ -785,11 +782,7 @@ class _Hand:
                     f"{self.text(pot.amount)}",
                 )
             rakes.append(rake)
-            shares = {
-                seat: share
-                for seat, share in zip(pot.winners, split_pot(net, pot.winners), strict=True)
-                if share
-            }
+            shares = awarded(pot, net)
             if shares != by_pot[index]:
                 raise _Bad(
                     first_line[index],
@@ -825,26 +818,7 @@ class _Hand:
                     f"seat {seat} won {self.text(amount)} in the summary but collected "
                     f"{self.text(won.get(seat, 0))}",
                 )
-        # The file's stacks: the engine's (no rake) less each winner's part of the rake.
-        engine_won: dict[int, int] = {}
-        for pot in pots:
-            for seat, share in zip(pot.winners, pot.shares, strict=True):
-                engine_won[seat] = engine_won.get(seat, 0) + share
-        final = dict(zip((seat for seat, _ in hand.setup.players), hand.final_stacks, strict=True))
-        seats = record.seats
-        finishing = tuple(
-            Decimal(final[seat] - engine_won.get(seat, 0) + won.get(seat, 0)) for seat in seats
-        )
-        winnings = tuple(Decimal(won.get(seat, 0)) for seat in seats)
-        metadata["pots"] = tuple((pot.amount, rake) for pot, rake in zip(pots, rakes, strict=True))
-        metadata["rake"] = summary.rake
-        return replace(
-            record,
-            finishing_stacks=finishing,
-            winnings=winnings,
-            rake=rake_record([pot.amount for pot in pots], rakes),
-            metadata=MappingProxyType(metadata),
-        )
+        return with_results(record, hand, won, rakes, metadata)
 
     # ---------------------------------------------------------------- messages
 
