@@ -2,6 +2,20 @@
 # Usage: ensure_env [dev]   (with "dev": the test, lint and benchmark tools and the peers too)
 set -euo pipefail
 
+# The browser tests (tests/browser) drive Debian's chromium with Playwright; Playwright's own
+# browser download does not work here, so the package comes from apt, once.
+ensure_chromium() {
+    if [ -x /usr/bin/chromium ]; then
+        return 0
+    fi
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "The browser tests need Debian's chromium: run 'apt-get install chromium' as root." >&2
+        return 0
+    fi
+    echo "Installing chromium with apt-get (for the browser tests) ..." >&2
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >&2
+}
+
 ensure_env() {
     local extras="${1:-}"
     local root venv stamp want
@@ -9,6 +23,9 @@ ensure_env() {
     venv="$root/.venv"
     stamp="$venv/.feltroom-installed"
     want="$(cat "$root/pyproject.toml" "$root/requirements/constraints.txt" | sha256sum | cut -d' ' -f1)"
+    if [ "$extras" = "dev" ]; then
+        ensure_chromium
+    fi
     if [ -f "$stamp" ] && grep -qx "$want ${extras:-run}" "$stamp" 2>/dev/null; then
         return 0
     fi

@@ -103,7 +103,7 @@ max_seats = 6
     )
     room = _room(storage, specs, house_bots=2)
     with TestClient(create_app(room)) as client:  # the lifespan starts and stops the room
-        page = client.get("/")
+        page = client.get("/status")
         lobby = client.get("/api/lobby").json()
         status = client.get("/api/status").json()
     assert page.status_code == 200

@@ -1,7 +1,10 @@
 """The ASGI application (Starlette): a status page and the lobby as JSON.
 
-- ``GET /`` — the status page (HTML; every text from the room is escaped): the room's figures
-  and one line per table.
+- ``GET /`` — the browser client (``static/index.html``, plain ES modules and CSS served under
+  ``/static``; docs/web.md): sign-in, the lobby, the table and the hand history over the
+  protocol below.
+- ``GET /status`` — the status page (HTML; every text from the room is escaped): the room's
+  figures and one line per table.
 - ``GET /api/lobby`` — ``{"tables": [...], "status": {...}}``: per table the game, structure,
   stakes, seats taken and free, waiting list, average pot, hands per hour, players per flop, the
   table information of R-TABLE-1 and all of its settings (``feltroom.room.lobby``).
@@ -23,14 +26,17 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from html import escape
+from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
-from starlette.routing import Route, WebSocketRoute
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
 
 from feltroom.room.histories import HandHistories
 from feltroom.room.runtime import RoomRuntime
@@ -39,7 +45,10 @@ from feltroom.server.rest import RestLimits, error_response, rest_routes
 from feltroom.server.session import Hub, HubSettings
 from feltroom.server.ws import websocket_endpoint
 
-__all__ = ["create_app", "render_status", "serve"]
+__all__ = ["STATIC", "create_app", "render_status", "serve"]
+
+STATIC = Path(str(resources.files("feltroom.server") / "static"))
+"""The browser client's files (package data)."""
 
 
 def render_status(status: dict[str, Any], tables: list[dict[str, Any]]) -> str:
@@ -123,6 +132,9 @@ def create_app(
     ``app.state.hub``."""
     hub = Hub(runtime, hub_settings)
 
+    async def client_page(request: Request) -> FileResponse:
+        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
     async def status_page(request: Request) -> HTMLResponse:
         return HTMLResponse(render_status(runtime.status(), runtime.lobby()))
 
@@ -153,7 +165,9 @@ def create_app(
 
     app = Starlette(
         routes=[
-            Route("/", status_page),
+            Route("/", client_page),
+            Route("/status", status_page),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
             Route("/api/lobby", lobby),
             Route("/api/status", status),
             *rest_routes(runtime, histories=histories, limits=limits),

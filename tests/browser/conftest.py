@@ -1,0 +1,163 @@
+"""The browser tests' room: a real server (uvicorn in a thread, on a free port, a temporary
+SQLite database, No-Limit, Fixed-Limit and Pot-Limit tables, no house bots) and Debian's chromium
+driven by Playwright. Skipped when chromium or Playwright is missing."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import socket
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import uvicorn
+
+from feltroom.room import Accounts, Argon2Settings, Cashier, Settlement
+from feltroom.room.runtime import RoomRuntime, RuntimeSettings
+from feltroom.room.tables_config import parse_tables
+from feltroom.server import create_app
+from feltroom.store import open_storage
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+TABLES = """
+[[table]]
+id = "nl"
+name = "Oak NL"
+structure = "no_limit"
+big_blind = 2
+small_blind = 1
+max_seats = 6
+min_buy_in = 40
+max_buy_in = 400
+first_button = "first_seated"
+act_seconds = 30
+
+[[table]]
+id = "fl"
+name = "Birch Limit"
+structure = "fixed_limit"
+lower = 2
+upper = 4
+max_seats = 6
+min_buy_in = 40
+max_buy_in = 400
+first_button = "first_seated"
+act_seconds = 30
+
+[[table]]
+id = "pl"
+name = "Cedar PL"
+structure = "pot_limit"
+big_blind = 2
+small_blind = 1
+max_seats = 6
+min_buy_in = 40
+max_buy_in = 400
+first_button = "first_seated"
+act_seconds = 30
+
+[[table]]
+id = "quick"
+name = "Quick NL"
+structure = "no_limit"
+big_blind = 2
+small_blind = 1
+max_seats = 2
+min_buy_in = 40
+max_buy_in = 400
+first_button = "first_seated"
+act_seconds = 2
+countdown_seconds = 4
+"""
+
+
+@dataclass
+class Room:
+    """The running room: its address and its runtime (the books the pages must match)."""
+
+    url: str
+    runtime: RoomRuntime
+    loop: asyncio.AbstractEventLoop
+
+    def call(self, fn: Any) -> Any:
+        """Run ``fn()`` on the server's event loop (reads the tables between their steps)."""
+
+        async def run() -> Any:
+            return fn()
+
+        return asyncio.run_coroutine_threadsafe(run(), self.loop).result(10)
+
+
+@pytest.fixture(scope="session")
+def room() -> Iterator[Room]:
+    folder = Path(tempfile.mkdtemp(prefix="feltroom-browser-"))
+    storage = open_storage(f"sqlite:///{folder / 'room.sqlite3'}")
+    runtime = RoomRuntime(
+        Settlement(storage),
+        Accounts(storage, argon2=Argon2Settings.cheap()),
+        Cashier(storage),
+        parse_tables(TABLES, "browser test tables"),
+        settings=RuntimeSettings(
+            house_bots=0,
+            bot_think=(0.0, 0.0),
+            between_hands=2.0,
+            poll=0.05,
+            selftest_first=10**9,
+        ),
+    )
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(runtime), log_level="warning", lifespan="on", ws_max_size=16384)
+    )
+    loop = asyncio.new_event_loop()
+
+    def serve() -> None:
+        asyncio.set_event_loop(loop)
+        loop.run_until_complete(server.serve(sockets=[sock]))
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    for _ in range(500):
+        if server.started:
+            break
+        time.sleep(0.01)
+    try:
+        yield Room(f"http://127.0.0.1:{port}", runtime, loop)
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()
+        storage.close()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Chromium for one test module: Playwright's sync API holds an event loop in this thread
+    while it runs, so it is stopped before the next module's tests (which may use asyncio)."""
+    if not CHROMIUM.exists():
+        pytest.skip("Debian's chromium is not installed (scripts/test installs it)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield browser
+        browser.close()

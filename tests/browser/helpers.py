@@ -1,0 +1,105 @@
+"""Helpers for the browser tests: a signed-up player's page and what a page shows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playwright.sync_api import Page, expect
+
+
+def sign_up(browser: Any, url: str, name: str, *, width: int = 1280, height: int = 800) -> Page:
+    """A new browser context (its own storage), signed up as ``name`` with a play-money grant."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.errors = errors  # type: ignore[attr-defined]
+    page.goto(url + "/")
+    page.fill("#auth-name", name)
+    page.fill("#auth-password", "password-" + name)
+    page.click("#signup")
+    expect(page.locator("nav .who")).to_have_text(name)
+    page.get_by_role("button", name="take a play-money grant").click()
+    expect(page.locator('nav .balance[data-currency="PLAY"]')).to_contain_text("10000")
+    return page
+
+
+def cards_on(page: Page) -> set[str]:
+    """Every face-up card the page shows."""
+    found: list[str] = page.eval_on_selector_all(
+        "[data-card]", "els => els.map(e => e.dataset.card)"
+    )
+    return set(found)
+
+
+def sit(
+    page: Page, table: str, seat: int, buy_in: int, *, wait: bool = False, auto_post: bool = True
+) -> None:
+    """From the lobby: open ``table`` and sit in ``seat`` through the buy-in dialog."""
+    page.goto(page.url.split("#")[0] + f"#table/{table}")
+    page.locator(f'.seat.empty[data-seat="{seat}"] button').click()
+    page.fill("#buy-in", str(buy_in))
+    if wait:
+        page.check("#entry-wait")
+    if not auto_post:
+        page.uncheck("#sit-auto-post")
+    page.click("#buy-in-sit")
+    expect(page.locator(f'.seat.mine[data-seat="{seat}"]')).to_be_visible()
+
+
+def server_legal(room: Any, table: str) -> dict[str, Any] | None:
+    """The legal actions the server's table offers the player to act, as the wire has them."""
+    from feltroom.server.wire import legal_of
+
+    def read() -> dict[str, Any] | None:
+        hand = room.runtime.runners[table].table.hand
+        if hand is None or hand.is_over or hand.to_act is None:
+            return None
+        return legal_of(hand.legal_actions())
+
+    result: dict[str, Any] | None = room.call(read)
+    return result
+
+
+def server_stacks(room: Any, table: str) -> dict[int, int]:
+    """The stacks in the server's books for each seat (during a hand: behind the bets)."""
+
+    def read() -> dict[int, int]:
+        view = room.runtime.runners[table].table.view(None)
+        return {info.seat: info.stack for info in view.seats}
+
+    result: dict[int, int] = room.call(read)
+    return result
+
+
+def server_hole(room: Any, table: str, seat: int) -> set[str]:
+    """The hole cards the server dealt ``seat`` in the hand in progress."""
+
+    def read() -> set[str]:
+        hand = room.runtime.runners[table].table.hand
+        return {str(c) for c in hand.hole_cards(seat) if c is not None}
+
+    result: set[str] = room.call(read)
+    return result
+
+
+def to_act(pages: dict[int, Page], timeout: float = 15_000) -> tuple[int, Page]:
+    """The seat (and page) whose action buttons are showing."""
+    deadline = timeout
+    while deadline > 0:
+        for seat, page in pages.items():
+            if page.locator("#actions .row button").count() > 0:
+                return seat, page
+        next(iter(pages.values())).wait_for_timeout(100)
+        deadline -= 100
+    raise AssertionError("nobody has the action")
+
+
+def page_stacks(page: Page) -> dict[int, int]:
+    """The stacks a page shows, by seat."""
+    rows: list[list[int]] = page.eval_on_selector_all(
+        ".seat[data-player]",
+        "els => els.map(e => [Number(e.dataset.seat),"
+        " Number(e.querySelector('.stack').dataset.stack)])",
+    )
+    return {int(seat): int(stack) for seat, stack in rows}

@@ -1,0 +1,167 @@
+"""The browser client in Debian's chromium: players sign up, sit through the buy-in dialog and
+play by clicking what the page offers; an observer watches. Every page is checked against the
+server's books (stacks, pots, legal amounts) and for cards it must not show yet."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from .helpers import (
+    cards_on,
+    page_stacks,
+    server_hole,
+    server_legal,
+    server_stacks,
+    sign_up,
+    sit,
+    to_act,
+)
+
+pytestmark = pytest.mark.browser
+
+
+def pot_of(room: Any, table: str) -> int:
+    def read() -> int:
+        hand = room.runtime.runners[table].table.hand
+        return 0 if hand is None else int(hand.pot_total)
+
+    result: int = room.call(read)
+    return result
+
+
+def check_books(room: Any, table: str, pages: list[Page]) -> None:
+    """Each page shows the stacks and the pot of the server's books."""
+    books = server_stacks(room, table)
+    pot = pot_of(room, table)
+    for page in pages:
+        assert page_stacks(page) == books
+        assert int(page.locator(".center .pot").get_attribute("data-pot") or -1) == pot
+
+
+def check_no_early_cards(
+    room: Any, table: str, players: dict[int, Page], watchers: list[Page]
+) -> None:
+    """Nobody sees another player's hole cards before they are shown."""
+    holes = {seat: server_hole(room, table, seat) for seat in players}
+    for seat, page in players.items():
+        seen = cards_on(page)
+        assert holes[seat] <= seen  # one's own cards are shown
+        for other, cards in holes.items():
+            if other != seat:
+                assert not (cards & seen), (seat, other)
+    for page in watchers:
+        assert not (set().union(*holes.values()) & cards_on(page))
+
+
+def check_raise_controls(page: Page, legal: dict[str, Any]) -> None:
+    """R-BET-6: the wager controls offer exactly the server's range."""
+    controls = page.locator("#raise-controls")
+    assert controls.get_attribute("data-min") == str(legal["raise_min"])
+    assert controls.get_attribute("data-max") == str(legal["raise_max"])
+    if legal["raise_min"] != legal["raise_max"]:
+        assert page.locator("#raise-amount").get_attribute("min") == str(legal["raise_min"])
+        assert page.locator("#raise-amount").get_attribute("max") == str(legal["raise_max"])
+        assert page.locator("#raise-slider").get_attribute("max") == str(legal["raise_max"])
+
+
+def test_r_bet_6_r_nl_3_r_show_4_two_players_and_an_observer_at_no_limit(
+    room: Any, browser: Any
+) -> None:
+    """Two players sign up and play No-Limit: a fold after a bet and a raise (the winner shows,
+    R-SHOW-4), then an all-in to a showdown; a third context observes. Each page matches the
+    books; nobody sees a hole card early; an invalid amount shows the server's range (R-NL-3)."""
+    alice = sign_up(browser, room.url, "alice")
+    alice.select_option('select[name="structure"]', "no_limit")
+    expect(alice.locator('tr[data-table="fl"]')).to_have_count(0)
+    expect(alice.locator('tr[data-table="nl"]')).to_contain_text("0 / 6")
+    expect(alice.locator('tr[data-table="nl"]')).to_contain_text("Minimum Buy-in 40")
+    bob = sign_up(browser, room.url, "bob")
+    carol = sign_up(browser, room.url, "carol")
+    carol.locator('tr[data-table="nl"]').get_by_role("button", name="observe Oak NL").click()
+    expect(carol.locator(".observing")).to_be_visible()
+
+    alice.goto(room.url + "/#table/nl")
+    alice.locator('.seat.empty[data-seat="1"] button').click()
+    expect(alice.locator(".dialog .bounds")).to_contain_text("Buy-in 40 to 400; default 400")
+    alice.fill("#buy-in", "200")
+    alice.click("#buy-in-sit")
+    sit(bob, "nl", 2, 300)
+    players = {1: alice, 2: bob}
+
+    # hand 1: call, check, a bet, a raise, a fold
+    seat, page = to_act(players)
+    check_no_early_cards(room, "nl", players, [carol])
+    check_books(room, "nl", [alice, bob, carol])
+    page.click("#act-call")
+    seat, page = to_act({s: p for s, p in players.items() if s != seat})
+    page.click("#act-check")
+    expect(alice.locator(".board .card")).to_have_count(3)
+    seat, page = to_act(players)
+    legal = server_legal(room, "nl")
+    assert legal is not None
+    assert legal["bet"]
+    assert legal["check"]
+    check_raise_controls(page, legal)
+    check_books(room, "nl", [alice, bob, carol])
+    page.fill("#raise-amount", str(legal["raise_min"] - 1))  # R-NL-3: below the minimum
+    page.click("#act-bet")
+    error = page.locator("#act-error")
+    expect(error).to_contain_text(str(legal["raise_min"]))
+    expect(error).to_contain_text(str(legal["raise_max"]))
+    page.click("#preset-min")
+    page.click("#act-bet")
+    bettor = seat
+    seat, page = to_act({s: p for s, p in players.items() if s != bettor})
+    legal = server_legal(room, "nl")
+    assert legal is not None
+    assert not legal["bet"]
+    check_raise_controls(page, legal)
+    check_books(room, "nl", [alice, bob, carol])
+    page.click("#preset-pot")
+    assert page.locator("#raise-amount").input_value() == page.locator("#preset-pot").get_attribute(
+        "data-amount"
+    )
+    page.click("#act-raise")
+    raiser = seat
+    winner_cards = server_hole(room, "nl", raiser)
+    seat, page = to_act({bettor: players[bettor]})
+    check_no_early_cards(room, "nl", players, [carol])
+    page.keyboard.press("f")  # the fold shortcut
+    winner = players[raiser]
+    expect(carol.locator(".seat.winner")).to_have_attribute("data-seat", str(raiser))
+    # R-SHOW-4: the uncontested winner may show; everyone then sees those cards
+    winner.click("#show-cards")
+    for other in (players[bettor], carol):
+        expect(other.locator(f'.seat[data-seat="{raiser}"] [data-card]')).to_have_count(2)
+        assert winner_cards <= cards_on(other)
+
+    # hand 2: all-in and call, to a showdown
+    seat, page = to_act(players)
+    check_no_early_cards(room, "nl", players, [carol])
+    check_books(room, "nl", [alice, bob, carol])
+    legal = server_legal(room, "nl")
+    assert legal is not None
+    check_raise_controls(page, legal)
+    page.click("#preset-allin")
+    assert page.locator("#raise-amount").input_value() == str(legal["raise_max"])
+    page.click("#act-raise")
+    seat, page = to_act({s: p for s, p in players.items() if s != seat})
+    check_no_early_cards(room, "nl", players, [carol])
+    holes = set().union(*(server_hole(room, "nl", s) for s in players))
+    page.keyboard.press("c")  # the check/call shortcut
+    for watcher in (alice, bob, carol):
+        expect(watcher.locator(".board .card")).to_have_count(5)
+        expect(watcher.locator(".pot-line").first).to_be_visible()
+        assert holes <= cards_on(watcher)  # both hands shown at the showdown
+    books = server_stacks(room, "nl")
+    for watcher in (alice, bob, carol):
+        assert page_stacks(watcher) == books
+        shown = watcher.eval_on_selector_all(
+            ".pot-line", "els => els.map(e => Number(e.dataset.amount))"
+        )
+        assert sum(shown) > 0
+    for watcher in (alice, bob, carol):
+        assert not watcher.errors  # type: ignore[attr-defined]
