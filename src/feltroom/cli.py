@@ -87,8 +87,8 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _convert(args: argparse.Namespace) -> int:
-    """``feltroom convert --to FORMAT [--hero NAME] PATH...``: PHH or PokerStars hands to another
-    format."""
+    """``feltroom convert --to FORMAT [--hero NAME] PATH...``: PHH, PokerStars or OHH hands to
+    another format."""
     from feltroom.history.convert import convert_paths
 
     return convert_paths(args.paths, args.to, args.hero, sys.stdout, sys.stderr)
@@ -170,7 +170,8 @@ def _parser() -> argparse.ArgumentParser:
     replay.set_defaults(handler=_replay)
 
     convert = commands.add_parser(
-        "convert", help="convert PHH or PokerStars hand histories to PokerStars text, OHH or PHH"
+        "convert",
+        help="convert PHH, PokerStars or OHH hand histories to PokerStars text, OHH or PHH",
     )
     convert.add_argument("--to", required=True, choices=("pokerstars", "ohh", "phh"))
     convert.add_argument("--hero", metavar="NAME", help="write only what this player may see")

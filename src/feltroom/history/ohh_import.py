@@ -53,7 +53,7 @@ from typing import Any
 
 from feltroom.cards import Card
 from feltroom.errors import FeltroomError
-from feltroom.history.imports import ImportProblem, ImportResult, rake_record
+from feltroom.history.imports import ImportProblem, ImportResult, awarded, with_results
 from feltroom.history.ohh import validate
 from feltroom.history.record import (
     Action,
@@ -74,7 +74,6 @@ from feltroom.rules import (
     Posted,
     PotAwarded,
     Raised,
-    split_pot,
 )
 
 __all__ = ["is_ohh", "load_file", "loads"]
@@ -587,11 +586,7 @@ class _Reader:
                     f"{where}: amount {self.money(amount)}, but the bets make a pot of "
                     f"{self.money(ours.amount)}"
                 )
-            shares = {
-                seat: share
-                for seat, share in zip(ours.winners, split_pot(net, ours.winners), strict=True)
-                if share
-            }
+            shares = awarded(ours, net)
             if shares != {seat: share for seat, share in wins.items() if share}:
                 raise _Bad(
                     f"{where}: the file has {self.pairs(sorted(wins.items()))} received; our "
@@ -600,26 +595,7 @@ class _Reader:
             rakes.append(rake)
             for seat, share in wins.items():
                 won[seat] = won.get(seat, 0) + share
-        # The file's stacks: the engine's (no rake) less each winner's part of the rake.
-        engine_won: dict[int, int] = {}
-        for pot_ in pots:
-            for seat, share in zip(pot_.winners, pot_.shares, strict=True):
-                engine_won[seat] = engine_won.get(seat, 0) + share
-        final = dict(zip((seat for seat, _ in hand.setup.players), hand.final_stacks, strict=True))
-        seats = record.seats
-        finishing = tuple(
-            Decimal(final[seat] - engine_won.get(seat, 0) + won.get(seat, 0)) for seat in seats
-        )
-        metadata = dict(record.metadata)
-        metadata["pots"] = tuple((pot.amount, rake) for pot, rake in zip(pots, rakes, strict=True))
-        metadata["rake"] = sum(rakes)
-        return replace(
-            record,
-            finishing_stacks=finishing,
-            winnings=tuple(Decimal(won.get(seat, 0)) for seat in seats),
-            rake=rake_record([pot.amount for pot in pots], rakes),
-            metadata=MappingProxyType(metadata),
-        )
+        return with_results(record, hand, won, rakes, record.metadata)
 
 
 def _tournament(hand: Mapping[str, Any]) -> bool:
