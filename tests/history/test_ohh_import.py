@@ -389,3 +389,14 @@ def test_is_ohh_by_content() -> None:
     before = copy.deepcopy(document)
     ohh_import.loads(dumps(document))
     assert document == before
+
+
+def test_a_non_finite_amount_is_a_problem_of_its_hand() -> None:
+    good = exported(side_pot_hand(), SIDE_NAMES, 1)
+    bad = dumps(_side_pot_document()).replace('"starting_stack": 2}', '"starting_stack": NaN}', 1)
+    assert "NaN" in bad
+    result = ohh_import.loads(bad + "\n" + good)
+    assert len(result.records) == 1
+    (problem,) = result.problems
+    assert (problem.hand, problem.line) == ("5", 1)
+    assert "is not an amount" in problem.message

@@ -140,6 +140,9 @@ def loads(text: str) -> ImportResult:
             records.append(_import(document))
         except _Bad as bad:
             problems.append(ImportProblem(hand_id, line, str(bad)))
+        except (KeyError, TypeError, ValueError, ArithmeticError) as error:
+            # Content the schema lets through but no hand can have: still this hand's problem.
+            problems.append(ImportProblem(hand_id, line, f"cannot read the hand: {error!r}"))
     return ImportResult(tuple(records), tuple(problems))
 
 
@@ -243,7 +246,7 @@ def _amounts(hand: Mapping[str, Any]) -> Iterator[Decimal | int]:
 
 
 def _decimals(value: Decimal | int) -> int:
-    if isinstance(value, int):
+    if not isinstance(value, Decimal) or not value.is_finite():
         return 0
     exponent = value.normalize().as_tuple().exponent
     return max(0, -exponent) if isinstance(exponent, int) else 0
@@ -283,6 +286,8 @@ class _Reader:
         self.plays: list[tuple[str, int, int, str]] = []  # (verb, seat, amount, where)
 
     def units(self, value: Decimal | int, where: str) -> int:
+        if not isinstance(value, Decimal | int) or not Decimal(value).is_finite():
+            raise _Bad(f"{where}: {value} is not an amount")
         scaled = Decimal(value) * self.scale
         if scaled != scaled.to_integral_value():
             raise _Bad(f"{where}: {value} is not a whole number of units")
