@@ -315,6 +315,7 @@ function route() {
         if (r.type === "error") toast(r.message);
       });
     }
+    if (!lobbyEntry(state.current)) ensureLobby();
   } else if (hash === "history") {
     state.view = "history";
     state.current = null;
@@ -341,6 +342,16 @@ function render() {
 // ------------------------------------------------------------------ the lobby
 
 const STRUCTURE_NAMES = { fixed_limit: "Limit", pot_limit: "Pot-Limit", no_limit: "No-Limit" };
+
+async function ensureLobby() {
+  try {
+    const answer = await api("GET", "/api/lobby");
+    if (state.lobby.length === 0) state.lobby = answer.tables;
+    render();
+  } catch (error) {
+    toast(error.message);
+  }
+}
 
 function lobbyEntry(id) {
   return state.lobby.find((t) => t.id === id);

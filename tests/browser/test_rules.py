@@ -1,0 +1,110 @@
+"""The browser client's controls for the house rules, in Debian's chromium: the Fixed-Limit and
+Pot-Limit wager controls (R-BET-6), pre-action checkboxes (R-AUTO-1), a reload in the middle of
+a hand, the blind prompt and entry choice (R-ENTRY-1, R-BLIND-6), the turn timer (R-TIME-1) and
+a disconnected player's mark (R-TIME-4)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from .helpers import cards_on, server_hole, server_legal, sign_up, sit, to_act
+
+pytestmark = pytest.mark.browser
+
+
+def test_r_bet_6_fixed_limit_offers_the_one_raise_amount(room: Any, browser: Any) -> None:
+    """At a Fixed-Limit table the page offers one raise amount, the server's, and no slider;
+    then a third player who sits with auto-post off is prompted for the blind (R-BLIND-6) and
+    posts it to be dealt in (R-ENTRY-1)."""
+    frank = sign_up(browser, room.url, "frank")
+    gina = sign_up(browser, room.url, "gina")
+    sit(frank, "fl", 1, 200)
+    sit(gina, "fl", 2, 200)
+    players = {1: frank, 2: gina}
+    seat, page = to_act(players)
+    legal = server_legal(room, "fl")
+    assert legal is not None
+    assert legal["raise_min"] == legal["raise_max"]
+    expect(page.locator("#act-raise")).to_have_text(f"Raise to {legal['raise_min']}")
+    expect(page.locator("#raise-slider")).to_have_count(0)
+    expect(page.locator("#raise-amount")).to_have_count(0)
+    page.click("#act-raise")
+    other = players[3 - seat]
+    _, page = to_act({3 - seat: other})
+    legal = server_legal(room, "fl")
+    assert legal is not None
+    expect(page.locator("#act-raise")).to_have_text(f"Raise to {legal['raise_min']}")
+    # R-ENTRY-1 / R-BLIND-6: a newcomer with auto-post off is asked to post
+    hugo = sign_up(browser, room.url, "hugo")
+    sit(hugo, "fl", 3, 200, auto_post=False)
+    page.click("#act-fold")
+    prompt = hugo.locator("#blind-prompt")
+    expect(prompt).to_be_visible(timeout=15_000)
+    expect(prompt).to_contain_text("Post")
+    hugo.click("#post-blind")
+    expect(hugo.locator(".my-hand [data-card]")).to_have_count(2, timeout=15_000)
+    assert server_hole(room, "fl", 3) == cards_on(hugo) - set(
+        hugo.eval_on_selector_all(".board [data-card]", "els => els.map(e => e.dataset.card)")
+    )
+
+
+def test_r_bet_6_r_auto_1_pot_limit_controls_pre_actions_and_a_reload(
+    room: Any, browser: Any
+) -> None:
+    """At a Pot-Limit table the page offers min and pot, exactly the server's range; a player
+    waiting for their turn ticks "call any" and the server takes it for them (R-AUTO-1); a reload
+    in the middle of the hand comes back to the same seat, cards and legal actions."""
+    ivan = sign_up(browser, room.url, "ivan")
+    jade = sign_up(browser, room.url, "jade")
+    sit(ivan, "pl", 1, 200)
+    sit(jade, "pl", 2, 200)
+    players = {1: ivan, 2: jade}
+    seat, page = to_act(players)
+    legal = server_legal(room, "pl")
+    assert legal is not None
+    assert page.locator("#preset-min").get_attribute("data-amount") == str(legal["raise_min"])
+    assert page.locator("#preset-pot").get_attribute("data-amount") == str(legal["raise_max"])
+    expect(page.locator("#preset-allin")).to_have_count(0)
+    expect(page.locator("#preset-half")).to_have_count(0)
+    assert page.locator("#raise-slider").get_attribute("min") == str(legal["raise_min"])
+    # R-AUTO-1: the other player pre-selects "call any"
+    waiter = players[3 - seat]
+    waiter.check("#pre-call_any")
+    expect(waiter.locator("#pre-call_any")).to_be_checked()
+    # a reload in the middle of the hand
+    cards = cards_on(page)
+    page.reload()
+    expect(page.locator(".my-hand [data-card]")).to_have_count(2)
+    assert cards_on(page) == cards
+    expect(page.locator(f'.seat.mine[data-seat="{seat}"]')).to_be_visible()
+    expect(page.locator("#raise-controls")).to_have_attribute("data-max", str(legal["raise_max"]))
+    page.click("#preset-pot")
+    page.click("#act-raise")
+    expect(waiter.locator(".log")).to_contain_text('pre-action "call any" was used')
+    expect(waiter.locator(".board .card")).to_have_count(3)
+
+
+def test_r_time_1_r_time_4_the_turn_timer_counts_down_and_a_disconnection_shows(
+    room: Any, browser: Any
+) -> None:
+    """The player to act has a timer bar that empties, and a visible countdown once the base
+    time is used (R-TIME-1); a player whose page closes is marked disconnected (R-TIME-4)."""
+    kim = sign_up(browser, room.url, "kim")
+    lou = sign_up(browser, room.url, "lou")
+    sit(kim, "quick", 1, 200)
+    sit(lou, "quick", 2, 200)
+    bar = kim.locator(".seat.acting .timer")
+    expect(bar).to_be_visible(timeout=15_000)
+    first = int(bar.get_attribute("aria-valuenow") or 0)
+    kim.wait_for_timeout(800)
+    later = int(kim.locator(".seat.acting .timer").get_attribute("aria-valuenow") or 0)
+    assert later < first
+    expect(kim.locator(".seat.acting .timer.counting .timer-count")).to_have_text(
+        re.compile(r"^\d+s$"), timeout=10_000
+    )
+    lou.context.close()
+    expect(kim.locator('.seat[data-player="lou"] .badge.dc')).to_be_visible(timeout=10_000)
