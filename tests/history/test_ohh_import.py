@@ -400,3 +400,18 @@ def test_a_non_finite_amount_is_a_problem_of_its_hand() -> None:
     (problem,) = result.problems
     assert (problem.hand, problem.line) == ("5", 1)
     assert "is not an amount" in problem.message
+
+
+def test_a_missing_action_in_another_sites_file_is_not_read_as_a_protection() -> None:
+    """R-ALLIN-5 protections are read back from feltroom's own files only: elsewhere a player
+    the engine waits for who acts no more is a problem."""
+    document = _side_pot_document()
+    document["ohh"]["site_name"] = "Elsewhere"
+    preflop = document["ohh"]["rounds"][0]["actions"]
+    fold = next(a for a in preflop if a["action"] == "Fold")
+    preflop.remove(fold)
+    problem = _problem(document)
+    assert "our engine cannot replay the hand" in problem.message
+    players = document["ohh"]["players"]
+    seat = next(p["seat"] for p in players if p["id"] == fold["player_id"])
+    assert f"seat {seat}" in problem.message

@@ -18,6 +18,7 @@ from feltroom.rules import (
     Hand,
     Posted,
     PotAwarded,
+    Protected,
     Raised,
     UncalledBetReturned,
 )
@@ -83,12 +84,15 @@ def test_random_engine_hands_round_trip_through_ohh() -> None:
     """1,200 random hands (fixed-, pot- and no-limit; dead buttons, antes, straddles, posts and
     dead blinds; side pots; rake on some tables) exported with every hole card and imported
     back: the same seats, stacks, forced bets, actions and amounts, pots, rake per pot
-    (R-RAKE-3) and winnings."""
+    (R-RAKE-3) and winnings. Every other hand also has the table's own actions: table-side folds
+    and protections (R-ALLIN-5), which OHH does not write but our import reads back from a
+    feltroom file: a player the engine waits for who acts no more."""
     rng = random.Random(2026)
     structures = {"NT": 0, "PT": 0, "FT": 0}
     raked = side_pots = 0
-    for _ in range(1200):
-        hand = play_random_hand(rng)
+    protected = 0
+    for number in range(1200):
+        hand = play_random_hand(rng, table_actions=number % 2 == 1)
         text, currency = export(hand, rng)
         record = import_one(text)
         original = record_from_hand(hand, exponent=currency.exponent)
@@ -114,11 +118,15 @@ def test_random_engine_hands_round_trip_through_ohh() -> None:
                 won[seat] = won.get(seat, 0) + share
         assert record.winnings == tuple(Decimal(won.get(seat, 0)) for seat in record.seats)
         assert record.metadata["pots"] == tuple((p[0], p[1]) for p in expected_pots)
+        # Protections are read back where the engine needs them, never in a hand without any.
+        assert not record.protections or any(isinstance(e, Protected) for e in hand.events)
+        protected += bool(record.protections)
         raked += hand.rake > 0
         side_pots += len(expected_pots) > 1
     assert min(structures.values()) > 300
     assert raked > 100
     assert side_pots > 100
+    assert protected > 50
 
 
 def test_r_rake_3_rake_per_pot_in_the_ohh_and_phh_exports_survives_the_round_trip() -> None:

@@ -20,6 +20,8 @@ parsed as ``Decimal``, never as floats. Each document is first checked against t
   player could not post at all (all-in on the ante) is added back the same way.
 * Actions: OHH amounts are the chips each action adds; a ``Bet``/``Raise`` becomes the record's
   raise-to total for the street. The board comes from the rounds' ``cards``.
+* Protections (R-ALLIN-5) have no OHH action: in our own files (``site_name`` ``feltroom``) a
+  player the engine waits for who acts no more is protected just there.
 
 Every hand is replayed through the engine (``feltroom.history.replay.replay``) and checked: each
 post, check, call, bet and raise must be what the engine does; the file's pots (each pot's
@@ -62,19 +64,28 @@ from feltroom.history.record import (
     ForcedKind,
     HandRecord,
     PlayerRecord,
+    Protection,
     Stakes,
     Structure,
 )
-from feltroom.history.replay import ReplayError, replay
+from feltroom.history.replay import ReplayError, build_deck, replay
 from feltroom.rules import (
     Called,
+    Check,
     Checked,
+    FixedLimit,
+    Fold,
     Folded,
+    Forced,
     Hand,
+    NoLimit,
     Posted,
     PotAwarded,
+    PotLimit,
     Raised,
+    RaiseTo,
 )
+from feltroom.rules import ForcedBet as EngineForcedBet
 
 __all__ = ["is_ohh", "load_file", "loads"]
 
@@ -98,6 +109,7 @@ _POSTS = {
 }
 _IGNORED = frozenset({"Sits Down", "Stands Up"})
 _DEAD = (ForcedKind.ANTE, ForcedKind.DEAD_BLIND)
+_SITE = "feltroom"  # our own exports: their table protections (R-ALLIN-5) are read back
 _AMOUNT_KEYS = ("amount", "rake", "jackpot")
 _WIN_KEYS = ("win_amount", "contributed_rake")
 _GAME_NUMBER = re.compile(r'"game_number"\s*:\s*"([^"\\]*)"')
@@ -214,6 +226,8 @@ def _import(document: object) -> HandRecord:
     failure: _Bad | None = None
     for extra in reader.options:
         record = replace(base, forced_bets=base.forced_bets + extra)
+        if reader.hand["site_name"] == _SITE:
+            record = replace(record, protections=_protections(record))
         try:
             try:
                 hand = replay(record)
@@ -225,6 +239,57 @@ def _import(document: object) -> HandRecord:
             failure = failure or bad
     assert failure is not None
     raise failure
+
+
+def _protections(record: HandRecord) -> tuple[Protection, ...]:
+    """Where our table protected a player (R-ALLIN-5), which OHH has no action for: a player the
+    engine waits for who acts no more in the record was protected just there. Empty when the
+    hand needs none, or goes wrong before (its replay then says why)."""
+    stakes = record.stakes
+    structure: FixedLimit | PotLimit | NoLimit
+    if record.structure is Structure.FIXED_LIMIT:
+        structure = FixedLimit(stakes.small_bet, stakes.big_bet, max_bets_per_round=None)
+    elif record.structure is Structure.POT_LIMIT:
+        structure = PotLimit(stakes.small_bet)
+    else:
+        structure = NoLimit(stakes.small_bet)
+    forced = [
+        EngineForcedBet(
+            bet.seat,
+            Forced.DEAD if bet.kind is ForcedKind.DEAD_BLIND else Forced(bet.kind.value),
+            bet.amount,
+        )
+        for bet in record.forced_bets
+    ]
+    plays = [
+        (index, action)
+        for index, action in enumerate(record.actions)
+        if action.kind in (ActionKind.FOLD, ActionKind.CHECK_CALL, ActionKind.BET_RAISE)
+    ]
+    last = {action.seat: index for index, action in plays}
+    stacks = [(player.seat, player.stack or 0) for player in record.players]
+    protections: list[Protection] = []
+    try:
+        hand = Hand(structure, stacks, record.button, forced, build_deck(record))
+        for index, next_play in [*plays, (len(record.actions), None)]:
+            while (
+                (seat := hand.to_act) is not None
+                and (next_play is None or seat != next_play.seat)
+                and last.get(seat, -1) < index
+            ):
+                hand.protect(seat)
+                protections.append(Protection(index, seat))
+            if next_play is None:
+                break
+            if next_play.kind is ActionKind.CHECK_CALL:
+                hand.check_or_call()
+            elif next_play.kind is ActionKind.FOLD:
+                hand.act(Fold(), next_play.seat, forced=hand.can(Check(), next_play.seat))
+            else:
+                hand.act(RaiseTo(next_play.amount or 0), next_play.seat)
+    except FeltroomError:
+        return ()
+    return tuple(protections)
 
 
 def _amounts(hand: Mapping[str, Any]) -> Iterator[Decimal | int]:
