@@ -179,8 +179,10 @@ def _documents(text: str) -> Iterator[tuple[int, object, str | None, str]]:
         position = _skip(text, position + 1)
         if text.startswith("]", position):
             return
+    line, counted = 1, 0  # the line of ``position``, counted up to ``counted``
     while position < len(text):
-        line = text.count("\n", 0, position) + 1
+        line += text.count("\n", counted, position)
+        counted = position
         try:
             document, end = decoder.raw_decode(text, position)
         except json.JSONDecodeError as error:
