@@ -415,3 +415,18 @@ def test_a_missing_action_in_another_sites_file_is_not_read_as_a_protection() ->
     players = document["ohh"]["players"]
     seat = next(p["seat"] for p in players if p["id"] == fold["player_id"])
     assert f"seat {seat}" in problem.message
+
+
+@needs_examples
+def test_hole_cards_dealt_one_by_one() -> None:
+    document = example("spec-example-holdem-cash-ipoker.ohh")
+    actions = document["ohh"]["rounds"][0]["actions"]
+    k, dealt = next((k, a) for k, a in enumerate(actions) if a["action"] == "Dealt Cards")
+    first, second = dealt["cards"]
+    actions[k : k + 1] = [
+        {**dealt, "action": "Dealt Card", "cards": [first]},
+        {**dealt, "action": "Dealt Card", "cards": [second]},
+    ]
+    (record,) = ohh_import.loads(dumps(document)).records
+    hero = next(p for p in document["ohh"]["players"] if p["id"] == dealt["player_id"])
+    assert [str(c) for c in record.players[record.index_of(hero["seat"])].hole] == [first, second]

@@ -452,10 +452,11 @@ class _Reader:
                         street_bets[seat] += amount
                     forced.append(ForcedBet(seat, kind, stated))
                 elif verb in ("Dealt Cards", "Dealt Card"):
+                    # Into the free places of the hole ("Dealt Card" deals them one by one).
                     hole = holes[seat]
-                    known = [card for card in cards if card is not None]
-                    for k, card in enumerate(known[:2]):
-                        hole[k] = card
+                    for card in cards:
+                        if card is not None and card not in hole and None in hole:
+                            hole[hole.index(None)] = card
                 elif verb in ("Fold", "Check", "Call", "Bet", "Raise"):
                     if street == 4:
                         raise _Bad(f"{where}: {verb!r} in the Showdown round")
