@@ -499,15 +499,14 @@ class _Reader:
                 else:
                     raise _Bad(f"{where}: action {verb!r} is not supported in a hand")
 
-        # A big blind its player could not post (all-in on the ante or a dead blind): the
-        # engine still plays to its nominal amount, and a "Post BB" of another seat is then an
-        # entering player's post.
-        # Likewise a straddle (the seat after the big blind's), when the first call or fixed-limit
-        # raise shows a level above the live bets posted.
         def dead_all_in(seat: int) -> bool:
+            """Whether an ante or dead blind took the whole stack of ``seat``."""
             bets = [bet for bet in forced if bet.seat == seat]
             return not remaining[seat] and bool(bets) and all(bet.kind in _DEAD for bet in bets)
 
+        # A big blind its player could not post (all-in on the ante or a dead blind): the
+        # engine still plays to its nominal amount, and a "Post BB" of another seat is then an
+        # entering player's post.
         bb_seat = order[0] if len(order) == 2 else order[1]
         if big_blind and dead_all_in(bb_seat):
             forced = [
@@ -516,7 +515,9 @@ class _Reader:
             ]
             forced.append(ForcedBet(bb_seat, ForcedKind.BIG_BLIND, big_blind))
         top = max((bet.amount for bet in forced if bet.kind.live), default=0)
-        # The forced bets to add, tried in this order until the hand replays and reconciles.
+        # Likewise a straddle of the next seat: at the level the first call or fixed-limit raise
+        # shows, or twice the big blind. The forced bets to add are tried in this order until
+        # the hand replays and reconciles.
         self.options: list[tuple[ForcedBet, ...]] = [()]
         if len(order) > 2 and dead_all_in(order[2]):
             guesses = [level for level in levels if level > top]
