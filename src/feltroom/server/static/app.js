@@ -134,7 +134,7 @@ function renderNav() {
   const balances = Object.entries(state.balances).map(([currency, amount]) =>
     h("span", { class: "balance", dataset: { currency } }, `${currency === "PLAY" ? "Play chips" : currency} ${amount}`),
   );
-  nav.append(
+  nav.append(...[
     h("span", { class: "who" }, state.player),
     ...balances,
     h("button", { type: "button", onclick: grant, "aria-label": "take a play-money grant" }, "Get play chips"),
@@ -143,7 +143,7 @@ function renderNav() {
     h("button", { type: "button", onclick: signOut }, "Sign out"),
     state.connection === "connecting" || state.connection === "reconnecting"
       ? h("span", { class: "conn", role: "status" }, `${state.connection}…`) : null,
-  );
+  ].filter(Boolean));
 }
 
 async function grant() {
@@ -222,7 +222,7 @@ function onWelcome(m) {
     watchTable(id);
   }
   if (state.lobbySubscribed || state.view === "lobby") subscribeLobby();
-  if (!state.current && m.seats.length > 0 && state.view !== "history") {
+  if (!location.hash && m.seats.length > 0) {
     location.hash = `#table/${m.seats[0].table}`;
   }
   render();
@@ -380,7 +380,7 @@ function renderLobby() {
         h("td", { class: "num" }, `${t.seats_taken} / ${t.seats_free}`),
         h("td", { class: "num" }, chips(t.average_pot)),
         h("td", { class: "num" }, t.hands_per_hour),
-        h("td", { class: "actions" },
+        h("td", { class: "row-actions" },
           h("button", { type: "button", onclick: () => openTable(t.id, true), "aria-label": `join ${t.name}` }, "Join"),
           h("button", { type: "button", onclick: () => openTable(t.id, false), "aria-label": `observe ${t.name}` }, "Observe"),
           h("button", { type: "button", onclick: () => joinWaitList(t.id), "aria-label": `join the waiting list of ${t.name}` },
@@ -594,6 +594,7 @@ function renderTable(t) {
   const side = h("aside", { class: "side" }, renderChat(t), h("ol", { class: "log", "aria-label": "hand log" }, t.log.slice(-30).map((l) => h("li", {}, l))));
   app.replaceChildren(h("section", { class: "table-view" },
     title, felt, h("div", { class: "controls" }, mine, renderActions(t, entry), renderSeatControls(t, entry)), side));
+  for (const list of side.querySelectorAll(".log, .chat-lines")) list.scrollTop = list.scrollHeight;
   tick();
 }
 

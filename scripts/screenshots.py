@@ -1,0 +1,130 @@
+"""Screenshots of the browser client for the README (docs/screenshots/): the lobby and a table
+on a 1280x800 desktop and a 390-px-wide phone. Starts a room on a free port with a temporary
+database and house bots, plays into a hand in Debian's chromium with Playwright, and saves PNGs.
+
+Usage: .venv/bin/python scripts/screenshots.py [OUT_DIR]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import socket
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import uvicorn
+from playwright.sync_api import Page, sync_playwright
+
+from feltroom.room import Accounts, Argon2Settings, Cashier, Settlement
+from feltroom.room.runtime import RoomRuntime, RuntimeSettings
+from feltroom.room.tables_config import parse_tables
+from feltroom.server import create_app
+from feltroom.store import open_storage
+
+TABLES = "\n".join(
+    f"""
+[[table]]
+id = "{tid}"
+name = "{name}"
+structure = "{structure}"
+{blinds}
+max_seats = {seats}
+min_buy_in = 40
+max_buy_in = 400
+act_seconds = 60
+"""
+    for tid, name, structure, blinds, seats in (
+        ("oak", "Oak", "no_limit", "big_blind = 2\nsmall_blind = 1", 6),
+        ("birch", "Birch", "fixed_limit", "lower = 2\nupper = 4", 9),
+        ("cedar", "Cedar", "pot_limit", "big_blind = 10\nsmall_blind = 5", 6),
+        ("maple", "Maple", "no_limit", "big_blind = 20\nsmall_blind = 10", 2),
+    )
+)
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run"]
+
+
+def sign_up(page: Page, url: str, name: str) -> None:
+    page.goto(url + "/")
+    page.fill("#auth-name", name)
+    page.fill("#auth-password", "password-" + name)
+    page.click("#signup")
+    page.wait_for_selector("nav .who")
+    page.get_by_role("button", name="take a play-money grant").click()
+    page.wait_for_selector('nav .balance[data-currency="PLAY"]')
+
+
+def shoot(page: Page, path: Path, *, full_page: bool = False) -> None:
+    """A screenshot without the passing notices."""
+    page.evaluate("() => { document.getElementById('toast').hidden = true; }")
+    page.screenshot(path=str(path), full_page=full_page)
+
+
+def main(out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    folder = Path(tempfile.mkdtemp(prefix="feltroom-shots-"))
+    storage = open_storage(f"sqlite:///{folder / 'room.sqlite3'}")
+    runtime = RoomRuntime(
+        Settlement(storage),
+        Accounts(storage, argon2=Argon2Settings.cheap()),
+        Cashier(storage),
+        parse_tables(TABLES, "screenshot tables"),
+        settings=RuntimeSettings(house_bots=2, bot_think=(0.2, 0.6), between_hands=1.0),
+    )
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    server = uvicorn.Server(uvicorn.Config(create_app(runtime), log_level="warning"))
+    thread = threading.Thread(target=lambda: asyncio.run(server.serve(sockets=[sock])), daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.05)
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+            desktop = browser.new_context(viewport={"width": 1280, "height": 800})
+            page = desktop.new_page()
+            sign_up(page, url, "alice")
+            time.sleep(3)  # the bots play a few hands: the lobby has figures
+            page.goto(url + "/#lobby")
+            page.wait_for_selector('tr[data-table="oak"]')
+            shoot(page, out / "lobby-desktop.png")
+            page.goto(url + "/#table/oak")
+            page.locator(".seat.empty button").first.click()
+            page.fill("#buy-in", "200")
+            page.click("#buy-in-sit")
+            page.wait_for_selector("#actions .row button", timeout=60_000)
+            shoot(page, out / "table-desktop.png")
+            phone = browser.new_context(
+                viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True
+            )
+            mobile = phone.new_page()
+            mobile.goto(url + "/")
+            mobile.evaluate(
+                "t => localStorage.setItem('feltroom.token', t)",
+                page.evaluate("() => localStorage.getItem('feltroom.token')"),
+            )
+            mobile.goto(url + "/?signed-in#table/oak")  # a new load: the page reads the token
+            mobile.wait_for_selector(".my-hand [data-card]", timeout=60_000)
+            shoot(mobile, out / "table-phone.png", full_page=True)
+            mobile.goto(url + "/#lobby")
+            mobile.wait_for_selector('tr[data-table="oak"]')
+            shoot(mobile, out / "lobby-phone.png")
+            browser.close()
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        storage.close()
+        shutil.rmtree(folder, ignore_errors=True)
+    print(f"screenshots in {out}")
+
+
+if __name__ == "__main__":
+    main(
+        Path(sys.argv[1])
+        if len(sys.argv) > 1
+        else Path(__file__).parent.parent / "docs" / "screenshots"
+    )
