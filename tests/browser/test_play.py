@@ -67,6 +67,63 @@ def check_raise_controls(page: Page, legal: dict[str, Any]) -> None:
         assert page.locator("#raise-slider").get_attribute("max") == str(legal["raise_max"])
 
 
+def check_history_and_chat(room: Any, browser: Any) -> None:
+    """After the hands above: alice signs in again in a new context and finds her hands; each
+    has a step-by-step replayer, the room's download formats, and the page checks the deal's
+    proof itself (WebCrypto) — a tampered proof fails. Chat reaches the table, observers too."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.goto(room.url + "/")
+    page.fill("#auth-name", "alice")
+    page.fill("#auth-password", "wrong password")
+    page.click("#signin")
+    expect(page.locator(".auth .form-error")).to_contain_text("wrong name or password")
+    page.fill("#auth-password", "password-alice")
+    page.click("#signin")
+    expect(page.locator("nav .who")).to_have_text("alice")
+    page.click("nav a[href='#history']")
+    hands = page.locator(".hand-link")
+    expect(hands.first).to_be_visible()
+    assert hands.count() >= 2
+    hands.first.click()
+    expect(page.locator("#proof-status")).to_contain_text("deal verified", timeout=10_000)
+    page.click("#replay-next")
+    expect(page.locator(".replay li")).to_have_count(2)
+    page.click("#replay-last")
+    expect(page.locator(".replay li.current")).to_contain_text("pot")
+    for fmt in ("json", "phh"):
+        with page.expect_download() as info:
+            page.click(f'button.download[data-format="{fmt}"]')
+        assert info.value.suggested_filename.endswith("." + fmt)
+    hand_id = hands.first.get_attribute("data-hand")
+    verdict = page.evaluate(
+        """async (id) => {
+            const { verifyProof } = await import('/static/verify.js');
+            const token = localStorage.getItem('feltroom.token');
+            const r = await fetch(`/api/hands/${id}/proof`,
+                                  {headers: {Authorization: `Bearer ${token}`}});
+            const proof = await r.json();
+            const good = await verifyProof(proof);
+            const card = proof.cards[0];
+            const other = card.card === 'As' ? 'Ks' : 'As';
+            proof.cards[0] = {...card, card: other};
+            const bad = await verifyProof(proof);
+            return [good.ok, bad.ok];
+        }""",
+        hand_id,
+    )
+    assert verdict == [True, False]
+    # chat at the table: alice (seated) speaks, an observer reads it as text
+    page.goto(room.url + "/#table/nl")
+    watcher = sign_up(browser, room.url, "mona")
+    watcher.goto(room.url + "/#table/nl")
+    expect(watcher.locator(".observing")).to_be_visible()
+    page.fill("#chat-text", "<b>gg</b> all")
+    page.click(".chat button[type=submit]")
+    expect(watcher.locator(".chat-lines li").last).to_have_text("alice: <b>gg</b> all")
+    context.close()
+
+
 def test_r_bet_6_r_nl_3_r_show_4_two_players_and_an_observer_at_no_limit(
     room: Any, browser: Any
 ) -> None:
@@ -165,62 +222,5 @@ def test_r_bet_6_r_nl_3_r_show_4_two_players_and_an_observer_at_no_limit(
         assert sum(shown) > 0
     for watcher in (alice, bob, carol):
         assert not watcher.errors  # type: ignore[attr-defined]
-
-
-def test_sign_in_chat_and_the_hand_history_with_replayer_downloads_and_deal_proof(
-    room: Any, browser: Any
-) -> None:
-    """After the hands above: alice signs in again in a new context and finds her hands; each
-    has a step-by-step replayer, the room's download formats, and the page checks the deal's
-    proof itself (WebCrypto) — a tampered proof fails. Chat reaches the table, observers too."""
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    page = context.new_page()
-    page.goto(room.url + "/")
-    page.fill("#auth-name", "alice")
-    page.fill("#auth-password", "wrong password")
-    page.click("#signin")
-    expect(page.locator(".auth .form-error")).to_contain_text("wrong name or password")
-    page.fill("#auth-password", "password-alice")
-    page.click("#signin")
-    expect(page.locator("nav .who")).to_have_text("alice")
-    page.click("nav a[href='#history']")
-    hands = page.locator(".hand-link")
-    expect(hands.first).to_be_visible()
-    assert hands.count() >= 2
-    hands.first.click()
-    expect(page.locator("#proof-status")).to_contain_text("deal verified", timeout=10_000)
-    page.click("#replay-next")
-    expect(page.locator(".replay li")).to_have_count(2)
-    page.click("#replay-last")
-    expect(page.locator(".replay li.current")).to_contain_text("pot")
-    for fmt in ("json", "phh"):
-        with page.expect_download() as info:
-            page.click(f'button.download[data-format="{fmt}"]')
-        assert info.value.suggested_filename.endswith("." + fmt)
-    hand_id = hands.first.get_attribute("data-hand")
-    verdict = page.evaluate(
-        """async (id) => {
-            const { verifyProof } = await import('/static/verify.js');
-            const token = localStorage.getItem('feltroom.token');
-            const r = await fetch(`/api/hands/${id}/proof`,
-                                  {headers: {Authorization: `Bearer ${token}`}});
-            const proof = await r.json();
-            const good = await verifyProof(proof);
-            const card = proof.cards[0];
-            const other = card.card === 'As' ? 'Ks' : 'As';
-            proof.cards[0] = {...card, card: other};
-            const bad = await verifyProof(proof);
-            return [good.ok, bad.ok];
-        }""",
-        hand_id,
-    )
-    assert verdict == [True, False]
-    # chat at the table: alice (seated) speaks, an observer reads it as text
-    page.goto(room.url + "/#table/nl")
-    watcher = sign_up(browser, room.url, "mona")
-    watcher.goto(room.url + "/#table/nl")
-    expect(watcher.locator(".observing")).to_be_visible()
-    page.fill("#chat-text", "<b>gg</b> all")
-    page.click(".chat button[type=submit]")
-    expect(watcher.locator(".chat-lines li").last).to_have_text("alice: <b>gg</b> all")
-    context.close()
+    # sign-in, the hand history (replayer, downloads, deal proof) and chat, on these hands
+    check_history_and_chat(room, browser)

@@ -108,3 +108,27 @@ def test_r_time_1_r_time_4_the_turn_timer_counts_down_and_a_disconnection_shows(
     )
     lou.context.close()
     expect(kim.locator('.seat[data-player="lou"] .badge.dc')).to_be_visible(timeout=10_000)
+
+
+def test_the_lobby_and_a_table_fit_a_390_px_phone_with_labelled_controls(
+    room: Any, browser: Any
+) -> None:
+    """On a 390-px-wide phone the lobby and a table need no sideways scrolling, and every
+    button and input the page shows has an accessible name."""
+    nina = sign_up(browser, room.url, "nina", width=390, height=844)
+    expect(nina.locator('tr[data-table="nl"]')).to_be_visible()
+    nina.goto(room.url + "/#table/pl")
+    expect(nina.locator(".seat").first).to_be_visible()
+    for view in ("#lobby", "#table/pl"):
+        nina.goto(room.url + "/" + view)
+        nina.wait_for_timeout(300)
+        width = nina.evaluate("() => document.documentElement.scrollWidth")
+        assert width <= 390, (view, width)
+        unnamed = nina.evaluate(
+            """() => [...document.querySelectorAll('button, input, select')]
+                .filter(e => e.offsetParent !== null)
+                .filter(e => !(e.getAttribute('aria-label') || e.labels?.length
+                               || e.textContent.trim()))
+                .map(e => e.outerHTML)"""
+        )
+        assert unnamed == [], view
