@@ -85,6 +85,9 @@ def check_history_and_chat(room: Any, browser: Any) -> None:
     hands = page.locator(".hand-link")
     expect(hands.first).to_be_visible()
     assert hands.count() >= 2
+    expect(page.locator(".hand-list .verdict.verified")).to_have_count(
+        hands.count(), timeout=10_000
+    )
     hands.first.click()
     expect(page.locator("#proof-status")).to_contain_text("deal verified", timeout=10_000)
     page.click("#replay-next")

@@ -23,6 +23,7 @@ const state = {
   autoMuck: new Map(),
   autoPost: new Map(),
   history: null,
+  commitments: new Map(), // hand id -> the commitment announced in its hand_started
 };
 
 // ------------------------------------------------------------------ little DOM helpers
@@ -275,7 +276,10 @@ function onMessage(m) {
   else if (m.type === "event") {
     line = applyEvent(t, m, { me: state.player });
     if (m.kind === "seat_released" && m.account === state.player) refreshBalance();
-    if (m.kind === "hand_started" && t.you !== null) t.showable = false;
+    if (m.kind === "hand_started") {
+      t.showable = false;
+      if (m.commitment) state.commitments.set(m.hand, m.commitment);
+    }
   } else if (m.type === "chat") {
     t.chat.push(m);
     if (t.chat.length > 200) t.chat.shift();
@@ -788,7 +792,7 @@ function onKey(e) {
 // ------------------------------------------------------------------ hand history
 
 async function loadHistory() {
-  state.history = { hands: null, open: null, formats: null };
+  state.history = { hands: null, open: null, formats: null, verdicts: new Map() };
   try {
     const list = await api("GET", "/api/hands?limit=50");
     state.history.hands = list.hands;
@@ -797,6 +801,23 @@ async function loadHistory() {
     toast(error.message);
   }
   if (state.view === "history") renderHistory();
+  const history = state.history;
+  for (const id of history.hands || []) {
+    if (state.history !== history) return; // the page moved on
+    history.verdicts.set(id, await checkDeal(id));
+    if (state.view === "history") renderHistory();
+  }
+}
+
+/** Fetch a hand's proof and check it in the page: {status, checked, problems}. */
+async function checkDeal(id) {
+  try {
+    const proof = await api("GET", `/api/hands/${id}/proof`);
+    const result = await verifyProof(proof, state.commitments.get(id) || null);
+    return { status: result.ok ? "verified" : "failed", ...result };
+  } catch (error) {
+    return { status: "unavailable", problems: [error.message] };
+  }
 }
 
 async function openHand(id) {
@@ -810,15 +831,7 @@ async function openHand(id) {
     return;
   }
   renderHistory();
-  try {
-    const proof = await api("GET", `/api/hands/${id}/proof`);
-    detail.proof = { status: "checking" };
-    renderHistory();
-    const result = await verifyProof(proof);
-    detail.proof = { status: result.ok ? "verified" : "failed", ...result };
-  } catch (error) {
-    detail.proof = { status: "unavailable", problems: [error.message] };
-  }
+  detail.proof = await checkDeal(id);
   renderHistory();
 }
 
@@ -852,13 +865,20 @@ function replaySteps(hand) {
   return steps;
 }
 
+function verdictBadge(verdict) {
+  if (!verdict) return h("span", { class: "verdict" }, "…");
+  const text = { verified: "deal verified", failed: "deal NOT verified", unavailable: "no proof" }[verdict.status];
+  return h("span", { class: `verdict proof ${verdict.status}`, title: (verdict.problems || []).join("; ") }, text);
+}
+
 function renderHistory() {
   const hs = state.history;
   if (!hs) return;
   const list = hs.hands === null ? h("p", {}, "Loading…")
     : hs.hands.length === 0 ? h("p", {}, "No hands yet.")
       : h("ul", { class: "hand-list" }, hs.hands.map((id) =>
-        h("li", {}, h("button", { type: "button", class: "hand-link", dataset: { hand: id }, onclick: () => openHand(id) }, `Hand #${id}`))));
+        h("li", {}, h("button", { type: "button", class: "hand-link", dataset: { hand: id }, onclick: () => openHand(id) }, `Hand #${id}`),
+          verdictBadge(hs.verdicts.get(id)))));
   let detail = null;
   const open = hs.open;
   if (open && open.hand) {
