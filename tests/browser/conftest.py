@@ -157,6 +157,7 @@ def browser() -> Iterator[Any]:
     if not CHROMIUM.exists():
         pytest.skip("Debian's chromium is not installed (scripts/test installs it)")
     sync_api = pytest.importorskip("playwright.sync_api")
+    sync_api.expect.set_options(timeout=15_000)  # patient when the machine is busy
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         yield browser

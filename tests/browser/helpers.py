@@ -10,6 +10,7 @@ from playwright.sync_api import Page, expect
 def sign_up(browser: Any, url: str, name: str, *, width: int = 1280, height: int = 800) -> Page:
     """A new browser context (its own storage), signed up as ``name`` with a play-money grant."""
     context = browser.new_context(viewport={"width": width, "height": height})
+    context.set_default_timeout(20_000)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))

@@ -33,12 +33,17 @@ def pot_of(room: Any, table: str) -> int:
 
 
 def check_books(room: Any, table: str, pages: list[Page]) -> None:
-    """Each page shows the stacks and the pot of the server's books."""
+    """Each page shows the stacks and the pot of the server's books (read while the table waits
+    for an action; a page that is a message behind gets a moment to catch up)."""
     books = server_stacks(room, table)
     pot = pot_of(room, table)
     for page in pages:
-        assert page_stacks(page) == books
-        assert int(page.locator(".center .pot").get_attribute("data-pot") or -1) == pot
+        for _ in range(30):
+            shown = (page_stacks(page), page.locator(".center .pot").get_attribute("data-pot"))
+            if shown == (books, str(pot)):
+                break
+            page.wait_for_timeout(100)
+        assert shown == (books, str(pot))
 
 
 def check_no_early_cards(
@@ -47,6 +52,7 @@ def check_no_early_cards(
     """Nobody sees another player's hole cards before they are shown."""
     holes = {seat: server_hole(room, table, seat) for seat in players}
     for seat, page in players.items():
+        expect(page.locator(".my-hand [data-card]")).to_have_count(2)
         seen = cards_on(page)
         assert holes[seat] <= seen  # one's own cards are shown
         for other, cards in holes.items():
