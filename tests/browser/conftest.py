@@ -22,6 +22,7 @@ from feltroom.room import Accounts, Argon2Settings, Cashier, Settlement
 from feltroom.room.runtime import RoomRuntime, RuntimeSettings
 from feltroom.room.tables_config import parse_tables
 from feltroom.server import create_app
+from feltroom.server.session import Hub
 from feltroom.store import open_storage
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -84,6 +85,30 @@ max_buy_in = 400
 first_button = "first_seated"
 act_seconds = 2
 countdown_seconds = 4
+
+[[table]]
+id = "drop"
+name = "Drop NL"
+structure = "no_limit"
+big_blind = 2
+small_blind = 1
+max_seats = 2
+min_buy_in = 40
+max_buy_in = 400
+first_button = "first_seated"
+act_seconds = 30
+
+[[table]]
+id = "miss"
+name = "Miss NL"
+structure = "no_limit"
+big_blind = 2
+small_blind = 1
+max_seats = 3
+min_buy_in = 40
+max_buy_in = 400
+first_button = "first_seated"
+act_seconds = 30
 """
 
 
@@ -94,6 +119,17 @@ class Room:
     url: str
     runtime: RoomRuntime
     loop: asyncio.AbstractEventLoop
+    hub: Hub
+
+    def drop(self, player: str) -> None:
+        """End every connection of ``player`` from the server's side (a lost network)."""
+
+        def close() -> None:
+            for connection in list(self.hub.connections):
+                if connection.player == player:
+                    connection.close()
+
+        self.call(close)
 
     def call(self, fn: Any) -> Any:
         """Run ``fn()`` on the server's event loop (reads the tables between their steps)."""
@@ -125,8 +161,9 @@ def room() -> Iterator[Room]:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
+    app = create_app(runtime)
     server = uvicorn.Server(
-        uvicorn.Config(create_app(runtime), log_level="warning", lifespan="on", ws_max_size=16384)
+        uvicorn.Config(app, log_level="warning", lifespan="on", ws_max_size=16384)
     )
     loop = asyncio.new_event_loop()
 
@@ -141,7 +178,7 @@ def room() -> Iterator[Room]:
             break
         time.sleep(0.01)
     try:
-        yield Room(f"http://127.0.0.1:{port}", runtime, loop)
+        yield Room(f"http://127.0.0.1:{port}", runtime, loop, app.state.hub)
     finally:
         server.should_exit = True
         thread.join(10)

@@ -132,3 +132,62 @@ def test_the_lobby_and_a_table_fit_a_390_px_phone_with_labelled_controls(
                 .map(e => e.outerHTML)"""
         )
         assert unnamed == [], view
+
+
+def test_r_time_4_a_dropped_connection_is_marked_and_the_page_rejoins_the_hand(
+    room: Any, browser: Any
+) -> None:
+    """The network drops the player to act: the other player sees them marked disconnected
+    (R-TIME-4); the page reconnects by itself to the same seat, cards and turn, and plays on."""
+    oscar = sign_up(browser, room.url, "oscar")
+    pia = sign_up(browser, room.url, "pia")
+    sit(oscar, "drop", 1, 200)
+    sit(pia, "drop", 2, 200)
+    players = {1: oscar, 2: pia}
+    seat, page = to_act(players)
+    other = players[3 - seat]
+    name = "oscar" if seat == 1 else "pia"
+    cards = server_hole(room, "drop", seat)
+    room.drop(name)
+    expect(other.locator(f'.seat[data-player="{name}"] .badge.dc')).to_be_visible()
+    expect(other.locator(f'.seat[data-player="{name}"] .badge.dc')).to_have_count(0)
+    expect(page.locator("#act-call")).to_be_visible()
+    assert cards <= cards_on(page)
+    page.click("#act-call")
+    expect(other.locator("#act-check")).to_be_visible()
+
+
+def test_r_miss_1_r_miss_2_missed_blinds_are_marked_and_the_page_offers_post_or_wait(
+    room: Any, browser: Any
+) -> None:
+    """A player sitting out while the blinds pass is marked (MS/ML) and, coming back, is
+    offered to post the missed blinds or wait for the big blind (R-MISS-1/2)."""
+    quinn = sign_up(browser, room.url, "quinn")
+    rosa = sign_up(browser, room.url, "rosa")
+    sam = sign_up(browser, room.url, "sam")
+    sit(quinn, "miss", 1, 200)
+    sit(rosa, "miss", 2, 200)
+    sit(sam, "miss", 3, 200)
+    players = {1: quinn, 2: rosa, 3: sam}
+
+    def play_one_action() -> None:
+        _, page = to_act(players)
+        page.click("#act-fold" if page.locator("#act-fold").count() else "#act-check")
+        sam.wait_for_timeout(300)
+
+    for _ in range(6):  # the heads-up hand under way when sam sat down
+        if sam.locator(".my-hand [data-card]").count():
+            break
+        play_one_action()
+    expect(sam.locator(".my-hand [data-card]")).to_have_count(2)
+    sam.click("#sit-out")  # during the hand: from its end
+    for _ in range(10):
+        if sam.locator("#sit-in-wait").count():
+            break
+        play_one_action()
+    expect(sam.locator("#sit-in-wait")).to_be_visible()
+    marker = sam.locator(".seat.mine .badge", has_text=re.compile("^M[SL]$"))
+    expect(marker).to_have_count(1)
+    expect(sam.locator("#sit-in")).to_contain_text("post the missed blinds")
+    sam.click("#sit-in-wait")
+    expect(sam.locator('.seat.mine .badge:has-text("sitting out")')).to_have_count(0)

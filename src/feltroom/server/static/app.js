@@ -596,9 +596,16 @@ function renderTable(t) {
     h("p", { class: "info" }, t.info),
     t.you === null ? h("p", { class: "observing" }, "Observing", t.onWaitList ? " — on the waiting list" : "") : null);
   const side = h("aside", { class: "side" }, renderChat(t), h("ol", { class: "log", "aria-label": "hand log" }, t.log.slice(-30).map((l) => h("li", {}, l))));
+  const focused = document.activeElement && document.activeElement.id;
+  const caret = focused === "chat-text" ? document.activeElement.selectionStart : null;
   app.replaceChildren(h("section", { class: "table-view" },
     title, felt, h("div", { class: "controls" }, mine, renderActions(t, entry), renderSeatControls(t, entry)), side));
   for (const list of side.querySelectorAll(".log, .chat-lines")) list.scrollTop = list.scrollHeight;
+  const again = focused ? document.getElementById(focused) : null;
+  if (again && document.querySelectorAll("dialog[open]").length === 0) {
+    again.focus();
+    if (caret !== null) again.setSelectionRange(caret, caret);
+  }
   tick();
 }
 
@@ -656,13 +663,17 @@ function raiseControls(t, entry, legal, act) {
   const facing = me.bet + call;
   const potAfterCall = t.pot + call;
   const clamp = (x) => Math.max(min, Math.min(max, Math.floor(x)));
-  const amount = h("input", { type: "number", id: "raise-amount", min, max, step: 1, value: min, "aria-label": `${verb} amount, ${min} to ${max}` });
-  const slider = h("input", { type: "range", id: "raise-slider", min, max, step: 1, value: min, "aria-label": `${verb} amount slider` });
-  slider.addEventListener("input", () => (amount.value = slider.value));
-  amount.addEventListener("input", () => (slider.value = amount.value));
+  // what the player typed survives a redraw (a chat line, a clock event) within this turn
+  const key = `${t.hand}:${min}:${max}`;
+  const start = t.draft && t.draft.key === key ? t.draft.value : String(min);
+  const remember = (value) => (t.draft = { key, value });
+  const amount = h("input", { type: "number", id: "raise-amount", min, max, step: 1, value: start, "aria-label": `${verb} amount, ${min} to ${max}` });
+  const slider = h("input", { type: "range", id: "raise-slider", min, max, step: 1, value: start, "aria-label": `${verb} amount slider` });
+  slider.addEventListener("input", () => { amount.value = slider.value; remember(slider.value); });
+  amount.addEventListener("input", () => { slider.value = amount.value; remember(amount.value); });
   const preset = (label, value, id) =>
     h("button", { type: "button", class: "preset", id, dataset: { amount: value },
-      onclick: () => { amount.value = value; slider.value = value; } }, `${label} ${chips(value)}`);
+      onclick: () => { amount.value = value; slider.value = value; remember(String(value)); } }, `${label} ${chips(value)}`);
   const presets = h("div", { class: "row presets" }, preset("Min", min, "preset-min"));
   if (structure === "no_limit") {
     const half = clamp(facing + potAfterCall / 2);
@@ -737,7 +748,8 @@ function renderSeatControls(t, entry) {
 }
 
 function renderChat(t) {
-  const input = h("input", { id: "chat-text", maxlength: 200, "aria-label": "chat message", autocomplete: "off" });
+  const input = h("input", { id: "chat-text", maxlength: 200, "aria-label": "chat message", autocomplete: "off", value: t.chatDraft || "" });
+  input.addEventListener("input", () => (t.chatDraft = input.value));
   const lines = h("ol", { class: "chat-lines", "aria-label": "chat" },
     t.chat.slice(-50).map((c) => h("li", {}, h("b", {}, c.player), ": ", c.text)));
   return h("form", { class: "chat", onsubmit: async (e) => {
@@ -745,7 +757,11 @@ function renderChat(t) {
     const text = input.value.trim();
     if (!text) return;
     const reply = await send(t, { type: "chat", text });
-    if (reply.type === "ok") input.value = "";
+    if (reply.type === "ok") {
+      t.chatDraft = "";
+      const box = document.getElementById("chat-text");
+      if (box) box.value = "";
+    }
   } }, lines, h("div", { class: "row" }, input, h("button", { type: "submit" }, "Say")));
 }
 
