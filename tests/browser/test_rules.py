@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from .helpers import cards_on, server_hole, server_legal, sign_up, sit, to_act
+from .helpers import cards_on, server_hole, server_legal, server_stacks, sign_up, sit, to_act
 
 pytestmark = pytest.mark.browser
 
@@ -191,3 +191,9 @@ def test_r_miss_1_r_miss_2_missed_blinds_are_marked_and_the_page_offers_post_or_
     expect(sam.locator("#sit-in")).to_contain_text("post the missed blinds")
     sam.click("#sit-in-wait")
     expect(sam.locator('.seat.mine .badge:has-text("sitting out")')).to_have_count(0)
+    # leaving: the seat goes, the stack goes back to the wallet, the page keeps watching
+    stack = server_stacks(room, "miss")[3]
+    sam.click("#leave")
+    expect(sam.locator(".seat.mine")).to_have_count(0)
+    expect(sam.locator(".observing")).to_be_visible()
+    expect(sam.locator('nav .balance[data-currency="PLAY"]')).to_contain_text(str(9800 + stack))
