@@ -197,3 +197,28 @@ def test_r_miss_1_r_miss_2_missed_blinds_are_marked_and_the_page_offers_post_or_
     expect(sam.locator(".seat.mine")).to_have_count(0)
     expect(sam.locator(".observing")).to_be_visible()
     expect(sam.locator('nav .balance[data-currency="PLAY"]')).to_contain_text(str(9800 + stack))
+
+
+def test_r_buyin_1_r_buyin_3_the_buy_in_dialog_keeps_the_bounds_and_chips_are_added_between_hands(
+    room: Any, browser: Any
+) -> None:
+    """The buy-in dialog shows the table's bounds and refuses, with the server's reason, a
+    buy-in below the minimum (R-BUYIN-1); between hands the player adds chips up to the
+    maximum (R-BUYIN-3) and the stack matches the books."""
+    tess = sign_up(browser, room.url, "tess")
+    tess.goto(room.url + "/#table/solo")
+    tess.locator('.seat.empty[data-seat="1"] button').click()
+    expect(tess.locator(".dialog .bounds")).to_contain_text("Buy-in 40 to 400")
+    tess.fill("#buy-in", "39")
+    tess.click("#buy-in-sit")
+    expect(tess.locator(".dialog .form-error")).to_contain_text("40")
+    tess.fill("#buy-in", "100")
+    tess.click("#buy-in-sit")
+    expect(tess.locator('.seat.mine[data-seat="1"] .stack')).to_have_attribute("data-stack", "100")
+    tess.click("#add-chips-open")
+    expect(tess.locator("#add-chips")).to_have_attribute("max", "300")
+    tess.fill("#add-chips", "150")
+    tess.click("#add-chips-ok")
+    expect(tess.locator('.seat.mine[data-seat="1"] .stack')).to_have_attribute("data-stack", "250")
+    assert server_stacks(room, "solo") == {1: 250}
+    expect(tess.locator('nav .balance[data-currency="PLAY"]')).to_contain_text("9750")
