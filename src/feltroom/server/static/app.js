@@ -770,6 +770,13 @@ function tick() {
   const t = state.tables.get(state.current);
   if (!t || t.toAct === null || t.deadline === null) return;
   const now = state.socket.now();
+  const entry = lobbyEntry(t.id);
+  if (t.turnFromSnapshot && entry) {
+    const { act_seconds: act, countdown_seconds: countdown, time_bank_seconds: bank } = entry.settings;
+    t.turnStart = Math.min(now, t.deadline - act - countdown - (bank || 0));
+    t.countdownAt = t.turnStart + act;
+    t.turnFromSnapshot = false;
+  }
   const total = Math.max(0.1, t.deadline - (t.turnStart || now));
   const left = Math.max(0, t.deadline - now);
   const fill = app.querySelector(".timer-fill");

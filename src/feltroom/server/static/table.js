@@ -70,7 +70,10 @@ export function applySnapshot(t, m, now) {
   t.pot = v.pot;
   t.toAct = v.to_act;
   t.deadline = v.deadline;
+  // a turn under way: its start and countdown are not in the snapshot (the page estimates them
+  // from the table's clock settings when it draws the bar)
   t.turnStart = v.to_act !== null ? now : null;
+  t.turnFromSnapshot = v.to_act !== null;
   t.countdownAt = null;
   t.legal = v.legal;
   t.waiting = v.waiting;
@@ -322,6 +325,7 @@ export function applyMessage(t, m, now) {
       t.toAct = m.seat;
       t.deadline = m.deadline;
       t.turnStart = now;
+      t.turnFromSnapshot = false;
       t.countdownAt = m.countdown_at;
       t.countdownEnds = null;
       t.legal = m.seat === t.you ? m.legal : null;
