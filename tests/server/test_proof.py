@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from starlette.testclient import TestClient
 
@@ -27,6 +28,8 @@ from feltroom.server import create_app, wire
 from feltroom.shuffle import SeededDeckSource
 from feltroom.store import SqlStorage
 from feltroom.table import HandStarted, Table, preset
+
+from .live import HEADS_UP, live_server, room_for
 
 PASSWORD = "correct horse"
 # Three people: alice (seat 1, seated first) has the first button.
@@ -301,3 +304,113 @@ def test_the_table_commits_to_the_deck_it_deals_before_any_card() -> None:
     hand = table.hand
     assert hand is not None
     assert hand.hole_cards(hand.seats[0]) == (expected.deck[0], expected.deck[2])
+
+
+# ------------------------------------------------------------------------- over the wire
+
+
+def _options_of(hand_id: int) -> Callable[[dict[str, Any]], bool]:
+    """Matches the turn message that carries the actor's options in hand ``hand_id``."""
+    return lambda m: m["type"] == "turn" and m["hand"] == hand_id and m["legal"] is not None
+
+
+async def _live_hands(storage: SqlStorage) -> dict[str, Any]:
+    """Heads-up on a live server: in the first hand the first player to act folds at once; the
+    second hand is checked and called down to the showdown. Returns what each client received,
+    the hand ids and each player's proof of each hand (downloaded over HTTP)."""
+    room = room_for(storage, HEADS_UP)
+    async with live_server(room) as live:
+        tokens = {name: await live.account(name) for name in ("alice", "bob")}
+        async with (
+            live.client("alice", tokens["alice"]) as alice,
+            live.client("bob", tokens["bob"]) as bob,
+        ):
+            clients = {1: alice, 2: bob}
+            for seat, client in clients.items():
+                reply = await client.request(
+                    {"type": "sit", "table": "hu", "seat": seat, "buy_in": 200}
+                )
+                assert reply["type"] == "ok", reply
+            hands: list[int] = []
+            for fold in (True, False):
+                hand_id: int | None = None
+                while True:  # alice sees every turn and the result; the actor gets the options
+                    message = await alice.wait_for(
+                        lambda m: m["type"] in ("turn", "hand_result") and m["hand"] not in hands
+                    )
+                    if message["type"] == "hand_result":
+                        break
+                    hand_id = message["hand"]
+                    actor = clients[message["seat"]]
+                    mine = message
+                    if actor is not alice:  # alice's own turn came with her options
+                        mine = await actor.wait_for(_options_of(message["hand"]))
+                    legal = mine["legal"]
+                    action = "fold" if fold else "check" if legal["check"] else "call"
+                    reply = await actor.request(
+                        {"type": "act", "table": "hu", "hand": hand_id, "action": action}
+                    )
+                    assert reply["type"] == "ok", reply
+                assert hand_id is not None
+                hands.append(hand_id)
+            await bob.wait_for(lambda m: m["type"] == "hand_result" and m["hand"] == hands[-1])
+            proofs: dict[str, dict[int, Any]] = {}
+            async with httpx.AsyncClient(base_url=live.http) as http:
+                for name, token in tokens.items():
+                    headers = {"Authorization": f"Bearer {token}"}
+                    for hand_id in hands:
+                        for _ in range(200):  # the settlement may still be on its way
+                            response = await http.get(
+                                f"/api/hands/{hand_id}/proof", headers=headers
+                            )
+                            if response.status_code != 404:
+                                break
+                            await asyncio.sleep(0.05)
+                        assert response.status_code == 200, response.text
+                        proofs.setdefault(name, {})[hand_id] = response.json()
+            return {
+                "hands": hands,
+                "logs": {"alice": list(alice.log), "bob": list(bob.log)},
+                "proofs": proofs,
+                "leaks": list(live.tap.leaks),
+            }
+
+
+def _messages_of(log: list[dict[str, Any]], hand_id: int) -> list[dict[str, Any]]:
+    return [m for m in log if m.get("hand") == hand_id]
+
+
+# Rules: R-HIST-2
+def test_R_HIST_2_live_the_commitment_comes_first_and_the_proof_matches_what_was_seen(
+    storage: SqlStorage,
+) -> None:
+    seen = asyncio.run(asyncio.wait_for(_live_hands(storage), 120))
+    assert seen["leaks"] == []
+    folded, showdown = seen["hands"]
+    for name, seat in (("alice", 1), ("bob", 2)):
+        for hand_id in (folded, showdown):
+            messages = _messages_of(seen["logs"][name], hand_id)
+            kinds = [m.get("kind", m["type"]) for m in messages]
+            first_card = kinds.index("hole_cards")
+            start = messages[kinds.index("hand_started")]
+            assert kinds.index("hand_started") < first_card  # the commitment before any card
+            proof = seen["proofs"][name][hand_id]
+            assert verify(proof) == []
+            assert proof["commitment"] == start["commitment"]
+            # the cards this client saw in the hand are exactly the cards the proof opens
+            saw = {(c, f"hole:{seat}") for c in messages[first_card]["cards"]}
+            for m in messages:
+                if m.get("kind") == "board_dealt":
+                    saw |= {(c, "board") for c in m["cards"]}
+                if m["type"] == "hand_result":
+                    saw |= {(c, f"hole:{s}") for s, cards in m["shown"].items() for c in cards}
+            opened = {(c["card"], c["role"]) for c in proof["cards"]}
+            assert saw <= opened
+            if hand_id == folded:
+                # nobody showed: each proof opens the player's own two cards, no board
+                assert opened == saw
+                assert len(opened) == 2
+            else:
+                # the showdown: both hands (the loser's mucked cards too) and the five board cards
+                assert len(opened) == 9
+                assert {role for _, role in opened} == {"hole:1", "hole:2", "board"}
