@@ -152,7 +152,7 @@ class Room:
         return asyncio.run_coroutine_threadsafe(run(), self.loop).result(10)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def room() -> Iterator[Room]:
     folder = Path(tempfile.mkdtemp(prefix="feltroom-browser-"))
     storage = open_storage(f"sqlite:///{folder / 'room.sqlite3'}")
