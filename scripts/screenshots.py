@@ -110,6 +110,23 @@ def main(out: Path) -> None:
             mobile.goto(url + "/?signed-in#table/oak")  # a new load: the page reads the token
             mobile.wait_for_selector(".my-hand [data-card]", timeout=60_000)
             shoot(mobile, out / "table-phone.png", full_page=True)
+            # the hand history: play the hand out, then open it
+            page.keyboard.press("c")
+            for _ in range(120):
+                if page.evaluate(
+                    "() => fetch('/api/hands', {headers: {Authorization: "
+                    "'Bearer ' + localStorage.getItem('feltroom.token')}})"
+                    ".then(r => r.json()).then(j => j.hands.length)"
+                ):
+                    break
+                if page.locator("#actions .row button").count():
+                    page.keyboard.press("c")
+                time.sleep(0.5)
+            page.goto(url + "/#history")
+            page.locator(".hand-link").first.click()
+            page.wait_for_selector("#proof-status.verified", timeout=20_000)
+            page.click("#replay-last")
+            shoot(page, out / "history-desktop.png")
             mobile.goto(url + "/#lobby")
             mobile.wait_for_selector('tr[data-table="oak"]')
             shoot(mobile, out / "lobby-phone.png")

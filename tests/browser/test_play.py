@@ -98,8 +98,13 @@ def check_history_and_chat(room: Any, browser: Any) -> None:
     expect(page.locator("#proof-status")).to_contain_text("deal verified", timeout=10_000)
     page.click("#replay-next")
     expect(page.locator(".replay li")).to_have_count(2)
+    expect(page.locator(".replay-board [data-card]")).to_have_count(0)
     page.click("#replay-last")
     expect(page.locator(".replay li.current")).to_contain_text("pot")
+    # the newest hand went all-in to a showdown: the board came street by street
+    expect(page.locator(".replay-board [data-card]")).to_have_count(5)
+    expect(page.locator(".replay li", has_text="Flop:")).to_have_count(1)
+    expect(page.locator(".replay li", has_text="River:")).to_have_count(1)
     for fmt in ("json", "phh"):
         with page.expect_download() as info:
             page.click(f'button.download[data-format="{fmt}"]')

@@ -854,6 +854,15 @@ async function openHand(id) {
     return;
   }
   renderHistory();
+  const phh = state.history.formats && state.history.formats.phh;
+  if (phh) {
+    try {
+      detail.streets = streetsFromPhh(await api("GET", phh.url.replace("{id}", id), undefined, { text: true }));
+      renderHistory();
+    } catch (_) {
+      /* a hand PHH cannot write: the board comes at the end */
+    }
+  }
   detail.proof = await checkDeal(id);
   renderHistory();
 }
@@ -871,19 +880,55 @@ async function download(id, format, info) {
   }
 }
 
-function replaySteps(hand) {
+/**
+ * Where the board was dealt, from the server's PHH of the hand: the order of its entries is the
+ * order of play, so each "d db" falls after a known number of betting actions. Returns
+ * [[actionsBefore, cards], ...]. Nothing is computed about the game itself.
+ */
+function streetsFromPhh(text) {
+  const line = text.split("\n").find((l) => l.startsWith("actions = "));
+  if (!line) return null;
+  const entries = [...line.matchAll(/'([^']*)'/g)].map((m) => m[1]);
+  const streets = [];
+  let acted = 0;
+  for (const entry of entries) {
+    const parts = entry.split(" ");
+    if (parts[0] === "d" && parts[1] === "db") streets.push([acted, parts[2].match(/../g)]);
+    else if (/^p\d+$/.test(parts[0]) && ["f", "cc", "cbr"].includes(parts[1])) acted += 1;
+  }
+  return streets;
+}
+
+/** The replayer's steps: [{text, board}] from the hand's record (and the streets, if known). */
+function replaySteps(hand, streets) {
   const r = hand.record;
   const names = new Map(r.players.map(([seat, name]) => [seat, name]));
-  const steps = [`Hand #${hand.hand_id} at ${hand.table_id}: button seat ${r.button}`];
+  const steps = [];
+  let board = [];
+  const step = (text) => steps.push({ text, board: board.slice() });
+  step(`Hand #${hand.hand_id} at ${hand.table_id}: button seat ${r.button}`);
   for (const p of hand.players) {
-    steps.push(`Seat ${p.seat}: ${p.player} (${chips(p.start_stack)})${p.hole ? ` holds ${p.hole}` : ""}`);
+    step(`Seat ${p.seat}: ${p.player} (${chips(p.start_stack)})${p.hole ? ` holds ${p.hole}` : ""}`);
   }
-  for (const [seat, kind, amount] of r.forced) steps.push(`${names.get(seat)} posts ${kind.replace("_", " ")} ${amount}`);
-  for (const [seat, action] of r.actions) steps.push(`${names.get(seat) || `seat ${seat}`}: ${action}`);
-  if (r.board) steps.push(`Board: ${r.board}`);
-  for (const [seat, cards] of Object.entries(r.shown || {})) steps.push(`${names.get(Number(seat))} shows ${cards}`);
+  for (const [seat, kind, amount] of r.forced) step(`${names.get(seat)} posts ${kind.replace("_", " ")} ${amount}`);
+  const allBoard = r.board ? r.board.split(" ") : [];
+  const dealAt = (cards) => {
+    board = board.concat(cards);
+    step(`${["Flop", "Turn", "River"][Math.min(2, board.length - 3)] || "Board"}: ${cards.join(" ")}`);
+  };
+  const pending = streets && streets.length ? streets.slice() : null;
+  r.actions.forEach(([seat, action], i) => {
+    while (pending && pending.length && pending[0][0] === i) dealAt(pending.shift()[1]);
+    step(`${names.get(seat) || `seat ${seat}`}: ${action}`);
+  });
+  if (pending) while (pending.length) dealAt(pending.shift()[1]);
+  if (board.length < allBoard.length) {
+    board = allBoard;
+    step(`Board: ${r.board}`);
+  }
+  for (const [seat, cards] of Object.entries(r.shown || {})) step(`${names.get(Number(seat))} shows ${cards}`);
   r.pots.forEach(([amount, rake, winners, shares], i) => {
-    steps.push(`${i === 0 ? "Main pot" : `Side pot ${i}`} ${amount} (rake ${rake}): ${winners.map((w, k) => `${names.get(w)} wins ${shares[k]}`).join(", ")}`);
+    step(`${i === 0 ? "Main pot" : `Side pot ${i}`} ${amount} (rake ${rake}): ${winners.map((w, k) => `${names.get(w)} wins ${shares[k]}`).join(", ")}`);
   });
   return steps;
 }
@@ -905,7 +950,7 @@ function renderHistory() {
   let detail = null;
   const open = hs.open;
   if (open && open.hand) {
-    const steps = replaySteps(open.hand);
+    const steps = replaySteps(open.hand, open.streets);
     const step = Math.min(open.step, steps.length - 1);
     const move = (k) => { open.step = Math.max(0, Math.min(steps.length - 1, step + k)); renderHistory(); };
     const proof = open.proof;
@@ -919,12 +964,13 @@ function renderHistory() {
       h("div", { class: "row" }, Object.entries(hs.formats || {}).map(([format, info]) =>
         h("button", { type: "button", class: "download", dataset: { format }, onclick: () => download(open.id, format, info) }, `Download ${format.toUpperCase()}`))),
       h("div", { class: "row replay-controls" },
-        h("button", { type: "button", id: "replay-first", onclick: () => move(-steps.length) }, "⏮ Start"),
+        h("button", { type: "button", id: "replay-first", onclick: () => move(-steps.length) }, "« Start"),
         h("button", { type: "button", id: "replay-prev", onclick: () => move(-1) }, "◀ Back"),
         h("button", { type: "button", id: "replay-next", onclick: () => move(1) }, "Next ▶"),
-        h("button", { type: "button", id: "replay-last", onclick: () => move(steps.length) }, "End ⏭"),
+        h("button", { type: "button", id: "replay-last", onclick: () => move(steps.length) }, "End »"),
         h("span", { "aria-live": "polite" }, `step ${step + 1} of ${steps.length}`)),
-      h("ol", { class: "replay" }, steps.slice(0, step + 1).map((s, i) => h("li", { class: i === step ? "current" : "" }, s))));
+      h("div", { class: "board replay-board", "aria-label": "board at this step" }, steps[step].board.map(cardEl)),
+      h("ol", { class: "replay" }, steps.slice(0, step + 1).map((s, i) => h("li", { class: i === step ? "current" : "" }, s.text))));
   } else if (open) detail = h("p", {}, "Loading the hand…");
   app.replaceChildren(h("section", { class: "history" }, h("h1", {}, "Your hands"), h("div", { class: "history-body" }, list, detail)));
 }
