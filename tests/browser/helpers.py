@@ -104,3 +104,15 @@ def page_stacks(page: Page) -> dict[int, int]:
         " Number(e.querySelector('.stack').dataset.stack)])",
     )
     return {int(seat): int(stack) for seat, stack in rows}
+
+
+def check_labels(page: Page) -> None:
+    """Every visible button, input and select has an accessible name."""
+    unnamed = page.evaluate(
+        """() => [...document.querySelectorAll('button, input, select')]
+            .filter(e => e.offsetParent !== null)
+            .filter(e => !(e.getAttribute('aria-label') || e.labels?.length
+                           || e.textContent.trim()))
+            .map(e => e.outerHTML)"""
+    )
+    assert unnamed == []

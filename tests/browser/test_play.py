@@ -11,6 +11,7 @@ from playwright.sync_api import Page, expect
 
 from .helpers import (
     cards_on,
+    check_labels,
     page_stacks,
     server_hole,
     server_legal,
@@ -71,6 +72,18 @@ def check_raise_controls(page: Page, legal: dict[str, Any]) -> None:
         assert page.locator("#raise-amount").get_attribute("min") == str(legal["raise_min"])
         assert page.locator("#raise-amount").get_attribute("max") == str(legal["raise_max"])
         assert page.locator("#raise-slider").get_attribute("max") == str(legal["raise_max"])
+
+
+def server_words(room: Any, table: str, seat: int) -> str:
+    """The words the server's evaluator gives ``seat``'s hand now (hole cards and board)."""
+    from feltroom.server.wire import describe_hand
+
+    def read() -> str:
+        hand = room.runtime.runners[table].table.hand
+        return str(describe_hand(hand.hole_cards(seat), hand.board))
+
+    result: str = room.call(read)
+    return result
 
 
 def check_history_and_chat(room: Any, browser: Any) -> None:
@@ -171,6 +184,9 @@ def test_r_bet_6_r_nl_3_r_show_4_two_players_and_an_observer_at_no_limit(
     page.click("#act-check")
     expect(alice.locator(".board .card")).to_have_count(3)
     seat, page = to_act(players)
+    for n, player in players.items():  # the hand in words is the server's evaluator's
+        expect(player.locator("#hand-words")).to_have_text(server_words(room, "nl", n))
+    check_labels(page)
     legal = server_legal(room, "nl")
     assert legal is not None
     assert legal["bet"]

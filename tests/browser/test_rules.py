@@ -11,7 +11,16 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from .helpers import cards_on, server_hole, server_legal, server_stacks, sign_up, sit, to_act
+from .helpers import (
+    cards_on,
+    check_labels,
+    server_hole,
+    server_legal,
+    server_stacks,
+    sign_up,
+    sit,
+    to_act,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -38,6 +47,8 @@ def test_r_bet_6_fixed_limit_offers_the_one_raise_amount(room: Any, browser: Any
     legal = server_legal(room, "fl")
     assert legal is not None
     expect(page.locator("#act-raise")).to_have_text(f"Raise to {legal['raise_min']}")
+    page.keyboard.press("r")  # the bet/raise shortcut: the re-raise
+    _, page = to_act({seat: players[seat]})
     # R-ENTRY-1 / R-BLIND-6: a newcomer with auto-post off is asked to post
     hugo = sign_up(browser, room.url, "hugo")
     sit(hugo, "fl", 3, 200, auto_post=False)
@@ -124,14 +135,7 @@ def test_the_lobby_and_a_table_fit_a_390_px_phone_with_labelled_controls(
         nina.wait_for_timeout(300)
         width = nina.evaluate("() => document.documentElement.scrollWidth")
         assert width <= 390, (view, width)
-        unnamed = nina.evaluate(
-            """() => [...document.querySelectorAll('button, input, select')]
-                .filter(e => e.offsetParent !== null)
-                .filter(e => !(e.getAttribute('aria-label') || e.labels?.length
-                               || e.textContent.trim()))
-                .map(e => e.outerHTML)"""
-        )
-        assert unnamed == [], view
+        check_labels(nina)
 
 
 def test_r_time_4_a_dropped_connection_is_marked_and_the_page_rejoins_the_hand(
