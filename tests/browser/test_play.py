@@ -254,3 +254,62 @@ def test_r_bet_6_r_nl_3_r_show_4_two_players_and_an_observer_at_no_limit(
         assert not watcher.errors  # type: ignore[attr-defined]
     # sign-in, the hand history (replayer, downloads, deal proof) and chat, on these hands
     check_history_and_chat(room, browser)
+
+
+def test_three_all_ins_show_the_main_and_the_side_pot_as_the_server_awarded_them(
+    room: Any, browser: Any
+) -> None:
+    """A short stack all-in against two bigger ones: every page lists the main pot and the side
+    pot with the amounts and winners the server awarded, and the stacks of the books."""
+    uma = sign_up(browser, room.url, "uma")
+    vic = sign_up(browser, room.url, "vic")
+    wes = sign_up(browser, room.url, "wes")
+    sit(uma, "side", 1, 60)
+    sit(vic, "side", 2, 200)
+    sit(wes, "side", 3, 200)
+    players = {1: uma, 2: vic, 3: wes}
+
+    def wes_dealt_in() -> bool:
+        hand = room.runtime.runners["side"].table.hand
+        return hand is not None and not hand.is_over and 3 in hand.seats
+
+    for _ in range(8):  # the heads-up hand dealt before wes sat: fold it away
+        _, page = to_act(players)
+        if room.call(wes_dealt_in):
+            break  # the three-handed hand is dealt
+        page.click("#act-fold" if page.locator("#act-fold").count() else "#act-check")
+        wes.wait_for_timeout(300)
+    expect(wes.locator(".my-hand [data-card]")).to_have_count(2)
+    hand = room.call(lambda: room.runtime.runners["side"].playing)
+    for _ in range(3):  # everyone all-in (or calls the all-in)
+        _, page = to_act(players)
+        if page.locator("#preset-allin").count():
+            page.click("#preset-allin")
+            page.click("#act-raise")
+        elif page.locator("#act-raise").count():
+            page.click("#act-raise")
+        else:
+            page.click("#act-call")
+        page.wait_for_timeout(200)
+        if room.call(lambda: room.runtime.runners["side"].playing) != hand:
+            break
+
+    def awarded() -> list[tuple[int, list[int], list[int]]]:
+        result = room.runtime.runners["side"].table.last_result
+        return [(p.amount, list(p.winners), list(p.shares)) for p in result.hand.results]
+
+    for page in (uma, vic, wes):
+        expect(page.locator(".pot-line").first).to_be_visible()
+    pots = room.call(awarded)
+    assert len(pots) >= 2  # a main pot and a side pot
+    books = server_stacks(room, "side")
+    for page in (uma, vic, wes):
+        lines = page.locator(".pot-line")
+        expect(lines).to_have_count(len(pots))
+        expect(lines.first).to_contain_text("Main pot")
+        expect(lines.nth(1)).to_contain_text("Side pot 1")
+        amounts = page.eval_on_selector_all(
+            ".pot-line", "els => els.map(e => Number(e.dataset.amount))"
+        )
+        assert amounts == [amount for amount, _, _ in pots]
+        assert page_stacks(page) == books

@@ -275,7 +275,10 @@ function onMessage(m) {
   if (m.type === "snapshot") applySnapshot(t, m, now);
   else if (m.type === "event") {
     line = applyEvent(t, m, { me: state.player });
-    if (m.kind === "seat_released" && m.account === state.player) refreshBalance();
+    if (m.kind === "seat_released" && m.account === state.player) {
+      // the wallet is credited as the seat is released: ask again shortly if the books lag
+      for (const wait of [0, 700, 2000]) setTimeout(refreshBalance, wait);
+    }
     if (m.kind === "hand_started") {
       t.showable = false;
       if (m.commitment) state.commitments.set(m.hand, m.commitment);
@@ -622,10 +625,19 @@ function renderActions(t, entry) {
   }
   const legal = t.legal;
   if (legal && t.toAct === t.you && t.hand !== null) {
-    const act = (action, amount) => {
+    const act = async (action, amount) => {
       const message = { type: "act", hand: t.hand, action };
       if (amount !== undefined) message.amount = amount;
-      return send(t, message);
+      // one action a turn: the controls go until the server answers (no double click)
+      const offered = t.legal;
+      t.legal = null;
+      renderTable(t);
+      const reply = await send(t, message);
+      if (reply.type === "error" && t.toAct === t.you && t.hand === message.hand && t.legal === null) {
+        t.legal = reply.legal || offered; // refused: the server's legal actions again
+        if (state.current === t.id) renderTable(t);
+      }
+      return reply;
     };
     const buttons = h("div", { class: "row" });
     if (legal.fold) buttons.append(h("button", { type: "button", class: "fold", id: "act-fold", "aria-keyshortcuts": "F", onclick: () => act("fold") }, "Fold"));
