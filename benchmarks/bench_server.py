@@ -23,6 +23,10 @@ Measured per scenario, in a window that opens ``--warm-up`` seconds after every 
   clock (client-side delays under load included);
 - ``rss_mb``: the server's resident memory (``VmRSS`` of ``/proc/<pid>/status``) at the end;
 - ``server_cpu_percent``: the server process's CPU time in the window (100: one core busy);
+- ``ping_ms``: p50, p99 and max of a ``ping``'s round trip on a connection that does nothing
+  else (ten a second): the server's event loop and hub apart from any table;
+- ``client_lag_ms``: p99 and max of how late the client processes' event loops woke a 10 ms
+  sleep (the part of a latency that is the clients' own, on a shared machine);
 - ``audit``: ``feltroom audit --db ... --shuffles 0`` after the server stopped.
 
 Scenarios (the defaults are the issue's):
@@ -36,7 +40,7 @@ Scenarios (the defaults are the issue's):
 
 ``--json`` prints one object per scenario per line: ``{"scenario", "tables", "connections",
 "actions_per_second", "hands_per_second", "latency_ms": {"p50", "p99", "max"}, "rss_mb",
-"server_cpu_percent", "audit"}`` (scenario ``b`` also ``"steps"``).
+"server_cpu_percent", "ping_ms", "client_lag_ms", "audit"}`` (scenario ``b`` also ``"steps"``).
 """
 
 from __future__ import annotations
@@ -90,6 +94,8 @@ class Records:
         self.refused = 0
         self.rebuys = 0
         self.notable: dict[str, int] = {}
+        self.lag: list[tuple[float, float]] = []
+        self.pings: list[tuple[float, float]] = []
 
 
 class Bot:
@@ -220,6 +226,26 @@ class Pace:
         self.tokens -= 1
 
 
+async def _probe(url: str, token: str, records: Records) -> None:
+    """A connection that only pings, ten times a second: the server's own responsiveness (its
+    event loop and the hub) apart from any table."""
+    from feltroom.bots.client import Client, ClientError
+
+    client = Client(url, keep_messages=False)
+    client.token = token
+    try:
+        await client.connect()
+        while True:
+            start = time.monotonic()
+            await client.ping()
+            records.pings.append((start, time.monotonic() - start))
+            await asyncio.sleep(0.1)
+    except ClientError as error:
+        print(f"  the probe stopped: {error}", file=sys.stderr)
+    finally:
+        await client.close()
+
+
 async def _worker(url: str, think: tuple[float, float], seed: int) -> None:
     """A client process: bots added on command (``{"bots": [...]}``), counts on request
     (``{"count": [t0, t1]}``), everything measured on ``{"stop": true}``; one JSON line out
@@ -227,6 +253,16 @@ async def _worker(url: str, think: tuple[float, float], seed: int) -> None:
     records = Records()
     bots: list[Bot] = []
     loop = asyncio.get_running_loop()
+
+    async def watch_lag() -> None:
+        """How late the process's event loop wakes a 10 ms sleep: the client's own delay."""
+        while True:
+            start = time.monotonic()
+            await asyncio.sleep(0.01)
+            records.lag.append((start, time.monotonic() - start - 0.01))
+
+    lag_task = loop.create_task(watch_lag())
+    probe_task: asyncio.Task[None] | None = None
 
     def reply(answer: dict[str, Any]) -> None:
         sys.stdout.write(json.dumps(answer) + "\n")
@@ -237,7 +273,10 @@ async def _worker(url: str, think: tuple[float, float], seed: int) -> None:
         if not line:
             break
         command = json.loads(line)
-        if "bots" in command:
+        if "probe" in command:
+            probe_task = loop.create_task(_probe(url, command["probe"], records))
+            reply({"probing": True})
+        elif "bots" in command:
             new = [
                 Bot(url, spec, think, records, seed * 100_003 + len(bots) + k)
                 for k, spec in enumerate(command["bots"])
@@ -259,6 +298,9 @@ async def _worker(url: str, think: tuple[float, float], seed: int) -> None:
             t0, t1 = command["count"]
             reply({"actions": sum(1 for sent, _ in records.actions if t0 <= sent < t1)})
         elif "stop" in command:
+            lag_task.cancel()
+            if probe_task is not None:
+                probe_task.cancel()
             for bot in bots:
                 bot.stopping = True
                 if not bot.client.connected:
@@ -272,6 +314,8 @@ async def _worker(url: str, think: tuple[float, float], seed: int) -> None:
                     "refused": records.refused,
                     "rebuys": records.rebuys,
                     "notable": records.notable,
+                    "lag": records.lag,
+                    "pings": records.pings,
                 }
             )
             break
@@ -324,6 +368,15 @@ class Workers:
                 print(f"  a bot could not sit: {failure}", file=sys.stderr)
         return sum(int(a["seated"]) for a in answers)
 
+    def probe(self, token: str) -> None:
+        """Start the ping probe in the first client process."""
+        process = self.processes[0]
+        assert process.stdin is not None
+        assert process.stdout is not None
+        process.stdin.write(json.dumps({"probe": token}) + "\n")
+        process.stdin.flush()
+        process.stdout.readline()
+
     def count(self, t0: float, t1: float) -> int:
         return sum(int(a["actions"]) for a in self.ask([{"count": [t0, t1]}] * len(self.processes)))
 
@@ -334,6 +387,8 @@ class Workers:
             records.hands.extend(float(t) for t in answer["hands"])
             records.refused += int(answer["refused"])
             records.rebuys += int(answer["rebuys"])
+            records.lag.extend((float(s), float(d)) for s, d in answer["lag"])
+            records.pings.extend((float(s), float(d)) for s, d in answer["pings"])
             for kind, n in answer["notable"].items():
                 records.notable[kind] = records.notable.get(kind, 0) + int(n)
         for process in self.processes:
@@ -475,6 +530,8 @@ def _percentile(values: list[float], fraction: float) -> float:
 def _window(records: Records, t0: float, t1: float) -> dict[str, Any]:
     latencies = [d for s, d in records.actions if t0 <= s < t1]
     hands = sum(1 for t in records.hands if t0 <= t < t1)
+    lag = [d for s, d in records.lag if t0 <= s < t1]
+    pings = [d for s, d in records.pings if t0 <= s < t1]
     span = t1 - t0
     return {
         "actions_per_second": round(len(latencies) / span, 1),
@@ -483,6 +540,15 @@ def _window(records: Records, t0: float, t1: float) -> dict[str, Any]:
             "p50": round(_percentile(latencies, 0.50) * 1000, 2),
             "p99": round(_percentile(latencies, 0.99) * 1000, 2),
             "max": round(max(latencies, default=0.0) * 1000, 2),
+        },
+        "ping_ms": {
+            "p50": round(_percentile(pings, 0.50) * 1000, 2),
+            "p99": round(_percentile(pings, 0.99) * 1000, 2),
+            "max": round(max(pings, default=0.0) * 1000, 2),
+        },
+        "client_lag_ms": {
+            "p99": round(_percentile(lag, 0.99) * 1000, 2),
+            "max": round(max(lag, default=0.0) * 1000, 2),
         },
     }
 
@@ -511,9 +577,10 @@ def run_scenario(
     results: list[dict[str, Any]] = []
     try:
         names = [f"b{k}s{seat}" for k in range(1, max(steps) + 1) for seat in range(1, SEATS + 1)]
-        tokens = server.seed_accounts(names)
+        tokens = server.seed_accounts([*names, "probe"])
         server.start()
         workers = Workers(server.url, processes, think)
+        workers.probe(tokens["probe"])
         seated, tables, windows, misses = 0, 0, [], 0
         for step in steps:
             seated += workers.add(_specs(tables + 1, step, tokens))
@@ -580,7 +647,9 @@ def _print(line: dict[str, Any], as_json: bool) -> None:
         f"connections: {line['actions_per_second']} actions/s, {line['hands_per_second']} "
         f"hands/s, latency p50 {latency['p50']} ms p99 {latency['p99']} ms max "
         f"{latency['max']} ms, server RSS {line['rss_mb']} MB, server CPU "
-        f"{line['server_cpu_percent']} % of a core, audit "
+        f"{line['server_cpu_percent']} % of a core, ping p99 {line['ping_ms']['p99']} ms, "
+        f"client loop lag p99 "
+        f"{line['client_lag_ms']['p99']} ms, audit "
         f"{'pass' if line['audit'] else 'FAIL'}",
         flush=True,
     )
