@@ -168,7 +168,7 @@ def test_keys_send_only_what_the_turn_offers() -> None:
         assert isinstance(key_command(key, waiting), Notice)
 
 
-def test_keys_for_blinds_sitting_out_and_quitting() -> None:
+def test_r_buyin_3_keys_for_blinds_sitting_out_adding_chips_and_quitting() -> None:
     state = _state()
     assert isinstance(key_command("p", state), Notice)
     state.apply({"type": "blind_prompt", "table": "holdem-1", "amount": 2, "expires": 1005.0})
@@ -179,6 +179,11 @@ def test_keys_for_blinds_sitting_out_and_quitting() -> None:
     assert key_command("a", state, auto_post=True) == Send(
         {"type": "auto_post", "table": "holdem-1", "on": False}
     )
+    mine = state.seats[3]
+    # R-BUYIN-3: chips are added up to the table's maximum
+    assert key_command("m", state, max_buy_in=400) == AskAmount("add_chips", 1, 400 - mine.stack)
+    assert isinstance(key_command("m", state, max_buy_in=mine.stack), Notice)
+    assert isinstance(key_command("m", state), Notice)
     assert key_command("q", state) == QUIT
     assert isinstance(key_command("x", state), Notice)
 

@@ -173,10 +173,13 @@ def describe(message: Message, state: TableState) -> str | None:
     return lines.get(str(event))
 
 
-def key_command(key: str, state: TableState, *, auto_post: bool = True) -> Command | str:
+def key_command(
+    key: str, state: TableState, *, auto_post: bool = True, max_buy_in: int | None = None
+) -> Command | str:
     """What a key asks for at the table: a message to send, an amount to ask for, ``LEAVE``,
     ``QUIT``, or a ``Notice`` when the key offers nothing now. Only actions the server offered
-    in this turn's ``legal`` are ever sent."""
+    in this turn's ``legal`` are ever sent. ``max_buy_in`` (the table's) bounds the chips ``m``
+    offers to add (R-BUYIN-3)."""
     table = state.table
     legal = state.legal if state.my_turn else None
     if key in "fcrb" and key:
@@ -213,6 +216,12 @@ def key_command(key: str, state: TableState, *, auto_post: bool = True) -> Comma
         return Send({"type": "sit_in", "table": table})
     if key == "a":
         return Send({"type": "auto_post", "table": table, "on": not auto_post})
+    if key == "m":
+        if mine is None or max_buy_in is None:
+            return Notice("you have no seat here")
+        if mine.stack >= max_buy_in:
+            return Notice(f"your stack is at the table's maximum ({max_buy_in})")
+        return AskAmount("add_chips", 1, max_buy_in - mine.stack)
     if key == "l":
         return LEAVE
     if key == "q":
@@ -222,7 +231,7 @@ def key_command(key: str, state: TableState, *, auto_post: bool = True) -> Comma
 
 _KEYS = (
     "keys: f=fold c=check/call r=bet/raise p=post blind d=decline blind o=sit out i=sit in "
-    "a=auto-post l=leave q=quit"
+    "a=auto-post m=add chips l=leave q=quit"
 )
 
 
@@ -328,7 +337,8 @@ def render(screen: Screen) -> list[str]:
     mine = state.my_seat
     sitting = "i=sit in" if mine is not None and mine.sitting_out else "o=sit out"
     lines.append(
-        f"Keys: {sitting}  a=auto-post ({'on' if screen.auto_post else 'off'})  l=leave  q=quit"
+        f"Keys: {sitting}  a=auto-post ({'on' if screen.auto_post else 'off'})  m=add chips  "
+        "l=leave  q=quit"
     )
     if screen.entry:
         lines.append(screen.entry)
@@ -475,6 +485,7 @@ class TerminalClient:
         self.title = ""
         self.log: deque[str] = deque(maxlen=50)
         self.auto_post = True
+        self.max_buy_in: int | None = None
         self.entry = ""
         self.notice = ""
         self.offset = 0.0
@@ -626,6 +637,7 @@ class TerminalClient:
             return False
         balances = await self.client.balances()
         low, high, default = buy_in_bounds(entry, balances)
+        self.max_buy_in = high
         currency = entry.get("currency", "")
         while True:
             text = await self.ask(
@@ -676,7 +688,9 @@ class TerminalClient:
                     continue
                 if key == "\x04":
                     raise _Quit
-                command = key_command(key, state, auto_post=self.auto_post)
+                command = key_command(
+                    key, state, auto_post=self.auto_post, max_buy_in=self.max_buy_in
+                )
                 if command == QUIT:
                     if state.you is not None:
                         await self._request({"type": "leave", "table": table})
@@ -719,8 +733,9 @@ class TerminalClient:
         """Type an amount (Enter sends it, Escape cancels); the server judges it."""
         hand = state.hand
         typed = ""
-        word = "bet" if ask.action == "bet" else "raise to"
-        while state.my_turn and state.hand == hand:
+        word = {"bet": "bet", "raise": "raise to"}.get(ask.action, "add chips")
+        adding = ask.action == "add_chips"
+        while adding or (state.my_turn and state.hand == hand):
             self.entry = f"{word} ({ask.low}..{ask.high}, Enter sends, Esc cancels): {typed}_"
             self.draw()
             key = await self.keys.key(timeout=0.5)
@@ -734,15 +749,11 @@ class TerminalClient:
                 typed += key
             elif key in "\r\n" and typed:
                 self.entry = ""
-                await self._request(
-                    {
-                        "type": "act",
-                        "table": state.table,
-                        "hand": hand,
-                        "action": ask.action,
-                        "amount": int(typed),
-                    }
-                )
+                message: Message = {"type": "act", "table": state.table, "hand": hand}
+                message |= {"action": ask.action, "amount": int(typed)}
+                if adding:
+                    message = {"type": "add_chips", "table": state.table, "amount": int(typed)}
+                await self._request(message)
                 return
         self.entry = ""
 
