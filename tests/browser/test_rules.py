@@ -226,3 +226,37 @@ def test_r_buyin_1_r_buyin_3_the_buy_in_dialog_keeps_the_bounds_and_chips_are_ad
     expect(tess.locator('.seat.mine[data-seat="1"] .stack')).to_have_attribute("data-stack", "250")
     assert server_stacks(room, "solo") == {1: 250}
     expect(tess.locator('nav .balance[data-currency="PLAY"]')).to_contain_text("9750")
+
+
+def test_the_waiting_list_offers_a_freed_seat_and_the_page_takes_it(
+    room: Any, browser: Any
+) -> None:
+    """A full table: a third player joins its waiting list from the lobby; when a player leaves,
+    the seat offer shows on the page and takes the player through the buy-in to the seat."""
+    xena = sign_up(browser, room.url, "xena")
+    yuri = sign_up(browser, room.url, "yuri")
+    zoe = sign_up(browser, room.url, "zoe")
+    sit(xena, "full", 1, 100)
+    sit(yuri, "full", 2, 100)
+    zoe.goto(room.url + "/#lobby")
+    row = zoe.locator('tr[data-table="full"]')
+    expect(row).to_contain_text("2 / 0")
+    row.get_by_role("button", name="join the waiting list of Full NL").click()
+    zoe.goto(room.url + "/#table/full")
+    expect(zoe.locator(".observing")).to_contain_text("on the waiting list")
+    yuri.click("#leave")  # folded at its turn, released when the hand ends
+    take = zoe.locator("#take-offer")
+    for _ in range(100):  # xena plays on until the hand ends
+        if take.count():
+            break
+        for button in ("#act-check", "#act-call"):
+            if xena.locator(button).count():
+                xena.click(button)
+                break
+        zoe.wait_for_timeout(200)
+    expect(take).to_have_text("Take seat 2", timeout=20_000)
+    take.click()
+    zoe.fill("#buy-in", "120")
+    zoe.click("#buy-in-sit")
+    expect(zoe.locator('.seat.mine[data-seat="2"] .stack')).to_have_attribute("data-stack", "120")
+    assert server_stacks(room, "full")[2] == 120

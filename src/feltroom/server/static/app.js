@@ -425,10 +425,16 @@ async function openTable(id, join) {
 }
 
 async function joinWaitList(id) {
-  watchTable(id);
+  const t = watchTable(id);
   const reply = await state.socket.request({ type: "wait_list", table: id });
-  if (reply.type === "error") toast(reply.message);
-  else toast("You are on the waiting list.", "info");
+  if (reply.type === "error") {
+    toast(reply.message);
+    return;
+  }
+  t.onWaitList = true;
+  toast("You are on the waiting list.", "info");
+  if (!t.info) await state.socket.request({ type: "observe", table: id }); // the picture of it
+  if (state.current === id) renderTable(t);
 }
 
 // ------------------------------------------------------------------ dialogs
