@@ -260,3 +260,13 @@ def test_the_waiting_list_offers_a_freed_seat_and_the_page_takes_it(
     zoe.click("#buy-in-sit")
     expect(zoe.locator('.seat.mine[data-seat="2"] .stack')).to_have_attribute("data-stack", "120")
     assert server_stacks(room, "full")[2] == 120
+
+
+def test_a_table_link_opened_before_signing_in_shows_the_table(room: Any, browser: Any) -> None:
+    """A link straight to a table (#table/ID) opened in a fresh tab of a signed-in player: the
+    page connects, then observes the table and draws it."""
+    amy = sign_up(browser, room.url, "amy")
+    tab = amy.context.new_page()
+    tab.goto(room.url + "/#table/pl")
+    expect(tab.locator(".table-head h1")).to_have_text("Cedar PL")
+    expect(tab.locator(".observing")).to_be_visible()

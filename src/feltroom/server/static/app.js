@@ -226,7 +226,7 @@ function onWelcome(m) {
   if (!location.hash && m.seats.length > 0) {
     location.hash = `#table/${m.seats[0].table}`;
   }
-  render();
+  route(); // a table opened before the connection was up is observed now
 }
 
 function watchTable(id) {
