@@ -34,9 +34,10 @@ API in short:
 - Requests: ``request(message)`` sends a message with a fresh ``id`` and waits for its reply
   (``ok``, ``pong``, ``lobby`` or ``welcome``); an ``error`` reply raises ``RequestRefused``
   (``code``, ``message``, ``legal``) unless ``check=False``. A connection that ends first raises
-  ``ConnectionLost``. ``send(message)`` sends without waiting. Shortcuts: ``ping``, ``lobby``,
-  ``observe``, ``unobserve``, ``sit``, ``leave``, ``sit_in``, ``sit_out``, ``post_blind``,
-  ``decline_blind``, ``auto_post``, ``wait_list``, ``act`` (a strategy ``Action``), ``chat``.
+  ``ConnectionLost``, no reply in time ``RequestTimeout``. ``send(message)`` sends without
+  waiting. Shortcuts: ``ping``, ``lobby``, ``observe``, ``unobserve``, ``sit``, ``leave``,
+  ``sit_in``, ``sit_out``, ``post_blind``, ``decline_blind``, ``auto_post``, ``wait_list``,
+  ``act`` (a strategy ``Action``), ``chat``.
 - Server messages: ``messages()`` yields every message that is not a reply (events, turns,
   snapshots, prompts, offers, chat, lobby updates, errors without a ``ref``), after the table
   state has taken it in, and ends when the connection ends. Or pass ``on_message`` (called
@@ -73,6 +74,7 @@ __all__ = [
     "ConnectionLost",
     "HttpError",
     "RequestRefused",
+    "RequestTimeout",
     "SeatState",
     "TableState",
     "action_message",
@@ -115,6 +117,10 @@ class RequestRefused(ClientError):
 
 class ConnectionLost(ClientError):
     """The websocket is not open (never opened, or it ended before the reply came)."""
+
+
+class RequestTimeout(ClientError, TimeoutError):
+    """No reply came in time (the request may still be done: the table's messages tell)."""
 
 
 def endpoints(url: str) -> tuple[str, str]:
@@ -210,6 +216,8 @@ class TableState:
     """How many ``turn`` messages came (any seat's): tells one turn from the next."""
     hands_played: int = 0
     """Hands this client's seat was dealt into and saw the end of (counted at ``hand_result``)."""
+    last_played: int | None = None
+    """The id of the last of those hands."""
     last_result: Message | None = None
 
     @property
@@ -281,6 +289,7 @@ class TableState:
             self._stacks(message.get("stacks", {}).items())
             if self.you is not None and str(self.you) in message.get("stacks", {}):
                 self.hands_played += 1
+                self.last_played = message.get("hand")
             self.last_result = message
             self._hand_over()
 
@@ -642,14 +651,20 @@ class Client:
     ) -> Message:
         """Send a message and wait for its reply. An ``error`` reply raises ``RequestRefused``
         (or is returned, with ``check=False``); ``ConnectionLost`` if the connection ends
-        first, ``TimeoutError`` after ``timeout`` seconds (default: the client's)."""
+        first, ``RequestTimeout`` (a ``TimeoutError``) after ``timeout`` seconds (default: the
+        client's)."""
         future: asyncio.Future[Message] = asyncio.get_running_loop().create_future()
         self._next_id = self._next_id % _MAX_ID + 1
         ident = self._next_id
         self._pending[ident] = future
         try:
             await self._send(ident, message)
-            reply = await asyncio.wait_for(future, self.timeout if timeout is None else timeout)
+            wait = self.timeout if timeout is None else timeout
+            try:
+                reply = await asyncio.wait_for(future, wait)
+            except TimeoutError:
+                kind = message.get("type")
+                raise RequestTimeout(f"no reply to {kind!r} within {wait} s") from None
         finally:
             self._pending.pop(ident, None)
         if check and reply.get("type") == "error":

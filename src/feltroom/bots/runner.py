@@ -42,6 +42,7 @@ from feltroom.bots.client import (
     ConnectionLost,
     HttpError,
     RequestRefused,
+    RequestTimeout,
     TableState,
     legal_from_wire,
 )
@@ -207,7 +208,7 @@ class NetworkBot:
         self.lobby = lobby
         self.team = team
         self.rng = rng
-        self.client = Client(settings.url)
+        self.client = Client(settings.url, on_message=self._count)
         self.report = BotReport(name)
         self._acted: dict[str, int] = {}
         self._leaving = False
@@ -222,7 +223,8 @@ class NetworkBot:
             await self.client.sign_in(self.name, self.password)
             await self.client.grant()
             await self.client.connect()
-            await self._join(*self.place)
+            with contextlib.suppress(ConnectionLost, RequestTimeout):
+                await self._join(*self.place)  # else joined on reconnecting
             while not self.team.stop.is_set():
                 await self._play()
                 if self.team.stop.is_set():
@@ -257,8 +259,12 @@ class NetworkBot:
                     message = following.result()
                 except StopAsyncIteration:
                     return
-                with contextlib.suppress(RequestRefused):
+                try:
                     await self._handle(message)
+                except (RequestRefused, RequestTimeout):
+                    self.report.refused += 1  # the table's next messages tell what happened
+                except ConnectionLost:
+                    return  # the connection ended while a request waited: reconnect
         finally:
             stopped.cancel()
 
@@ -266,18 +272,17 @@ class NetworkBot:
         """Connect again (resuming the seats), backing off; sign in again if need be."""
         delay = 0.1
         while not self.team.stop.is_set():
-            self.report.reconnects += 1
             try:
                 welcome = await self.client.connect()
-            except ConnectionLost:
+                self.report.reconnects += 1
+                if not welcome["seats"] and not self._retired and not self._waiting():
+                    await self._join(self.place[0], False)
+                return
+            except ConnectionLost:  # the hello refused (token gone), or the server went away
                 with contextlib.suppress(ClientError):
                     await self.client.sign_in(self.name, self.password)
             except ClientError:
                 pass
-            else:
-                if not welcome["seats"] and not self._retired and not self._waiting():
-                    await self._join(self.place[0], False)
-                return
             await asyncio.sleep(delay)
             delay = min(2.0, delay * 2)
 
@@ -323,9 +328,17 @@ class NetworkBot:
         ):
             await self._join(table, False)  # stood up (R-SIT-2): sit down again
 
-    async def _hand_over(self, table: str, state: TableState, message: dict[str, Any]) -> None:
-        if state.you is not None and str(state.you) in message.get("stacks", {}):
+    def _count(self, message: dict[str, Any]) -> None:
+        """Called as each message arrives, right after the table state took it in: the hands
+        the bot was dealt into, for the team's count of distinct hands."""
+        if message.get("type") != "hand_result" or message.get("hand") is None:
+            return
+        table = str(message.get("table"))
+        state = self.client.tables.get(table)
+        if state is not None and state.last_played == message["hand"]:
             self.team.hands.add((table, int(message["hand"])))
+
+    async def _hand_over(self, table: str, state: TableState, message: dict[str, Any]) -> None:
         wanted = self.settings.hands
         if wanted is not None and self._hands() >= wanted and self.name not in self.team.done:
             self.team.finished(self.name)
