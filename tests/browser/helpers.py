@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 
 def sign_up(browser: Any, url: str, name: str, *, width: int = 1280, height: int = 800) -> Page:
@@ -84,16 +85,52 @@ def server_hole(room: Any, table: str, seat: int) -> set[str]:
     return result
 
 
-def to_act(pages: dict[int, Page], timeout: float = 15_000) -> tuple[int, Page]:
-    """The seat (and page) whose action buttons are showing."""
+def to_act(
+    pages: dict[int, Page], timeout: float = 15_000, *, room: Any = None, table: str | None = None
+) -> tuple[int, Page]:
+    """The seat (and page) whose action buttons are showing. Given the room and the table, the
+    seat is the one the server waits for (a page still drawing an earlier turn is not taken)."""
     deadline = timeout
     while deadline > 0:
-        for seat, page in pages.items():
-            if page.locator("#actions .row button").count() > 0:
-                return seat, page
+        seats = list(pages)
+        if room is not None and table is not None:
+            seat = server_to_act(room, table)
+            seats = [seat] if seat in pages else []
+        for seat in seats:
+            if pages[seat].locator("#actions .row button").count() > 0:
+                return seat, pages[seat]
         next(iter(pages.values())).wait_for_timeout(100)
         deadline -= 100
     raise AssertionError("nobody has the action")
+
+
+def fold_or_check(room: Any, table: str, pages: dict[int, Page]) -> None:
+    """The player the server waits for folds, or checks when folding is not offered; a turn
+    that moves on before the click lands (a clock, a redraw) is looked for again."""
+    for _ in range(5):
+        seat, page = to_act(pages, room=room, table=table)
+        button = "#act-fold" if page.locator("#act-fold").count() else "#act-check"
+        try:
+            page.click(button, timeout=5_000)
+            return
+        except PlaywrightTimeoutError:
+            if server_to_act(room, table) != seat:
+                return  # the turn went on without this click
+    raise AssertionError(f"no fold or check could be clicked at {table}")
+
+
+def server_to_act(room: Any, table: str) -> int | None:
+    """The seat the server's table waits for, if any."""
+
+    def read() -> int | None:
+        hand = room.runtime.runners[table].table.hand
+        if hand is None or hand.is_over:
+            return None
+        seat: int | None = hand.to_act
+        return seat
+
+    result: int | None = room.call(read)
+    return result
 
 
 def page_stacks(page: Page) -> dict[int, int]:

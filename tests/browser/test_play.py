@@ -12,6 +12,7 @@ from playwright.sync_api import Page, expect
 from .helpers import (
     cards_on,
     check_labels,
+    fold_or_check,
     page_stacks,
     server_hole,
     server_legal,
@@ -274,10 +275,10 @@ def test_three_all_ins_show_the_main_and_the_side_pot_as_the_server_awarded_them
         return hand is not None and not hand.is_over and 3 in hand.seats
 
     for _ in range(8):  # the heads-up hand dealt before wes sat: fold it away
-        _, page = to_act(players)
+        to_act(players, room=room, table="side")
         if room.call(wes_dealt_in):
             break  # the three-handed hand is dealt
-        page.click("#act-fold" if page.locator("#act-fold").count() else "#act-check")
+        fold_or_check(room, "side", players)
         wes.wait_for_timeout(300)
     expect(wes.locator(".my-hand [data-card]")).to_have_count(2)
     hand = room.call(lambda: room.runtime.runners["side"].playing)

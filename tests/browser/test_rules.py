@@ -14,6 +14,7 @@ from playwright.sync_api import expect
 from .helpers import (
     cards_on,
     check_labels,
+    fold_or_check,
     server_hole,
     server_legal,
     server_stacks,
@@ -175,8 +176,7 @@ def test_r_miss_1_r_miss_2_missed_blinds_are_marked_and_the_page_offers_post_or_
     players = {1: quinn, 2: rosa, 3: sam}
 
     def play_one_action() -> None:
-        _, page = to_act(players)
-        page.click("#act-fold" if page.locator("#act-fold").count() else "#act-check")
+        fold_or_check(room, "miss", players)
         sam.wait_for_timeout(300)
 
     for _ in range(6):  # the heads-up hand under way when sam sat down

@@ -388,6 +388,12 @@ def test_convert_pokerstars_to_each_format(capsys: pytest.CaptureFixture[str]) -
     path = str(TEN_HANDS)
     code, out, err = _run(capsys, "--to", "pokerstars", path)
     assert (code, err) == (0, "")
+    # R-HIST-2: only the hole cards the file knew are written, never an unknown "??"
+    assert "??" not in out
+    dealt = re.findall(r"^Dealt to .* (\[.*\])$", out, re.M)
+    assert dealt
+    original_text = TEN_HANDS.read_text(encoding="utf-8-sig")
+    assert all(cards in original_text for cards in dealt)  # dealt to the hero, or shown
     again = pokerstars_import.loads(out)
     original = pokerstars_import.load_file(TEN_HANDS)
     assert again.problems == ()

@@ -505,13 +505,16 @@ def test_oversized_frames_floods_foreign_origins_and_silent_connections_are_clos
                 assert closed.value.rcvd is not None
                 assert closed.value.rcvd.code == 1009
             async with live.client("alice", token) as alice:
-                for _ in range(40):
-                    await alice.send_raw('{"type": "ping"}')
+                for n in range(40):
+                    await alice.send_raw(f'{{"type": "ping", "id": {n + 1000}}}')
                 with pytest.raises(websockets.ConnectionClosed) as closed:
                     await _drain(alice)
                 assert closed.value.rcvd is not None
                 assert closed.value.rcvd.code == 1008
-                assert any(m.get("code") == "rate_limited" for m in alice.log)
+                limited = [m for m in alice.log if m.get("code") == "rate_limited"]
+                assert limited
+                # each refusal names the request it answers
+                assert all(1000 <= m["ref"] < 1040 for m in limited)
             with pytest.raises(websockets.InvalidStatus) as refused:
                 async with connect(live.ws_url, origin="http://evil.example"):  # type: ignore[arg-type]
                     pass

@@ -222,11 +222,12 @@ def dumps(
             lines.append(f"{name}: {_POSTS[event.kind]} {money(event.amount)}{tail}")
         elif isinstance(event, HoleCardsDealt):
             lines.append("*** HOLE CARDS ***")
-            if show_all:
-                for seat in hand.seats:
-                    lines.append(f"Dealt to {names[seat]} {_cards(hand.hole_cards(seat))}")
-            elif hero_seat is not None:
-                lines.append(f"Dealt to {hero} {_cards(hand.hole_cards(hero_seat))}")
+            # a hand read from another site's file may not know every player's cards: only
+            # the known ones are written (PokerStars never writes a card it did not deal)
+            for seat in hand.seats if show_all else [] if hero_seat is None else [hero_seat]:
+                hole_cards = hand.hole_cards(seat)
+                if all(card is not None for card in hole_cards):
+                    lines.append(f"Dealt to {names[seat]} {_cards(hole_cards)}")
         elif isinstance(event, Folded):
             folded_on[event.seat] = street
             lines.append(f"{names[event.seat]}: folds")
@@ -294,7 +295,8 @@ def dumps(
     shown = {event.seat for event in events if isinstance(event, CardsShown)}
     for seat in sorted(stacks):
         head = " ".join([f"Seat {seat}: {names[seat]}", *roles[seat]])
-        hole = _cards(hand.hole_cards(seat))
+        known = [card for card in hand.hole_cards(seat) if card is not None]
+        hole = _cards(known)
         if seat in folded_on:
             tail = f"folded {_STREETS[folded_on[seat]]}"
             if folded_on[seat] == 0 and seat not in bet_any:
@@ -305,7 +307,7 @@ def dumps(
             if seat in shown:
                 result = f"won ({money(won[seat])})" if won[seat] else "lost"
                 tail = f"showed {hole} and {result}{with_}"
-            elif seat in visible:
+            elif seat in visible and len(known) == 2:
                 tail = f"mucked {hole}"
             else:
                 tail = "mucked"

@@ -297,6 +297,7 @@ class Hub:
                     "rate_limited",
                     f"at most {self.settings.rate:g} messages per second "
                     f"(bursts of {self.settings.burst:g}); slow down",
+                    _ref_of(frame),
                 )
             )
             return
@@ -559,3 +560,12 @@ class _NotFound(RoomError):
 
 def _offered_accounts(events: Sequence[object]) -> list[str]:
     return [e.account for e in events if isinstance(e, (SeatOffered, SeatOfferExpired))]
+
+
+def _ref_of(frame: str | bytes) -> int | None:
+    """The id of a refused frame, when it is a well-formed message, so that the sender can
+    match the refusal to its request."""
+    try:
+        return protocol.decode(frame).id
+    except ProtocolError as error:
+        return error.ref

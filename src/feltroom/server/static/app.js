@@ -607,8 +607,9 @@ function renderTable(t) {
   const side = h("aside", { class: "side" }, renderChat(t), h("ol", { class: "log", "aria-label": "hand log" }, t.log.slice(-30).map((l) => h("li", {}, l))));
   const focused = document.activeElement && document.activeElement.id;
   const caret = focused === "chat-text" ? document.activeElement.selectionStart : null;
+  const controls = [mine, renderActions(t, entry), renderSeatControls(t, entry)].map(keepIfSame);
   app.replaceChildren(h("section", { class: "table-view" },
-    title, felt, h("div", { class: "controls" }, mine, renderActions(t, entry), renderSeatControls(t, entry)), side));
+    title, felt, h("div", { class: "controls" }, controls), side));
   for (const list of side.querySelectorAll(".log, .chat-lines")) list.scrollTop = list.scrollHeight;
   const again = focused ? document.getElementById(focused) : null;
   if (again && document.querySelectorAll("dialog[open]").length === 0) {
@@ -616,6 +617,20 @@ function renderTable(t) {
     if (caret !== null) again.setSelectionRange(caret, caret);
   }
   tick();
+}
+
+// A control the redraw would rebuild unchanged stays the very element on the page, so a click
+// or a tap that lands while another message redraws the table is not lost.
+function keepIfSame(fresh) {
+  if (!fresh || !fresh.id) return fresh;
+  const old = document.getElementById(fresh.id);
+  if (!old || old.outerHTML !== fresh.outerHTML) return fresh;
+  const before = old.querySelectorAll("input");
+  const after = fresh.querySelectorAll("input");
+  for (let i = 0; i < after.length; i += 1) {
+    if (after[i].type === "checkbox" && before[i].checked !== after[i].checked) return fresh;
+  }
+  return old;
 }
 
 function renderActions(t, entry) {
@@ -734,7 +749,7 @@ function preActions(t) {
 
 function renderSeatControls(t, entry) {
   const me = t.you !== null ? t.seats.get(t.you) : null;
-  const box = h("div", { class: "seat-controls row" });
+  const box = h("div", { class: "seat-controls row", id: "seat-controls" });
   if (!me) {
     if (!t.onWaitList) box.append(h("button", { type: "button", onclick: () => joinWaitList(t.id) }, "Join the waiting list"));
     else box.append(h("button", { type: "button", onclick: () => send(t, { type: "wait_list_leave" }).then(() => { t.onWaitList = false; renderTable(t); }) }, "Leave the waiting list"));
