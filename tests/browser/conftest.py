@@ -22,6 +22,7 @@ from feltroom.room import Accounts, Argon2Settings, Cashier, Settlement
 from feltroom.room.runtime import RoomRuntime, RuntimeSettings
 from feltroom.room.tables_config import parse_tables
 from feltroom.server import create_app
+from feltroom.server.app import server_config
 from feltroom.server.session import Hub
 from feltroom.store import open_storage
 
@@ -198,9 +199,7 @@ def room() -> Iterator[Room]:
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     app = create_app(runtime)
-    server = uvicorn.Server(
-        uvicorn.Config(app, log_level="warning", lifespan="on", ws_max_size=16384)
-    )
+    server = uvicorn.Server(server_config(app))
     loop = asyncio.new_event_loop()
 
     def serve() -> None:

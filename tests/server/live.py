@@ -21,6 +21,7 @@ from feltroom.room import Accounts, Argon2Settings, Cashier, Settlement
 from feltroom.room.runtime import RoomRuntime, RuntimeSettings
 from feltroom.room.tables_config import parse_tables
 from feltroom.server import create_app
+from feltroom.server.app import server_config
 from feltroom.server.session import Connection, Hub, HubSettings
 from feltroom.store import SqlStorage
 
@@ -238,7 +239,7 @@ async def live_server(
     hub: Hub = app.state.hub
     tap = WireTap(runtime)
     hub.tap = tap
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", ws_max_size=16 * 1024)
+    config = server_config(app)
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started:

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import uvicorn
+import uvloop
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -43,9 +44,10 @@ from feltroom.room.runtime import RoomRuntime
 from feltroom.server.protocol import MAX_FRAME
 from feltroom.server.rest import RestLimits, error_response, rest_routes
 from feltroom.server.session import Hub, HubSettings
+from feltroom.server.transport import BatchedWebSocketProtocol
 from feltroom.server.ws import websocket_endpoint
 
-__all__ = ["STATIC", "create_app", "render_status", "serve"]
+__all__ = ["STATIC", "create_app", "render_status", "serve", "server_config"]
 
 STATIC = Path(str(resources.files("feltroom.server") / "static"))
 """The browser client's files (package data)."""
@@ -180,6 +182,24 @@ def create_app(
     return app
 
 
+def server_config(
+    app: Starlette, host: str = "127.0.0.1", port: int = 0, *, log_level: str = "warning"
+) -> uvicorn.Config:
+    """uvicorn's settings for the room (``serve`` and the tests' live servers use them)."""
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level=log_level,
+        lifespan="on",
+        ws_max_size=MAX_FRAME,  # a larger frame is refused with 1009 before it is read
+        # Frames are a few hundred bytes: compressing each one cost the event loop a third of
+        # its time under load and saved little (docs/performance.md, "Server load").
+        ws_per_message_deflate=False,
+        ws=BatchedWebSocketProtocol,  # a connection's frames of one loop turn in one write
+    )
+
+
 def serve(
     app: Starlette,
     host: str,
@@ -189,15 +209,7 @@ def serve(
     log_level: str = "warning",
 ) -> None:
     """Serve ``app`` with uvicorn until interrupted; ``on_ready(url)`` once it listens."""
-    config = uvicorn.Config(
-        app,
-        host=host,
-        port=port,
-        log_level=log_level,
-        lifespan="on",
-        ws_max_size=MAX_FRAME,  # a larger frame is refused with 1009 before it is read
-    )
-    server = uvicorn.Server(config)
+    server = uvicorn.Server(server_config(app, host, port, log_level=log_level))
 
     async def main() -> None:
         task = asyncio.create_task(server.serve())
@@ -208,4 +220,6 @@ def serve(
             on_ready(f"http://{shown}:{port}/")
         await task
 
-    asyncio.run(main())
+    # uvloop's event loop and sockets cost the server about a fifth less CPU an action than
+    # asyncio's (docs/performance.md, "Server load")
+    uvloop.run(main())
