@@ -87,12 +87,20 @@ def test_r_bet_6_r_auto_1_pot_limit_controls_pre_actions_and_a_reload(
     waiter = players[3 - seat]
     waiter.check("#pre-call_any")
     expect(waiter.locator("#pre-call_any")).to_be_checked()
+    # R-SHOW-4: auto-muck turned off is kept by the server and shown again after the reload
+    page.uncheck("#auto-muck")
+    for _ in range(100):
+        if room.call(lambda: room.runtime.runners["pl"].table.seats[seat].auto_muck) is False:
+            break
+        page.wait_for_timeout(100)
     # a reload in the middle of the hand
     cards = cards_on(page)
     page.reload()
     expect(page.locator(".my-hand [data-card]")).to_have_count(2)
     assert cards_on(page) == cards
     expect(page.locator(f'.seat.mine[data-seat="{seat}"]')).to_be_visible()
+    expect(page.locator("#auto-muck")).not_to_be_checked()
+    expect(page.locator("#auto-post")).to_be_checked()
     expect(page.locator("#raise-controls")).to_have_attribute("data-max", str(legal["raise_max"]))
     page.click("#preset-pot")
     page.click("#act-raise")

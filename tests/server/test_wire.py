@@ -95,8 +95,12 @@ class Fanout:
         hand = self.table.hand
         batch = list(events)
         out: dict[str, list[Message]] = {}
+        shared: dict[int, Message] = {}  # as the hub: everyone's messages built once a batch
         for who in self.watchers:
-            messages = wire.messages_for(TABLE, self.hand_id(), batch, self.viewer(who), who, hand)
+            viewer = self.viewer(who)
+            messages = wire.messages_for(TABLE, self.hand_id(), batch, viewer, who, hand, shared)
+            # sharing changes nothing any viewer gets
+            assert messages == wire.messages_for(TABLE, self.hand_id(), batch, viewer, who, hand)
             for message in messages:
                 assert json.loads(encode(message)) is not None  # every message encodes
             out[who] = messages
@@ -625,7 +629,9 @@ def test_a_snapshot_has_the_documented_view() -> None:
         "waiting",
         "legal",
         "muted",
+        "settings",
     }
+    assert snap["view"]["settings"] is None  # given by the hub for a seated viewer
     assert snap["view"]["pot"] == 3
     assert snap["view"]["board"] == []
     assert json.loads(encode(snap)) == snap

@@ -282,6 +282,14 @@ def test_R_SHOW_4_show_after_an_uncontested_win_and_the_auto_muck_choice(
                 reply = await bob.request({"type": "auto_muck", "table": "hu", "on": False})
                 assert reply["type"] == "ok"
                 assert room.runners["hu"].table.seats[2].auto_muck is False
+                # a resumed page learns the setting from the snapshot; an observer has none
+                await bob.send({"type": "observe", "table": "hu"})
+                snap = await bob.wait_for(
+                    lambda m: (
+                        m["type"] == "snapshot" and m["view"]["settings"]["auto_muck"] is False
+                    )
+                )
+                assert snap["view"]["settings"] == {"auto_post": True, "auto_muck": False}
                 turn = await _my_turn(alice, 1)
                 hand = turn["hand"]
                 hole = await alice.wait_for(lambda m: m["type"] == "hole_cards")
@@ -378,9 +386,15 @@ def test_the_wire_tap_catches_a_planted_leak(
     real = wire.messages_for
 
     def leaky(
-        table: str, hand_id: int | None, events: Any, viewer: Any, player: Any, hand: Any
+        table: str,
+        hand_id: int | None,
+        events: Any,
+        viewer: Any,
+        player: Any,
+        hand: Any,
+        shared: Any = None,
     ) -> list[dict[str, Any]]:
-        out = real(table, hand_id, events, viewer, player, hand)
+        out = real(table, hand_id, events, viewer, player, hand, shared)
         if hand is not None and not hand.is_over and out:
             other = next((s for s in hand.seats if s != viewer), None)
             if other is not None:

@@ -120,11 +120,19 @@ class Connection:
     bucket: _Bucket | None = None
     chat_bucket: _Bucket | None = None
 
-    def send(self, message: Message) -> None:
-        """Queue one message (encoded now, so a frame shows the state it was made in)."""
+    def send(self, message: Message, frames: dict[int, tuple[Message, str]] | None = None) -> None:
+        """Queue one message (encoded now, so a frame shows the state it was made in).
+        ``frames`` caches encodings by message identity across the connections of a broadcast;
+        it holds each message too, so that no identity is reused while the cache lives."""
         if self.closed:
             return
-        frame = protocol.encode(message)
+        if frames is None:
+            frame = protocol.encode(message)
+        else:
+            cached = frames.get(id(message))
+            if cached is None:
+                cached = frames[id(message)] = (message, protocol.encode(message))
+            frame = cached[1]
         tap = self.hub.tap
         if tap is not None:
             tap(self, message, frame)
@@ -225,12 +233,14 @@ class Hub:
             hand_id = runner.last_hand_id  # after the hand: a show by choice (R-SHOW-4)
         reloaded = any(isinstance(e, TableReloaded) for e in events)
         sent: set[Connection] = set()
+        shared: dict[int, Message] = {}  # the messages that are everyone's, built once
+        frames: dict[int, tuple[Message, str]] = {}  # and encoded once
         for connection in list(watchers or ()):
             viewer = self._viewer(runner, connection)
             for message in messages_for(
-                runner.table_id, hand_id, events, viewer, connection.player, hand
+                runner.table_id, hand_id, events, viewer, connection.player, hand, shared
             ):
-                connection.send(message)
+                connection.send(message, frames)
             if reloaded:
                 self.send_snapshot(connection, runner)
             sent.add(connection)
@@ -248,7 +258,11 @@ class Hub:
         viewer = self._viewer(runner, connection)
         view = runner.table.view(viewer)
         muted = connection.muted.get(runner.table_id, set())
-        connection.send(snapshot(runner.table_id, runner.playing, view, sorted(muted)))
+        mine = runner.table.seats.get(viewer) if viewer is not None else None
+        settings = (
+            {"auto_post": mine.auto_post, "auto_muck": mine.auto_muck} if mine is not None else None
+        )
+        connection.send(snapshot(runner.table_id, runner.playing, view, sorted(muted), settings))
         hand = runner.table.hand
         if viewer is not None and hand is not None and not hand.is_over:
             strength = hand_strength(runner.table_id, runner.playing, hand, viewer)

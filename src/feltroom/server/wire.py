@@ -18,7 +18,7 @@ added there, so a field that should stay private cannot slip out by default.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import fields
 from enum import Enum
 from typing import Any
@@ -163,6 +163,18 @@ def _event(table: str, hand: int | None, event: Any) -> Message:
 _RENAMED = {("Posted", "kind"): "forced", ("FeeCharged", "kind"): "fee"}
 
 
+def _turn(table: str, hand_id: int | None, event: TurnStarted, legal: Message | None) -> Message:
+    return {
+        "type": "turn",
+        "table": table,
+        "hand": hand_id,
+        "seat": event.seat,
+        "countdown_at": event.countdown_at,
+        "deadline": event.deadline,
+        "legal": legal,
+    }
+
+
 def legal_of(legal: LegalActions | None) -> Message | None:
     """The legal actions as the wire carries them (R-BET-6), ``None`` when there are none."""
     return None if legal is None else legal_dict(legal)
@@ -233,14 +245,21 @@ def messages_for(
     viewer: int | None,
     player: str | None,
     hand: Hand | None,
+    shared: dict[int, Message] | None = None,
 ) -> list[Message]:
     """The messages for one viewer of a batch of events: ``viewer`` is their seat (``None`` for
     an observer), ``player`` their account (seat offers name accounts), ``hand`` the table's
-    current hand (for the viewer's own hole cards and legal actions)."""
+    current hand (for the viewer's own hole cards and legal actions). ``shared``, kept by the
+    caller across the viewers of one batch, holds the messages that are the same for everyone,
+    so that each is built (and can be encoded) once."""
     out: list[Message] = []
+    cache: dict[int, Message] = {} if shared is None else shared
     for event in events:
         if isinstance(event, _PUBLIC):
-            out.append(_event(table, hand_id, event))
+            public = cache.get(id(event))
+            if public is None:
+                public = cache[id(event)] = _event(table, hand_id, event)
+            out.append(public)
             if (
                 isinstance(event, HoleCardsDealt)
                 and viewer is not None
@@ -267,22 +286,18 @@ def messages_for(
                 ):
                     out.append(strength)
         elif isinstance(event, TurnStarted):
-            legal = None
             if viewer == event.seat and hand is not None and hand.to_act == viewer:
-                legal = legal_of(hand.legal_actions())
-            out.append(
-                {
-                    "type": "turn",
-                    "table": table,
-                    "hand": hand_id,
-                    "seat": event.seat,
-                    "countdown_at": event.countdown_at,
-                    "deadline": event.deadline,
-                    "legal": legal,
-                }
-            )
+                out.append(_turn(table, hand_id, event, legal_of(hand.legal_actions())))
+            else:  # everyone else: the same message, without legal actions
+                public = cache.get(id(event))
+                if public is None:
+                    public = cache[id(event)] = _turn(table, hand_id, event, None)
+                out.append(public)
         elif isinstance(event, HandFinished):
-            out.append(_hand_result(table, hand_id, event))
+            public = cache.get(id(event))
+            if public is None:
+                public = cache[id(event)] = _hand_result(table, hand_id, event)
+            out.append(public)
         elif isinstance(event, _OWNER):
             if viewer is not None and viewer == getattr(event, "seat", None):
                 out.append(_event(table, hand_id, event))
@@ -313,9 +328,14 @@ def messages_for(
 
 
 def snapshot(
-    table: str, hand_id: int | None, view: TableView, muted: Sequence[str] = ()
+    table: str,
+    hand_id: int | None,
+    view: TableView,
+    muted: Sequence[str] = (),
+    settings: Mapping[str, bool] | None = None,
 ) -> Message:
-    """A full picture of the table as the viewer may see it (joining, observing, resuming)."""
+    """A full picture of the table as the viewer may see it (joining, observing, resuming);
+    ``settings`` are the viewer's own seat settings (auto-post, auto-muck) when seated."""
     hand = view.hand
     in_hand = {p.seat: p for p in hand.players} if hand is not None else {}
     seats = []
@@ -359,5 +379,6 @@ def snapshot(
             "waiting": view.waiting,
             "legal": legal_of(hand.legal) if hand is not None else None,
             "muted": sorted(muted),
+            "settings": dict(settings) if settings is not None else None,
         },
     }

@@ -272,7 +272,11 @@ function onMessage(m) {
     return;
   }
   let line = null;
-  if (m.type === "snapshot") applySnapshot(t, m, now);
+  if (m.type === "snapshot") {
+    applySnapshot(t, m, now);
+    state.autoPost.delete(t.id); // the snapshot's settings are the server's: they win
+    state.autoMuck.delete(t.id);
+  }
   else if (m.type === "event") {
     line = applyEvent(t, m, { me: state.player });
     if (m.kind === "seat_released" && m.account === state.player) {
@@ -757,16 +761,21 @@ function renderSeatControls(t, entry) {
     box.append(h("button", { type: "button", onclick: () => { send(t, { type: "unobserve" }); unwatchTable(t.id); location.hash = "#lobby"; } }, "Back to the lobby"));
     return box;
   }
-  const autoPost = h("input", { type: "checkbox", id: "auto-post", checked: state.autoPost.get(t.id) !== false });
-  autoPost.addEventListener("change", async () => {
-    const reply = await send(t, { type: "auto_post", on: autoPost.checked });
-    if (reply.type === "ok") state.autoPost.set(t.id, autoPost.checked);
+  // the server's word (the snapshot's settings) first, then what this page set since
+  const setting = (key, map) => (map.has(t.id) ? map.get(t.id) : !t.settings || t.settings[key] !== false);
+  const autoPost = h("input", { type: "checkbox", id: "auto-post", checked: setting("auto_post", state.autoPost) });
+  const toggle = (input, type, map) => input.addEventListener("change", async () => {
+    const on = input.checked;
+    map.set(t.id, on); // a redraw before the answer keeps the box as the player left it
+    const reply = await send(t, { type, on });
+    if (reply.type !== "ok") {
+      map.set(t.id, !on);
+      if (state.current === t.id) renderTable(t);
+    }
   });
-  const autoMuck = h("input", { type: "checkbox", id: "auto-muck", checked: state.autoMuck.get(t.id) !== false });
-  autoMuck.addEventListener("change", async () => {
-    const reply = await send(t, { type: "auto_muck", on: autoMuck.checked });
-    if (reply.type === "ok") state.autoMuck.set(t.id, autoMuck.checked);
-  });
+  toggle(autoPost, "auto_post", state.autoPost);
+  const autoMuck = h("input", { type: "checkbox", id: "auto-muck", checked: setting("auto_muck", state.autoMuck) });
+  toggle(autoMuck, "auto_muck", state.autoMuck);
   box.append(h("label", {}, autoPost, " Auto-post blinds"), h("label", {}, autoMuck, " Auto-muck losing hands"));
   if (t.hand === null) box.append(h("button", { type: "button", id: "add-chips-open", onclick: () => addChipsDialog(t) }, "Add chips"));
   if (me.sittingOut) {

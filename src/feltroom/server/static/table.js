@@ -42,6 +42,7 @@ export function newTable(id) {
     legal: null,
     waiting: 0,
     muted: [],
+    settings: null,
     pots: [], // pot_awarded of the last hand
     result: null,
     description: null,
@@ -78,6 +79,7 @@ export function applySnapshot(t, m, now) {
   t.legal = v.legal;
   t.waiting = v.waiting;
   t.muted = v.muted;
+  t.settings = v.settings; // your seat's auto-post and auto-muck, as the server keeps them
   t.description = null;
   if (v.hand === null) t.preAction = null;
 }
