@@ -685,6 +685,35 @@ def test_a_connection_too_slow_to_read_is_dropped_with_what_it_did_not_read(
     assert connection.outbox.empty()
 
 
+# Rules: R-TIME-4
+def test_a_connection_the_hub_drops_is_closed_1008_and_its_seat_is_kept(
+    storage: SqlStorage,
+) -> None:
+    async def scenario() -> None:
+        room = room_for(storage, HEADS_UP)
+        async with live_server(room) as live:
+            token = await live.account("alice")
+            async with live.client("alice", token) as alice:
+                await _seat(alice, "hu", 1)
+                (connection,) = [c for c in live.hub.connections if c.player == "alice"]
+                connection.close()  # as when it falls too far behind
+                with pytest.raises(websockets.ConnectionClosed) as closed:
+                    await asyncio.wait_for(_drain(alice), 10)
+                assert closed.value.rcvd is not None
+                assert closed.value.rcvd.code == 1008
+                assert "too slow" in closed.value.rcvd.reason
+            for _ in range(100):
+                if not live.hub.connections:
+                    break
+                await asyncio.sleep(0.05)
+            assert not live.hub.connections
+            assert room.seats_of("alice") == [("hu", 1)]  # a disconnection, not a leave
+            assert room.runners["hu"].table.seats[1].disconnected
+        _audit_passes(storage)
+
+    _run(scenario())
+
+
 def test_a_refused_sit_does_not_leave_the_connection_watching(storage: SqlStorage) -> None:
     async def scenario() -> None:
         room = room_for(storage, HEADS_UP)

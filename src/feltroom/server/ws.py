@@ -37,12 +37,17 @@ def same_origin(websocket: WebSocket) -> bool:
     return origin.rstrip("/").lower() == f"{scheme}://{host}".lower()
 
 
-async def _sender(websocket: WebSocket, connection: Connection) -> None:
+async def _sender(websocket: WebSocket, connection: Connection, ending: asyncio.Event) -> None:
     while True:
         frame = await connection.outbox.get()
         if frame is None:
-            return
+            break
         await websocket.send_text(frame)
+    if not ending.is_set():
+        # The hub ended the connection, not the endpoint: a reader too slow for what the table
+        # sends. Closing the socket here ends the endpoint's wait for the next frame.
+        with contextlib.suppress(Exception):
+            await websocket.close(code=1008, reason="too slow to read what the table sends")
 
 
 def websocket_endpoint(hub: Hub) -> Callable[[WebSocket], Awaitable[None]]:
@@ -55,25 +60,21 @@ def websocket_endpoint(hub: Hub) -> Callable[[WebSocket], Awaitable[None]]:
         await websocket.accept()
         client = websocket.client
         connection = hub.open(f"{client.host}" if client is not None else "")
-        sender = asyncio.create_task(_sender(websocket, connection))
+        ending = asyncio.Event()
+        sender = asyncio.create_task(_sender(websocket, connection, ending))
         code, reason = 1000, ""
         try:
             while not connection.closed:
-                timeout = None if connection.player is not None else hub.settings.hello_seconds
-                receiving = asyncio.ensure_future(websocket.receive())
-                done, _ = await asyncio.wait(
-                    {receiving, sender}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
-                )
-                if receiving not in done:
-                    receiving.cancel()
-                    with contextlib.suppress(BaseException):
-                        await receiving
-                    if sender in done:  # the hub dropped a connection too slow to read
-                        code, reason = 1008, "too slow to read what the table sends"
-                    else:
+                if connection.player is None:
+                    try:
+                        message = await asyncio.wait_for(
+                            websocket.receive(), hub.settings.hello_seconds
+                        )
+                    except TimeoutError:
                         code, reason = 1008, "say hello with your token first"
-                    break
-                message = receiving.result()
+                        break
+                else:  # no task or timer a frame: the sender closes the socket to end this
+                    message = await websocket.receive()
                 if message["type"] == "websocket.disconnect":
                     break
                 frame: str | bytes | None = message.get("text")
@@ -94,6 +95,7 @@ def websocket_endpoint(hub: Hub) -> Callable[[WebSocket], Awaitable[None]]:
             log.exception("connection of %s failed", connection.player)
             code, reason = 1011, "server error"
         finally:
+            ending.set()
             await hub.close(connection)
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(sender, 5.0)
