@@ -2,7 +2,7 @@
 // what the server sends (docs/protocol.md) and sends only the actions the server offered.
 
 import { api, ApiError, savedToken, saveToken, Socket } from "/static/net.js";
-import { applyEvent, applyMessage, applySnapshot, newTable, owed } from "/static/table.js";
+import { applyEvent, applyMessage, applySnapshot, forcedName, newTable, owed } from "/static/table.js";
 import { verifyProof } from "/static/verify.js";
 
 const app = document.getElementById("app");
@@ -952,7 +952,7 @@ function replaySteps(hand, streets) {
   for (const p of hand.players) {
     step(`Seat ${p.seat}: ${p.player} (${chips(p.start_stack)})${p.hole ? ` holds ${p.hole}` : ""}`);
   }
-  for (const [seat, kind, amount] of r.forced) step(`${names.get(seat)} posts ${kind.replace("_", " ")} ${amount}`);
+  for (const [seat, kind, amount] of r.forced) step(`${names.get(seat)} posts ${forcedName(kind)} ${amount}`);
   const allBoard = r.board ? r.board.split(" ") : [];
   const dealAt = (cards) => {
     board = board.concat(cards);

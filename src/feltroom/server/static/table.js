@@ -222,7 +222,7 @@ export function applyEvent(t, e, names) {
         s.allIn = e.all_in;
         s.last = e.forced.replace("_", " ");
       }
-      return `${who(e.seat)} posts ${e.forced.replace("_", " ")} ${e.amount}`;
+      return `${who(e.seat)} posts ${forcedName(e.forced)} ${e.amount}${e.all_in ? " (all-in)" : ""}`;
     case "hole_cards_dealt":
       for (const n of e.seats) if (seatOf(t, n)) seatOf(t, n).hasCards = true;
       return null;
@@ -369,4 +369,18 @@ export function owed(t) {
   let top = 0;
   for (const s of t.seats.values()) if (s.inHand) top = Math.max(top, s.bet);
   return Math.max(0, Math.min(top - me.bet, me.stack));
+}
+
+// How a forced bet reads in a sentence ("posts the entry blind 2").
+const FORCED_NAMES = {
+  ante: "the ante",
+  small_blind: "the small blind",
+  big_blind: "the big blind",
+  straddle: "a straddle",
+  post: "the entry blind",
+  dead: "a dead blind",
+};
+
+export function forcedName(kind) {
+  return FORCED_NAMES[kind] || kind.replace("_", " ");
 }
