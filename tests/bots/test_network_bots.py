@@ -159,3 +159,38 @@ def test_bots_command_reports_a_server_it_cannot_reach(capsys: pytest.CaptureFix
     assert "cannot reach http://127.0.0.1:9" in capsys.readouterr().err
     with pytest.raises(InvalidConfiguration, match="styles are"):
         BotSettings("http://h:1", 2, style="wild")
+
+
+DEEP = """
+[[table]]
+id = "deep"
+structure = "fixed_limit"
+lower = 2000
+upper = 4000
+max_seats = 2
+first_button = "first_seated"
+act_seconds = 30
+"""
+
+
+def test_a_bot_that_cannot_buy_in_stops_the_run_instead_of_waiting_for_ever(
+    storage: SqlStorage,
+) -> None:
+    """The minimum buy-in (10 x 2,000, R-BUYIN-1) is more than a grant: every free seat is
+    refused, so the bots stop with that problem, leave, and the run ends (not ok)."""
+
+    async def scenario() -> None:
+        room = room_for(storage, DEEP)
+        async with live_server(room) as live:
+            settings = BotSettings(live.http, count=2, hands=5, think=0.0, style="random", seed=1)
+            report = await run_bots(settings)
+            assert not report.ok
+            assert report.stopped
+            problems = [b.problem for b in report.bots if b.problem is not None]
+            assert problems
+            assert all("cannot sit at deep" in p for p in problems), problems
+            assert "20000" in problems[0] or "20,000" in problems[0], problems
+            assert room.runners["deep"].table.seats == {}
+        assert audit(storage, shuffles=0)["pass"] is True
+
+    _run(scenario())

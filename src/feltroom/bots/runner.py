@@ -6,7 +6,8 @@ websocket (``feltroom.bots.client.Client``) and its own brain of the strategy la
 (``make_brain(style)``). The team reads the lobby, picks the running play-money tables with
 free seats and fills them together (a bot never sits alone at an empty table while others can
 join it; bots beyond the free seats join a waiting list and sit when a seat is offered). Each
-bot buys in with the table's default buy-in (R-BUYIN-2), posts its blinds, waits ``think``
+bot buys in with the table's default buy-in (R-BUYIN-2; five times the minimum where a table
+has no maximum, whose default is the whole wallet), posts its blinds, waits ``think``
 seconds before each action and plays what its brain chooses from its own view and the legal
 actions of its turn.
 
@@ -231,8 +232,10 @@ class NetworkBot:
                     break
                 await self._reconnect()
         except ClientError as error:
+            # a bot that cannot go on stops the run: its team mates might otherwise wait for
+            # ever at a table it left them alone at
             self.report.problem = str(error)
-            self.team.finished(self.name)
+            self.team.stop.set()
         finally:
             await self._leave_all()
             await self.client.close()
@@ -304,7 +307,7 @@ class NetworkBot:
         elif kind == "blind_prompt":
             await self.client.post_blind(table)
         elif kind == "seat_offer" and not self._leaving and not self._seated():
-            await self.client.sit(table, int(message["seat"]))
+            await self.client.sit(table, int(message["seat"]), buy_in=self._buy_in(table))
             if self.name in self.team.waiting:
                 self.team.waiting.discard(self.name)
                 self.team.handoffs = max(0, self.team.handoffs - 1)
@@ -343,7 +346,13 @@ class NetworkBot:
         if wanted is not None and self._hands() >= wanted and self.name not in self.team.done:
             self.team.finished(self.name)
         team = self.team
-        if self.name in team.done and team.handoffs < len(team.waiting) and state.you is not None:
+        full = len(state.seats) >= int(self.lobby.get(table, {}).get("seats", 10))
+        if (
+            self.name in team.done
+            and full  # with a free seat the team mate sits there: the table needs this bot
+            and team.handoffs < len(team.waiting)
+            and state.you is not None
+        ):
             self._retired = True  # done: give the seat to a team mate on the waiting list
             team.handoffs += 1
             await self.client.leave(table)
@@ -393,23 +402,42 @@ class NetworkBot:
             await self._wait_list(table)
             return
         seats = int(self.lobby.get(table, {}).get("seats", 10))
+        last: RequestRefused | None = None
+        buy_in = self._buy_in(table)
         for attempt in range(3 * seats):
             free = [s for s in range(1, seats + 1) if s not in state.seats]
             if not free:
                 break
             seat = free[self.rng.randrange(len(free))]
             try:
-                await self.client.sit(table, seat)
+                await self.client.sit(table, seat, buy_in=buy_in)
             except RequestRefused as refused:
-                if refused.code == "refused":
-                    await self._top_up()
-                elif refused.code != "illegal_action":
+                last = refused
+                if refused.code not in ("refused", "illegal_action"):
                     raise
+                if buy_in is not None:
+                    buy_in = None  # the wallet may hold less: the default, all of it, then
+                else:
+                    await self._top_up()  # short of the minimum (or the seat went): a grant
                 await asyncio.sleep(0.02 * (attempt + 1))
                 continue
             self._note_table(table)
+            self.team.waiting.discard(self.name)  # seated: no longer waiting for a seat
             return
+        else:
+            if last is not None:  # seats were free and every try was refused: no use waiting
+                raise ClientError(f"{self.name} cannot sit at {table}: {last}")
         await self._wait_list(table)
+
+    def _buy_in(self, table: str) -> int | None:
+        """The table's default buy-in (R-BUYIN-2), except at a table without a maximum (Limit),
+        where the default is the whole wallet: there five times the minimum, so that one bad
+        run does not lose the bot every chip it has."""
+        settings = self.lobby.get(table, {}).get("settings", {})
+        low, high = settings.get("buy_in_min"), settings.get("buy_in_max")  # as in effect
+        if high is None and isinstance(low, int):
+            return 5 * low
+        return None
 
     async def _wait_list(self, table: str) -> None:
         self.team.waiting.add(self.name)
