@@ -136,6 +136,18 @@ first_button = "first_seated"
 act_seconds = 30
 
 [[table]]
+id = "livepots"
+name = "Live Pots NL"
+structure = "no_limit"
+big_blind = 2
+small_blind = 1
+max_seats = 3
+min_buy_in = 40
+max_buy_in = 400
+first_button = "first_seated"
+act_seconds = 30
+
+[[table]]
 id = "miss"
 name = "Miss NL"
 structure = "no_limit"

@@ -314,3 +314,64 @@ def test_three_all_ins_show_the_main_and_the_side_pot_as_the_server_awarded_them
         )
         assert amounts == [amount for amount, _, _ in pots]
         assert page_stacks(page) == books
+
+
+# Rules: R-ALLIN-2
+def test_r_allin_2_a_side_pot_shows_while_the_hand_goes_on(room: Any, browser: Any) -> None:
+    """A short stack all-in preflop, the two others raising on: after the flop every page
+    shows the main pot and the side pot as the server's pots message has them."""
+    from feltroom.server.wire import pots_message
+
+    xan = sign_up(browser, room.url, "xan")
+    yul = sign_up(browser, room.url, "yul")
+    zed = sign_up(browser, room.url, "zed")
+    sit(xan, "livepots", 1, 40)
+    sit(yul, "livepots", 2, 200)
+    sit(zed, "livepots", 3, 200)
+    players = {1: xan, 2: yul, 3: zed}
+
+    def zed_dealt_in() -> bool:
+        hand = room.runtime.runners["livepots"].table.hand
+        return hand is not None and not hand.is_over and 3 in hand.seats
+
+    for _ in range(8):  # the heads-up hand dealt before zed sat: fold it away
+        to_act(players, room=room, table="livepots")
+        if room.call(zed_dealt_in):
+            break
+        fold_or_check(room, "livepots", players)
+        zed.wait_for_timeout(300)
+    expect(zed.locator(".my-hand [data-card]")).to_have_count(2)
+
+    def state() -> tuple[int, int, bool]:
+        hand = room.runtime.runners["livepots"].table.hand
+        put_in = dict(zip(hand.seats, hand.contributions, strict=True))
+        return len(hand.board), put_in.get(hand.to_act, 0), hand.is_over
+
+    for _ in range(8):  # xan all-in; yul and zed raise to 80 between them and call
+        board, put_in, over = room.call(state)
+        if board or over:
+            break
+        seat, page = to_act(players, room=room, table="livepots")
+        if seat == 1 and page.locator("#preset-allin").count():
+            page.click("#preset-allin")
+            page.click("#act-raise")
+        elif (
+            seat != 1
+            and put_in < 80
+            and page.locator("#raise-amount").count()
+            and int(page.locator("#raise-amount").get_attribute("min") or 0) <= 80
+        ):
+            page.fill("#raise-amount", "80")
+            page.click("#act-raise")
+        else:
+            page.click("#act-call" if page.locator("#act-call").count() else "#act-check")
+        page.wait_for_timeout(200)
+    pots = room.call(
+        lambda: pots_message("livepots", None, room.runtime.runners["livepots"].table.hand)
+    )["pots"]
+    assert len(pots) == 2, (pots, room.call(state))  # the main pot and one side pot
+    for page in players.values():
+        lines = page.locator(".live-pot-line")
+        expect(lines).to_have_count(2)
+        expect(lines.first).to_contain_text(f"Main pot {pots[0]['amount']}")
+        expect(lines.nth(1)).to_contain_text(f"Side pot 1 {pots[1]['amount']}")

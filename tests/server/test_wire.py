@@ -447,6 +447,7 @@ TABLE_TYPES = (
     "event",
     "hole_cards",
     "hand_strength",
+    "pots",
     "turn",
     "blind_prompt",
     "seat_offer",
@@ -607,6 +608,42 @@ def test_R_DEAL_4_a_player_in_a_seat_freed_after_the_hand_does_not_see_its_old_c
     fan.sit("newcomer", 2)
     snap = wire.snapshot(TABLE, None, table.view(2))
     assert not set(folded) & cards_in([snap]), snap["view"]["seats"]
+
+
+# Rules: R-ALLIN-2
+def test_R_ALLIN_2_the_pots_message_shows_the_main_pot_and_a_side_pot_after_the_flop() -> None:
+    """A short stack all-in, two deeper players raising on: after the flop everyone watching
+    gets the main pot (all three can win it) and the side pot (the two deeper players)."""
+    fan = Fanout(make_table(), [OBSERVER])
+    fan.sit("p1", 1, stack=40)
+    fan.sit("p2", 2, stack=200)
+    fan.sit("p3", 3, stack=200)
+    fan.feed(fan.table.start_hand(0.0))
+    hand = fan.table.hand
+    assert hand is not None
+    while not hand.board and not hand.is_over:
+        seat = hand.to_act
+        legal = hand.legal_actions()
+        assert seat is not None
+        assert legal is not None
+        put_in = hand.contributions[hand.seats.index(seat)]
+        if legal.raise_min is not None and put_in < 80 and seat != 1:
+            action: Any = RaiseTo(max(legal.raise_min, min(80, legal.raise_max or 80)))
+        elif seat == 1 and legal.raise_max is not None:
+            action = RaiseTo(legal.raise_max)  # all-in
+        else:
+            action = Check() if legal.check else Call()
+        fan.feed(fan.table.act(seat, action, 0.0))
+    assert hand.board
+    for who in (OBSERVER, "p1", "p2"):
+        (pots,) = of_type(fan.received[who], "pots")
+        assert pots["hand"] == fan.hand_id()
+        main, *side = pots["pots"]
+        assert set(main["seats"]) == {1, 2, 3}
+        assert main["amount"] == 3 * 40
+        assert [set(p["seats"]) for p in side] == [{2, 3}]
+        gathered = hand.pot_total - sum(hand.bets)
+        assert main["amount"] + side[0]["amount"] == gathered
 
 
 def test_a_snapshot_has_the_documented_view() -> None:

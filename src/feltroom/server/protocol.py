@@ -122,6 +122,7 @@ OUTBOUND_TYPES: Final = (
     "event",
     "hole_cards",
     "hand_strength",
+    "pots",
     "turn",
     "blind_prompt",
     "seat_offer",

@@ -33,7 +33,7 @@ from feltroom.room.runtime import RoomRuntime, TableRunner
 from feltroom.rules import Action, Call, Check, Fold, LegalActions, RaiseTo
 from feltroom.server import protocol
 from feltroom.server.protocol import PROTOCOL_VERSION, ProtocolError
-from feltroom.server.wire import hand_strength, legal_of, messages_for, snapshot
+from feltroom.server.wire import hand_strength, legal_of, messages_for, pots_message, snapshot
 from feltroom.table import Entry, PreAction, PreActionKind, SeatOffered, SeatOfferExpired
 
 __all__ = ["Connection", "Hub", "HubSettings"]
@@ -264,6 +264,8 @@ class Hub:
         )
         connection.send(snapshot(runner.table_id, runner.playing, view, sorted(muted), settings))
         hand = runner.table.hand
+        if hand is not None and not hand.is_over and hand.board:
+            connection.send(pots_message(runner.table_id, runner.playing, hand))
         if viewer is not None and hand is not None and not hand.is_over:
             strength = hand_strength(runner.table_id, runner.playing, hand, viewer)
             if strength is not None:

@@ -43,6 +43,7 @@ from feltroom.rules import (
     Protected,
     Raised,
     UncalledBetReturned,
+    build_pots,
 )
 from feltroom.server.protocol import legal_dict
 from feltroom.table import (
@@ -76,7 +77,15 @@ from feltroom.table import (
     WaitingListLeft,
 )
 
-__all__ = ["describe_hand", "hand_strength", "legal_of", "messages_for", "snapshot", "to_wire"]
+__all__ = [
+    "describe_hand",
+    "hand_strength",
+    "legal_of",
+    "messages_for",
+    "pots_message",
+    "snapshot",
+    "to_wire",
+]
 
 Message = dict[str, Any]
 
@@ -238,6 +247,25 @@ def hand_strength(table: str, hand_id: int | None, hand: Hand, seat: int) -> Mes
     }
 
 
+def pots_message(table: str, hand_id: int | None, hand: Hand) -> Message:
+    """The ``pots`` message: the main pot and the side pots gathered from the betting rounds
+    so far (this round's bets are still in front of the players), each with the seats that can
+    win it (R-ALLIN-2). Everything in it follows from the public actions."""
+    collected = [c - b for c, b in zip(hand.contributions, hand.bets, strict=True)]
+    live = [not folded for folded in hand.folded]
+    seats = hand.seats
+    return {
+        "type": "pots",
+        "table": table,
+        "hand": hand_id,
+        "pots": [
+            {"amount": amount, "seats": [seats[p] for p in eligible]}
+            for amount, eligible in build_pots(collected, live, hand.dead_money)
+            if amount > 0
+        ],
+    }
+
+
 def messages_for(
     table: str,
     hand_id: int | None,
@@ -275,6 +303,11 @@ def messages_for(
                         "cards": to_wire(hand.hole_cards(viewer)),
                     }
                 )
+            if isinstance(event, BoardDealt) and hand is not None:
+                pots = cache.get(-id(event))  # (negative: apart from the events' own keys)
+                if pots is None:
+                    pots = cache[-id(event)] = pots_message(table, hand_id, hand)
+                out.append(pots)
             if (
                 isinstance(event, (HoleCardsDealt, BoardDealt))
                 and viewer is not None

@@ -592,6 +592,11 @@ function renderTable(t) {
     h("div", { class: "center" },
       h("div", { class: "board", "aria-label": "board" }, t.board.map(cardEl)),
       h("div", { class: "pot", dataset: { pot: t.pot } }, t.hand !== null || t.pot > 0 && !t.result ? `Pot ${chips(t.pot)}` : ""),
+      !t.pots.length && t.hand !== null && t.livePots && t.livePots.length > 1
+        ? h("div", { class: "pots live-pots" }, t.livePots.map((p, i) =>
+          h("div", { class: "live-pot-line", dataset: { index: i, amount: p.amount } },
+            `${i === 0 ? "Main pot" : `Side pot ${i}`} ${chips(p.amount)}`)))
+        : null,
       t.pots.length
         ? h("div", { class: "pots" }, t.pots.map((p) =>
           h("div", { class: "pot-line", dataset: { index: p.index, amount: p.amount } },

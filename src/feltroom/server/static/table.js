@@ -1,6 +1,7 @@
 // A table as this connection knows it: built from the snapshot, then changed by each message
 // exactly as the message says (docs/protocol.md). No rules are computed here: the legal actions
-// come from the turn, the hand's words from hand_strength, the pots from pot_awarded.
+// come from the turn, the hand's words from hand_strength, the pots from the pots message and,
+// at the end, pot_awarded.
 
 function seatFrom(s) {
   return {
@@ -44,6 +45,7 @@ export function newTable(id) {
     muted: [],
     settings: null,
     pots: [], // pot_awarded of the last hand
+    livePots: [], // the pots of the hand in progress (the server's pots message)
     result: null,
     description: null,
     prompt: null, // blind_prompt
@@ -79,6 +81,7 @@ export function applySnapshot(t, m, now) {
   t.legal = v.legal;
   t.waiting = v.waiting;
   t.muted = v.muted;
+  t.livePots = []; // a pots message follows a snapshot of a hand past the flop
   t.settings = v.settings; // your seat's auto-post and auto-muck, as the server keeps them
   t.description = null;
   if (v.hand === null) t.preAction = null;
@@ -173,6 +176,7 @@ export function applyEvent(t, e, names) {
       t.board = [];
       t.pot = 0;
       t.pots = [];
+      t.livePots = [];
       t.result = null;
       t.description = null;
       t.preAction = null;
@@ -340,6 +344,9 @@ export function applyMessage(t, m, now) {
       return null;
     case "hand_strength":
       t.description = m.description;
+      return null;
+    case "pots":
+      t.livePots = m.pots; // the main pot, then the side pots, as the server gathered them
       return null;
     case "hand_result":
       t.result = m;
