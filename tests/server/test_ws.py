@@ -316,16 +316,30 @@ def test_R_SHOW_4_show_after_an_uncontested_win_and_the_auto_muck_choice(
 async def _play_randomly(client: Client, seat: int, hands: int, rng: random.Random) -> None:
     """Act at each turn with a random legal action until ``hands`` hand results were seen."""
     results = 0
+    broke = False
     while results < hands:
         message = await client.wait_for(
             lambda m: (
                 (m["type"] == "turn" and m["seat"] == seat and m["legal"] is not None)
                 or m["type"] == "hand_result"
+                or (
+                    m["type"] == "event"
+                    and m["kind"] == "sat_out"
+                    and m["seat"] == seat
+                    and m["reason"] == "busted"
+                )
             ),
             60,
         )
-        if message["type"] == "hand_result":
-            results += 1
+        if message["type"] == "event":
+            broke = True
+        if message["type"] != "turn":
+            results += message["type"] == "hand_result"
+            if broke:  # busted: buy chips again between hands and sit in (R-BUYIN-3)
+                added = {"type": "add_chips", "table": "three", "amount": 200}
+                if (await client.request(added))["type"] == "ok":
+                    broke = False
+                    await client.request({"type": "sit_in", "table": "three"})
             continue
         legal = message["legal"]
         roll = rng.random()
