@@ -153,3 +153,28 @@ def check_labels(page: Page) -> None:
             .map(e => e.outerHTML)"""
     )
     assert unnamed == []
+
+
+def three_at(
+    room: Any, browser: Any, table: str, players: list[tuple[str, int]]
+) -> dict[int, Page]:
+    """Three players signed up and seated in seats 1 to 3 of ``table`` with these buy-ins; the
+    heads-up hand dealt before the third sat is folded away, so that a three-handed hand is
+    under way when this returns. The pages by seat."""
+    pages: dict[int, Page] = {}
+    for seat, (name, buy_in) in enumerate(players, start=1):
+        pages[seat] = sign_up(browser, room.url, name)
+        sit(pages[seat], table, seat, buy_in)
+
+    def third_dealt_in() -> bool:
+        hand = room.runtime.runners[table].table.hand
+        return hand is not None and not hand.is_over and 3 in hand.seats
+
+    for _ in range(8):
+        to_act(pages, room=room, table=table)
+        if room.call(third_dealt_in):
+            break
+        fold_or_check(room, table, pages)
+        pages[3].wait_for_timeout(300)
+    expect(pages[3].locator(".my-hand [data-card]")).to_have_count(2)
+    return pages

@@ -12,13 +12,13 @@ from playwright.sync_api import Page, expect
 from .helpers import (
     cards_on,
     check_labels,
-    fold_or_check,
     page_stacks,
     server_hole,
     server_legal,
     server_stacks,
     sign_up,
     sit,
+    three_at,
     to_act,
 )
 
@@ -262,25 +262,8 @@ def test_three_all_ins_show_the_main_and_the_side_pot_as_the_server_awarded_them
 ) -> None:
     """A short stack all-in against two bigger ones: every page lists the main pot and the side
     pot with the amounts and winners the server awarded, and the stacks of the books."""
-    uma = sign_up(browser, room.url, "uma")
-    vic = sign_up(browser, room.url, "vic")
-    wes = sign_up(browser, room.url, "wes")
-    sit(uma, "side", 1, 60)
-    sit(vic, "side", 2, 200)
-    sit(wes, "side", 3, 200)
-    players = {1: uma, 2: vic, 3: wes}
-
-    def wes_dealt_in() -> bool:
-        hand = room.runtime.runners["side"].table.hand
-        return hand is not None and not hand.is_over and 3 in hand.seats
-
-    for _ in range(8):  # the heads-up hand dealt before wes sat: fold it away
-        to_act(players, room=room, table="side")
-        if room.call(wes_dealt_in):
-            break  # the three-handed hand is dealt
-        fold_or_check(room, "side", players)
-        wes.wait_for_timeout(300)
-    expect(wes.locator(".my-hand [data-card]")).to_have_count(2)
+    players = three_at(room, browser, "side", [("uma", 60), ("vic", 200), ("wes", 200)])
+    uma, vic, wes = players[1], players[2], players[3]
     hand = room.call(lambda: room.runtime.runners["side"].playing)
     for _ in range(3):  # everyone all-in (or calls the all-in)
         _, page = to_act(players)
@@ -322,25 +305,7 @@ def test_r_allin_2_a_side_pot_shows_while_the_hand_goes_on(room: Any, browser: A
     shows the main pot and the side pot as the server's pots message has them."""
     from feltroom.server.wire import pots_message
 
-    xan = sign_up(browser, room.url, "xan")
-    yul = sign_up(browser, room.url, "yul")
-    zed = sign_up(browser, room.url, "zed")
-    sit(xan, "livepots", 1, 40)
-    sit(yul, "livepots", 2, 200)
-    sit(zed, "livepots", 3, 200)
-    players = {1: xan, 2: yul, 3: zed}
-
-    def zed_dealt_in() -> bool:
-        hand = room.runtime.runners["livepots"].table.hand
-        return hand is not None and not hand.is_over and 3 in hand.seats
-
-    for _ in range(8):  # the heads-up hand dealt before zed sat: fold it away
-        to_act(players, room=room, table="livepots")
-        if room.call(zed_dealt_in):
-            break
-        fold_or_check(room, "livepots", players)
-        zed.wait_for_timeout(300)
-    expect(zed.locator(".my-hand [data-card]")).to_have_count(2)
+    players = three_at(room, browser, "livepots", [("xan", 40), ("yul", 200), ("zed", 200)])
 
     def state() -> tuple[int, int, bool]:
         hand = room.runtime.runners["livepots"].table.hand
