@@ -663,12 +663,20 @@ def test_a_snapshot_has_the_documented_view() -> None:
         "pot",
         "to_act",
         "deadline",
+        "turn_started",
+        "countdown_at",
         "waiting",
         "legal",
         "muted",
         "settings",
     }
     assert snap["view"]["settings"] is None  # given by the hub for a seated viewer
+    # R-TIME-1: the turn's clock as the turn message gave it, for a resumed client's timer
+    (turn,) = [m for m in fan.received["p1"] if m["type"] == "turn"][-1:]
+    assert snap["view"]["turn_started"] is not None
+    assert snap["view"]["countdown_at"] == turn["countdown_at"]
+    assert snap["view"]["deadline"] == turn["deadline"]
+    assert snap["view"]["turn_started"] < snap["view"]["countdown_at"] <= snap["view"]["deadline"]
     assert snap["view"]["pot"] == 3
     assert snap["view"]["board"] == []
     assert json.loads(encode(snap)) == snap

@@ -409,6 +409,8 @@ def snapshot(
             "pot": hand.pot if hand is not None else 0,
             "to_act": view.to_act,
             "deadline": view.deadline,
+            "turn_started": view.turn_started,
+            "countdown_at": view.countdown_at,
             "waiting": view.waiting,
             "legal": legal_of(hand.legal) if hand is not None else None,
             "muted": sorted(muted),

@@ -99,6 +99,10 @@ class TableView:
     to_act: int | None
     deadline: float | None
     waiting: int
+    turn_started: float | None = None
+    """When the turn of ``to_act`` began (its clock), so that a resumed client can draw it."""
+    countdown_at: float | None = None
+    """When that turn's countdown begins (R-TIME-1)."""
 
 
 class Table:
@@ -864,6 +868,8 @@ class Table:
             hand.to_act if hand is not None else None,
             self._clock.deadline if self._clock is not None else None,
             len(self.waiting),
+            self._clock.started if self._clock is not None else None,
+            self._clock.countdown_at if self._clock is not None else None,
         )
 
 

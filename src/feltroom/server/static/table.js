@@ -73,11 +73,12 @@ export function applySnapshot(t, m, now) {
   t.pot = v.pot;
   t.toAct = v.to_act;
   t.deadline = v.deadline;
-  // a turn under way: its start and countdown are not in the snapshot (the page estimates them
-  // from the table's clock settings when it draws the bar)
-  t.turnStart = v.to_act !== null ? now : null;
-  t.turnFromSnapshot = v.to_act !== null;
-  t.countdownAt = null;
+  // a turn under way: its start and countdown as the server's clock has them; a server that
+  // does not send them leaves the page to estimate them from the table's clock settings
+  const known = v.to_act !== null && v.turn_started != null;
+  t.turnStart = v.to_act === null ? null : known ? v.turn_started : now;
+  t.turnFromSnapshot = v.to_act !== null && !known;
+  t.countdownAt = known ? v.countdown_at : null;
   t.legal = v.legal;
   t.waiting = v.waiting;
   t.muted = v.muted;
