@@ -346,7 +346,7 @@ class NetworkBot:
         if wanted is not None and self._hands() >= wanted and self.name not in self.team.done:
             self.team.finished(self.name)
         team = self.team
-        full = len(state.seats) >= int(self.lobby.get(table, {}).get("seats", 10))
+        full = len(state.seats) >= self._seat_count(table)
         if (
             self.name in team.done
             and full  # with a free seat the team mate sits there: the table needs this bot
@@ -401,7 +401,7 @@ class NetworkBot:
         if wait:
             await self._wait_list(table)
             return
-        seats = int(self.lobby.get(table, {}).get("seats", 10))
+        seats = self._seat_count(table)
         last: RequestRefused | None = None
         buy_in = self._buy_in(table)
         for attempt in range(3 * seats):
@@ -428,6 +428,9 @@ class NetworkBot:
             if last is not None:  # seats were free and every try was refused: no use waiting
                 raise ClientError(f"{self.name} cannot sit at {table}: {last}")
         await self._wait_list(table)
+
+    def _seat_count(self, table: str) -> int:
+        return int(self.lobby.get(table, {}).get("seats", 10))
 
     def _buy_in(self, table: str) -> int | None:
         """The table's default buy-in (R-BUYIN-2), except at a table without a maximum (Limit),

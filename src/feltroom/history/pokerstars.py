@@ -224,7 +224,8 @@ def dumps(
             lines.append("*** HOLE CARDS ***")
             # a hand read from another site's file may not know every player's cards: only
             # the known ones are written (PokerStars never writes a card it did not deal)
-            for seat in hand.seats if show_all else [] if hero_seat is None else [hero_seat]:
+            dealt_to = hand.seats if show_all else () if hero_seat is None else (hero_seat,)
+            for seat in dealt_to:
                 hole_cards = hand.hole_cards(seat)
                 if all(card is not None for card in hole_cards):
                     lines.append(f"Dealt to {names[seat]} {_cards(hole_cards)}")

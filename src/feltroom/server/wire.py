@@ -18,7 +18,7 @@ added there, so a field that should stay private cannot slip out by default.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields
 from enum import Enum
 from typing import Any
@@ -266,6 +266,16 @@ def pots_message(table: str, hand_id: int | None, hand: Hand) -> Message:
     }
 
 
+def _once(
+    cache: dict[int, Message], key: int, build: Callable[..., Message], *args: Any
+) -> Message:
+    """The message kept under ``key``, built by ``build(*args)`` the first time."""
+    message = cache.get(key)
+    if message is None:
+        message = cache[key] = build(*args)
+    return message
+
+
 def messages_for(
     table: str,
     hand_id: int | None,
@@ -284,10 +294,7 @@ def messages_for(
     cache: dict[int, Message] = {} if shared is None else shared
     for event in events:
         if isinstance(event, _PUBLIC):
-            public = cache.get(id(event))
-            if public is None:
-                public = cache[id(event)] = _event(table, hand_id, event)
-            out.append(public)
+            out.append(_once(cache, id(event), _event, table, hand_id, event))
             if (
                 isinstance(event, HoleCardsDealt)
                 and viewer is not None
@@ -304,10 +311,8 @@ def messages_for(
                     }
                 )
             if isinstance(event, BoardDealt) and hand is not None:
-                pots = cache.get(-id(event))  # (negative: apart from the events' own keys)
-                if pots is None:
-                    pots = cache[-id(event)] = pots_message(table, hand_id, hand)
-                out.append(pots)
+                # (a negative key: apart from the events' own)
+                out.append(_once(cache, -id(event), pots_message, table, hand_id, hand))
             if (
                 isinstance(event, (HoleCardsDealt, BoardDealt))
                 and viewer is not None
@@ -322,15 +327,9 @@ def messages_for(
             if viewer == event.seat and hand is not None and hand.to_act == viewer:
                 out.append(_turn(table, hand_id, event, legal_of(hand.legal_actions())))
             else:  # everyone else: the same message, without legal actions
-                public = cache.get(id(event))
-                if public is None:
-                    public = cache[id(event)] = _turn(table, hand_id, event, None)
-                out.append(public)
+                out.append(_once(cache, id(event), _turn, table, hand_id, event, None))
         elif isinstance(event, HandFinished):
-            public = cache.get(id(event))
-            if public is None:
-                public = cache[id(event)] = _hand_result(table, hand_id, event)
-            out.append(public)
+            out.append(_once(cache, id(event), _hand_result, table, hand_id, event))
         elif isinstance(event, _OWNER):
             if viewer is not None and viewer == getattr(event, "seat", None):
                 out.append(_event(table, hand_id, event))
