@@ -273,7 +273,7 @@ function onMessage(m) {
   }
   let line = null;
   if (m.type === "snapshot") {
-    applySnapshot(t, m, now);
+    applySnapshot(t, m);
     state.autoPost.delete(t.id); // the snapshot's settings are the server's: they win
     state.autoMuck.delete(t.id);
   }
@@ -817,13 +817,6 @@ function tick() {
   const t = state.tables.get(state.current);
   if (!t || t.toAct === null || t.deadline === null) return;
   const now = state.socket.now();
-  const entry = lobbyEntry(t.id);
-  if (t.turnFromSnapshot && entry) {
-    const { act_seconds: act, countdown_seconds: countdown, time_bank_seconds: bank } = entry.settings;
-    t.turnStart = Math.min(now, t.deadline - act - countdown - (bank || 0));
-    t.countdownAt = t.turnStart + act;
-    t.turnFromSnapshot = false;
-  }
   const total = Math.max(0.1, t.deadline - (t.turnStart || now));
   const left = Math.max(0, t.deadline - now);
   const fill = app.querySelector(".timer-fill");

@@ -59,7 +59,7 @@ export function newTable(id) {
 }
 
 /** Replace everything with a snapshot. */
-export function applySnapshot(t, m, now) {
+export function applySnapshot(t, m) {
   const v = m.view;
   t.you = m.you;
   t.info = v.info;
@@ -73,12 +73,9 @@ export function applySnapshot(t, m, now) {
   t.pot = v.pot;
   t.toAct = v.to_act;
   t.deadline = v.deadline;
-  // a turn under way: its start and countdown as the server's clock has them; a server that
-  // does not send them leaves the page to estimate them from the table's clock settings
-  const known = v.to_act !== null && v.turn_started != null;
-  t.turnStart = v.to_act === null ? null : known ? v.turn_started : now;
-  t.turnFromSnapshot = v.to_act !== null && !known;
-  t.countdownAt = known ? v.countdown_at : null;
+  // a turn under way: its start and countdown as the server's clock has them
+  t.turnStart = v.turn_started;
+  t.countdownAt = v.countdown_at;
   t.legal = v.legal;
   t.waiting = v.waiting;
   t.muted = v.muted;
@@ -332,7 +329,6 @@ export function applyMessage(t, m, now) {
       t.toAct = m.seat;
       t.deadline = m.deadline;
       t.turnStart = now;
-      t.turnFromSnapshot = false;
       t.countdownAt = m.countdown_at;
       t.countdownEnds = null;
       t.legal = m.seat === t.you ? m.legal : null;
