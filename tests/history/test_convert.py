@@ -12,13 +12,10 @@ from feltroom.cli import main
 from feltroom.history import ohh, phh
 from feltroom.history.replay import replay
 
-SHARED = Path(__file__).parents[3] / "shared" / "phh"
-PLURIBUS = SHARED / "pluribus" / "83"
-FILES = ("63.phh", "53.phh", "104.phh")
+from .corpora import PHH
 
-pytestmark = pytest.mark.skipif(
-    not all((PLURIBUS / name).is_file() for name in FILES), reason="shared PHH corpus absent"
-)
+PLURIBUS = PHH / "pluribus" / "83"
+FILES = ("63.phh", "53.phh", "104.phh")
 
 
 def _paths() -> list[str]:

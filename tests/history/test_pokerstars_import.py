@@ -1,5 +1,6 @@
-"""PokerStars text import: the shared real hands, bad hands, byte-level robustness, names with
-spaces and colons, and ``feltroom convert`` of PokerStars input."""
+"""PokerStars text import: the real hands (tests/data, and ../shared in the corpus run), bad
+hands, byte-level robustness, names with spaces and colons, and ``feltroom convert`` of
+PokerStars input."""
 
 from __future__ import annotations
 
@@ -19,11 +20,16 @@ from feltroom.history.replay import replay
 from feltroom.money import PLAY, Currency, to_units
 from feltroom.rules import Call, Check, Fold, Hand, NoLimit, RaiseTo, blinds
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "handhistories" / "pokerstars"
+from .corpora import PHH, POKERSTARS, SHARED_POKERSTARS
+
+SHARED = POKERSTARS  # the real samples, kept in tests/data
 FILES = sorted(SHARED.glob("*.txt"))
 TEN_HANDS = SHARED / "nlhe-cash-9max-ten-hands-one-file.txt"
-
-pytestmark = pytest.mark.skipif(not FILES, reason="../shared/handhistories/pokerstars is absent")
+# every sample of tests/data, then (marker ``corpus``) every file of ../shared
+SAMPLES = [
+    *(pytest.param(path, id=path.name) for path in FILES),
+    pytest.param(SHARED_POKERSTARS, marks=pytest.mark.corpus, id="shared"),
+]
 
 _COLLECTED = re.compile(r"^(.*) collected ([$€£]?[\d.]+) from (?:main |side )?pot", re.M)
 _RAKE = re.compile(r"\| Rake ([$€£]?[\d.]+)")
@@ -41,11 +47,22 @@ def _stacks_by_seat(hand: Hand) -> dict[int, int]:
     return dict(zip((seat for seat, _ in hand.setup.players), hand.final_stacks, strict=True))
 
 
+def test_the_samples_are_all_there() -> None:
+    assert len(FILES) == 10
+
+
 # Rules: R-RAKE-3
-@pytest.mark.parametrize("path", FILES, ids=[path.name for path in FILES])
+@pytest.mark.parametrize("sample", SAMPLES)
 def test_r_rake_3_every_shared_hand_imports_replays_and_collects_what_the_file_says(
-    path: Path,
+    sample: Path,
 ) -> None:
+    paths = sorted(sample.glob("*.txt")) if sample.is_dir() else [sample]
+    assert paths
+    for path in paths:
+        _every_hand_imports_and_collects(path)
+
+
+def _every_hand_imports_and_collects(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
     result = pokerstars_import.loads(text)
     assert result.problems == ()
@@ -453,9 +470,7 @@ def _message(text: str) -> str:
 def test_convert_mixes_pokerstars_and_phh_files_in_one_run(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    phh_hand = SHARED.parents[1] / "phh" / "pluribus" / "83" / "63.phh"
-    if not phh_hand.is_file():
-        pytest.skip("../shared/phh is absent")
+    phh_hand = PHH / "pluribus" / "83" / "63.phh"
     code, out, err = _run(capsys, "--to", "pokerstars", str(TEN_HANDS), str(phh_hand))
     assert (code, err) == (0, "")
     headers = re.findall(r"^PokerStars Hand #(\d+):", out, re.M)
