@@ -76,7 +76,9 @@ def test_hero_hides_a_folded_opponent(capsys: pytest.CaptureFixture[str]) -> Non
     # Hand 63: Pluribus folds preflop; Bill and MrBlue show down.
     path = str(PLURIBUS / "63.phh")
     _, full, _ = _run(capsys, "--to", "pokerstars", path)
-    assert "Dealt to MrWhite [2s 5c]" in full
+    assert "Dealt to" not in full  # no hero: no one's Dealt to line
+    assert "2s 5c" not in full
+    assert "Bill: shows [6s 8h]" in full  # the showdown's cards where they were shown
     code, out, err = _run(capsys, "--to", "pokerstars", "--hero", "Pluribus", path)
     assert code == 0, err
     assert "Dealt to Pluribus [4h 3d]" in out

@@ -24,6 +24,7 @@ from fractions import Fraction
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from feltroom.cards import Card
 from feltroom.errors import FeltroomError, InvalidNotation
@@ -49,6 +50,7 @@ __all__ = [
     "loads",
     "loads_all",
     "record_from_fields",
+    "started_at",
 ]
 
 
@@ -119,6 +121,74 @@ def tables_of(document: Mapping[str, Any]) -> list[Mapping[str, Any]]:
             raise PHHError(f"a .phhs file holds only tables [1], [2]...; found the key {name!r}")
         hands.append(value)
     return hands
+
+
+# Time zone abbreviations PHH files write (``time_zone_abbreviation``), by IANA name.
+_ZONES = {
+    "UTC": "UTC",
+    "GMT": "UTC",
+    "Z": "UTC",
+    "ET": "America/New_York",
+    "EST": "America/New_York",
+    "EDT": "America/New_York",
+    "CT": "America/Chicago",
+    "CST": "America/Chicago",
+    "CDT": "America/Chicago",
+    "MT": "America/Denver",
+    "MST": "America/Denver",
+    "MDT": "America/Denver",
+    "PT": "America/Los_Angeles",
+    "PST": "America/Los_Angeles",
+    "PDT": "America/Los_Angeles",
+    "CET": "Europe/Paris",
+    "CEST": "Europe/Paris",
+    "WET": "Europe/Lisbon",
+    "WEST": "Europe/Lisbon",
+    "BST": "Europe/London",
+}
+
+
+def started_at(fields: Mapping[str, Any]) -> datetime | None:
+    """When a PHH hand was played (aware), from its ``year``, ``month``, ``day`` and ``time``
+    fields (or ``HandRecord.metadata``), in its ``time_zone`` (an IANA name such as
+    ``America/New_York``) or ``time_zone_abbreviation`` (``ET``, ``UTC``, ``CET``...), else UTC;
+    a date without ``time`` is midnight. ``None`` when the hand has no date. Raises
+    ``ValueError`` naming what is wrong for a partial or impossible date or an unknown zone."""
+    parts = {name: fields.get(name) for name in ("year", "month", "day")}
+    given = [name for name, value in parts.items() if value is not None]
+    if not given:
+        return None
+    if len(given) < 3 or not all(
+        isinstance(value, int) and not isinstance(value, bool) for value in parts.values()
+    ):
+        raise ValueError(
+            "the hand's date needs whole numbers in year, month and day; the file has "
+            + ", ".join(f"{name} = {value!r}" for name, value in parts.items())
+        )
+    moment = fields.get("time", time(0))
+    if not isinstance(moment, time):
+        raise ValueError(f"time must be a local time such as 21:47:13, not {moment!r}")
+    zone_name = fields.get("time_zone")
+    abbreviation = fields.get("time_zone_abbreviation")
+    if zone_name is None and abbreviation is not None:
+        zone_name = _ZONES.get(str(abbreviation).upper())
+        if zone_name is None:
+            raise ValueError(
+                f"unknown time_zone_abbreviation {abbreviation!r}; known: {', '.join(_ZONES)} "
+                "(or give time_zone as an IANA name)"
+            )
+    try:
+        zone = ZoneInfo(str(zone_name or "UTC"))
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(
+            f"unknown time_zone {zone_name!r}; give an IANA name such as 'America/New_York' "
+            "or 'UTC'"
+        ) from None
+    try:
+        day = date(parts["year"], parts["month"], parts["day"])  # type: ignore[arg-type]
+    except ValueError as error:
+        raise ValueError(f"year, month and day are not a date: {error}") from None
+    return datetime.combine(day, moment.replace(tzinfo=None), zone)
 
 
 def record_from_fields(fields: Mapping[str, Any]) -> HandRecord:
