@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -64,6 +64,30 @@ def _hide(record: HandRecord, visible: frozenset[int], seats: list[int]) -> Hand
         for player, seat in zip(record.players, seats, strict=True)
     )
     return replace(record, players=players)
+
+
+_DATE_FIELDS = ("year", "month", "day", "time", "time_zone", "time_zone_abbreviation")
+
+
+def _phh_metadata(record: HandRecord, table_name: str, started: datetime) -> dict[str, Any]:
+    """The PHH fields of a converted hand beyond the play: a PHH input's own fields (its date
+    and zone as written), else the hand's time in UTC; the table's name."""
+    metadata: dict[str, Any] = (
+        {k: v for k, v in record.metadata.items() if k in _DATE_FIELDS}
+        if phh.started_at(record.metadata) is not None
+        else {}
+    )
+    if not metadata:
+        moment = started.astimezone(UTC)
+        metadata = {
+            "year": moment.year,
+            "month": moment.month,
+            "day": moment.day,
+            "time": moment.time().replace(microsecond=0, tzinfo=None),
+            "time_zone": "UTC",
+        }
+    metadata["table"] = table_name
+    return metadata
 
 
 @dataclass(slots=True)
@@ -105,6 +129,9 @@ class _Writer:
                 seat_count=record.seat_count,
                 hand_id=phh_hand,
                 exponent=record.exponent,
+            )
+            written = replace(
+                written, metadata=_phh_metadata(record, table_name, started or self.now)
             )
             if hero is not None:
                 hero_seat = next(s for s, name in names.items() if name == hero)

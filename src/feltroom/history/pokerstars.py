@@ -56,7 +56,7 @@ SEPARATOR = "\n\n"
 """What stands between two hands of a file (each ends with a newline): two blank lines."""
 
 _SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£"}
-_EASTERN = ZoneInfo("America/New_York")
+EASTERN = ZoneInfo("America/New_York")
 _STREETS = ("before Flop", "on the Flop", "on the Turn", "on the River")
 _LIVE = (Forced.SMALL_BLIND, Forced.BIG_BLIND, Forced.STRADDLE, Forced.POST)
 _POSTS = {
@@ -155,7 +155,7 @@ def _header(
     stakes = f"{format_amount(low, currency)}/{format_amount(high, currency)}"
     if currency.exponent:
         stakes += f" {currency.code}"
-    eastern = started.astimezone(_EASTERN)
+    eastern = started.astimezone(EASTERN)
     when = f"{eastern:%Y/%m/%d} {eastern.hour}:{eastern:%M:%S} ET"
     return f"PokerStars Hand #{hand_id}:  Hold'em {game} ({stakes}) - {when}"
 

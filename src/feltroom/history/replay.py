@@ -27,7 +27,7 @@ rake in most sources, so they are not ground truth). Files that split an odd chi
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -103,14 +103,17 @@ class ReplayError(FeltroomError, ValueError):
     """A record that cannot be replayed: the message says which action or field and why."""
 
 
-def build_deck(record: HandRecord, *, keep_mucked: bool = False) -> list[Card | None]:
+def build_deck(
+    record: HandRecord, *, keep_mucked: bool = False, unknown: Collection[int] = ()
+) -> list[Card | None]:
     """The deck in the engine's dealing order (R-DEAL-1..3), from every card the record knows.
 
     Hole card ``k`` of the player in position ``i`` (0 = first left of the button) is at
     ``k * n + i``; burns at ``2n``, ``2n+4``, ``2n+6``; the flop at ``2n+1..2n+3``, the turn at
     ``2n+5``, the river at ``2n+7``. A card the record shows at the showdown fills an unknown
     hole card. A player who mucks or shows face down gets ``None`` (the hand is not known and
-    cannot win a contested pot), unless ``keep_mucked``: then the hole cards the record holds stay.
+    cannot win a contested pot), unless ``keep_mucked``: then the hole cards the record holds stay,
+    except those of the seats in ``unknown``.
     """
     n = len(record.players)
     deck: list[Card | None] = [None] * (2 * n + 8)
@@ -127,7 +130,7 @@ def build_deck(record: HandRecord, *, keep_mucked: bool = False) -> list[Card | 
             assert action.seat is not None
             hole = holes[position[action.seat]]
             if kind is ActionKind.MUCK or all(card is None for card in action.cards):
-                if not keep_mucked:
+                if not keep_mucked or action.seat in unknown:
                     hole[0] = hole[1] = None
             else:
                 for k, card in enumerate(action.cards[:2]):
@@ -170,13 +173,8 @@ def replay(record: HandRecord) -> Hand:
     action the engine refuses (with the engine's reason), an action after the hand ended, a
     hand the record leaves unfinished, or board cards that disagree with the engine's deal.
     """
-    try:
-        hand, seat_map = _replay(record, keep_mucked=True)
-    except ReplayError:
-        # e.g. a mucked hand's cards that the record also deals elsewhere
-        return _replay(record, keep_mucked=False)[0]
     mucked = {
-        seat_map[action.seat]
+        action.seat
         for action in record.actions
         if action.seat is not None
         and (
@@ -184,15 +182,23 @@ def replay(record: HandRecord) -> Hand:
             or (action.kind is ActionKind.SHOW and all(card is None for card in action.cards))
         )
     }
-    if mucked & set(hand.shown):
-        # the engine shows a hand the record mucked: replayed as the record has it, unknown
-        hand = _replay(record, keep_mucked=False)[0]
-    return hand
+    unknown: set[int] = set()
+    try:
+        while True:
+            hand, seat_map = _replay(record, unknown)
+            # a hand the record mucks but the engine shows: replayed again with it unknown
+            shown = {seat for seat in mucked - unknown if seat_map[seat] in hand.shown}
+            if not shown:
+                return hand
+            unknown |= shown
+    except ReplayError:
+        # e.g. a mucked hand's cards that the record also deals elsewhere
+        return _replay(record, None)[0]
 
 
-def _replay(record: HandRecord, *, keep_mucked: bool) -> tuple[Hand, dict[int, int]]:
-    """``replay`` with the mucked hands kept or not; the hand and the record's seats mapped to
-    the engine's."""
+def _replay(record: HandRecord, unknown: Collection[int] | None) -> tuple[Hand, dict[int, int]]:
+    """``replay`` with the mucked hands kept but those of the seats in ``unknown`` (``None``:
+    every mucked hand unknown); the hand and the record's seats mapped to the engine's."""
     players = record.players
     seats = [player.seat for player in players]
     button = record.button
@@ -231,7 +237,7 @@ def _replay(record: HandRecord, *, keep_mucked: bool) -> tuple[Hand, dict[int, i
             stacks,
             button,
             forced,
-            build_deck(record, keep_mucked=keep_mucked),
+            build_deck(record, keep_mucked=unknown is not None, unknown=unknown or ()),
             rule,
             show_losing=shows,
         )
