@@ -11,7 +11,10 @@ histories, all JSON under ``/api`` (docs/protocol.md, section "HTTP API").
   the player and the period, so a double click cannot grant twice.
 - ``GET /api/hands?limit=&before=`` -> the player's hand ids, newest first (R-HIST-1);
   ``GET /api/hands/{id}`` -> the hand as the player may see it (R-HIST-2);
-  ``GET /api/hands/{id}.phh`` (or ``?format=phh``) -> the same hand as PHH text.
+  ``GET /api/hands/{id}.phh`` (or ``?format=phh``) -> the same hand as PHH text;
+  ``GET /api/hands/{id}.txt`` -> PokerStars text, ``GET /api/hands/{id}.ohh`` -> OHH JSON;
+  ``GET /api/hands/export?format=pokerstars|ohh|phh&limit=N`` (or ``&since=ISO&until=ISO``)
+  -> many hands in one file, newest last (``feltroom.server.hand_files``).
 - ``GET /api/hands/{id}/proof`` -> the hand's proof file (verifiable deals): the cards of the
   player's view opened against the commitment published before the first card.
 
@@ -21,10 +24,11 @@ cross-site requests are refused with 403). Every authenticated call sends ``Auth
 the room (accounts, cashier, histories) blocks on the database, and sign-up and sign-in hash with
 Argon2: they all run in the thread pool, never on the event loop.
 
-The PHH export is built from the filtered view alone (``phh_of_view``): the hand is replayed
-through the engine from the public record with a deck that holds only the cards the requester may
-see, every other card unknown, so the text cannot hold a card the JSON does not show; hidden hole
-cards are written ``????``. The replay must reproduce the stored pots, else the export is refused.
+The PHH, PokerStars and OHH files are built from the filtered view alone
+(``feltroom.server.hand_files``): the hand is replayed through the engine from the public record
+with a deck that holds only the cards the requester may see, every other card unknown, so a file
+cannot hold a card the JSON does not show; hidden hole cards are written ``????`` in PHH. The
+replay must reproduce the stored pots, else the export is refused.
 """
 
 from __future__ import annotations
@@ -37,9 +41,8 @@ import re
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from fractions import Fraction
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -48,10 +51,6 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from feltroom.cards import Card, parse_cards
-from feltroom.errors import FeltroomError
-from feltroom.history import phh
-from feltroom.history.replay import record_from_hand
 from feltroom.money import PLAY, to_units
 from feltroom.room.accounts import RESERVED_NAMES
 from feltroom.room.errors import (
@@ -63,21 +62,13 @@ from feltroom.room.errors import (
 from feltroom.room.histories import HandHistories
 from feltroom.room.ledger import valid_name
 from feltroom.room.runtime import RoomRuntime
-from feltroom.rules import Action as EngineAction
-from feltroom.rules import (
-    Call,
-    Check,
-    Fold,
-    Forced,
-    ForcedBet,
-    Hand,
-    HandSetup,
-    LogEntry,
-    Protect,
-    RaiseTo,
-    Show,
+from feltroom.server.hand_files import (
+    EXPORT_FORMATS,
+    export_file,
+    ohh_of_view,
+    phh_of_view,
+    pokerstars_of_view,
 )
-from feltroom.table import TableConfig
 
 __all__ = ["RestLimits", "phh_of_view", "rest_routes"]
 
@@ -89,6 +80,8 @@ _HAND_REF = re.compile(r"([1-9][0-9]{0,17})(\.phh|\.json)?")
 _FORMATS = {
     "json": {"url": "/api/hands/{id}", "media_type": "application/json"},
     "phh": {"url": "/api/hands/{id}.phh", "media_type": "text/plain"},
+    "pokerstars": {"url": "/api/hands/{id}.txt", "media_type": "text/plain"},
+    "ohh": {"url": "/api/hands/{id}.ohh", "media_type": "application/json"},
 }
 
 
@@ -362,119 +355,6 @@ def _only_params(request: Request, allowed: Sequence[str]) -> None:
         if name not in allowed:
             valid = ", ".join(allowed)
             raise _invalid(f"unknown query parameter {name!r}; the parameters are {valid}")
-
-
-# ------------------------------------------------------------------------------ PHH export
-
-
-def phh_of_view(view: Mapping[str, Any]) -> str:
-    """The PHH text of a hand as ``HandHistories.for_player`` (or ``for_observer``) returned it.
-
-    Only the view is read: the players' hole cards it shows, the public record (actions, board,
-    cards shown at the table) and the table settings. The hand is replayed through the engine
-    with every other card unknown; the replay must reproduce the stored pots. Raises
-    ``ValueError`` when the stored hand cannot be rebuilt this way.
-    """
-    try:
-        return _phh_of_view(view)
-    except (FeltroomError, ValueError, KeyError, TypeError, IndexError) as error:
-        raise ValueError(f"hand {view.get('hand_id')} cannot be written as PHH: {error}") from None
-
-
-_CONFIG_FIELDS = {f.name for f in fields(TableConfig) if not f.name.startswith("_")}
-
-
-def _phh_of_view(view: Mapping[str, Any]) -> str:
-    record = view["record"]
-    settings = view["settings"]
-    options = {name: value for name, value in settings.items() if name in _CONFIG_FIELDS}
-    for name in ("rake_percent", "tax_percent"):
-        if isinstance(options.get(name), str):
-            options[name] = Fraction(options[name])
-    config = TableConfig(**options)
-    order = [int(seat) for seat, _name, _stack in record["players"]]
-    names = {int(seat): str(name) for seat, name, _stack in record["players"]}
-    players = tuple((int(seat), int(stack)) for seat, _name, stack in record["players"])
-    known: dict[int, tuple[Card, ...]] = {}
-    for row in view["players"]:
-        if row["hole"]:
-            known[int(row["seat"])] = parse_cards(row["hole"])
-    for seat, cards in record.get("shown", {}).items():
-        known.setdefault(int(seat), parse_cards(cards))
-    n = len(order)
-    deck: list[Card | None] = [None] * (2 * n + 8)
-    for index, seat in enumerate(order):
-        hole = known.get(seat)
-        if hole is not None:
-            if len(hole) != 2:
-                raise ValueError(f"seat {seat} holds {len(hole)} cards, not 2")
-            deck[index], deck[n + index] = hole
-    board = parse_cards(record.get("board", ""))
-    for position, card in zip((1, 2, 3, 5, 7), board, strict=False):
-        deck[2 * n + position] = card
-    forced = tuple(
-        ForcedBet(int(seat), Forced(kind), int(amount)) for seat, kind, amount in record["forced"]
-    )
-    entries: list[LogEntry] = [
-        (int(seat), _engine_action(text)) for seat, text in record["actions"]
-    ]
-    shown = {int(seat) for seat in record.get("shown", {})}
-    # Hands shown at the showdown that the player did not have to show (show_losing): those of
-    # the shown seats that were not shown later by a Show action.
-    shown_later = {action.seat for _, action in entries if isinstance(action, Show)}
-    setup = HandSetup(
-        config.engine_structure(),
-        players,
-        int(record["button"]),
-        forced,
-        tuple(deck),
-        config.rake_rule(),
-        frozenset(shown - shown_later),
-    )
-    hand = Hand.replay(setup, entries)
-    pots = [[pot.amount, pot.rake, list(pot.winners), list(pot.shares)] for pot in hand.results]
-    if list(hand.seats) != order or not hand.is_over or pots != record["pots"]:
-        raise ValueError("the replay does not reproduce the stored pots")
-    replayed_board = [str(card) for card in hand.board if card is not None]
-    if replayed_board != [str(card) for card in board] or set(hand.shown) != shown:
-        raise ValueError("the replay does not reproduce the stored board and shown cards")
-    result = record_from_hand(
-        hand,
-        names=[names[seat] for seat in hand.seats],
-        seat_count=config.max_seats,
-        hand_id=int(view["hand_id"]),
-        exponent=config.exponent,
-    )
-    metadata: dict[str, object] = {"table": str(view["table_id"])}
-    metadata["currency"] = str(view["currency"])
-    finished = view.get("finished_at") or view.get("started_at")
-    if isinstance(finished, int | float):
-        moment = datetime.fromtimestamp(finished, UTC)
-        metadata.update(
-            year=moment.year,
-            month=moment.month,
-            day=moment.day,
-            time=moment.time().replace(microsecond=0),
-            time_zone="UTC",
-        )
-    return phh.dumps(replace(result, metadata=metadata))
-
-
-def _engine_action(text: str) -> EngineAction:
-    """An engine action from its text in the stored log (``str(action)``)."""
-    words = text.split()
-    simple: dict[str, EngineAction] = {"fold": Fold(), "check": Check(), "call": Call()}
-    if len(words) == 1 and words[0] in simple:
-        return simple[words[0]]
-    if len(words) == 3 and words[2].isdigit():
-        amount = int(words[2])
-        if words[:2] == ["raise", "to"]:
-            return RaiseTo(amount)
-        if words[:2] == ["protect", "seat"]:
-            return Protect(amount)
-        if words[:2] == ["show", "seat"]:
-            return Show(amount)
-    raise ValueError(f"unknown action {text!r} in the stored log")
 
 
 # ------------------------------------------------------------------------------ routes
@@ -756,6 +636,96 @@ def rest_routes(
             headers={"Content-Disposition": f'attachment; filename="hand-{hand_id}-proof.json"'},
         )
 
+    # -- hand history downloads for trackers: PokerStars text, OHH, many hands in one file
+
+    async def download_view(request: Request) -> tuple[str, dict[str, Any]]:
+        """The requester and the view of the hand of the path (R-HIST-1/2)."""
+        player, _ = await player_of(request)
+        _only_params(request, ())
+        ref = request.path_params["ref"]
+        if _HAND_REF.fullmatch(ref) is None or not ref.isdigit():
+            raise _invalid(
+                f"{ref!r} is not a hand id: use /api/hands/<id>.txt (PokerStars text) or "
+                "/api/hands/<id>.ohh (OHH)"
+            )
+        hand_id = int(ref)
+        try:
+            return player, await run_in_threadpool(hands.for_player, hand_id, player)
+        except NotAvailable:
+            raise ApiError(
+                404,
+                "not_found",
+                f"no hand {hand_id} among your hands: a player may request only settled hands "
+                "they were dealt into (R-HIST-1); GET /api/hands lists them",
+            ) from None
+
+    def unwritable(hand_id: object, error: ValueError, what: str) -> ApiError:
+        log.warning("%s export refused: %s", what, error)
+        return ApiError(
+            409,
+            "refused",
+            f"hand {hand_id} cannot be written as {what}; its JSON history is at "
+            f"/api/hands/{hand_id}",
+        )
+
+    async def hand_pokerstars(request: Request) -> Response:
+        player, view = await download_view(request)
+        hand_id = view["hand_id"]
+        try:
+            text = await run_in_threadpool(pokerstars_of_view, view, player)
+        except ValueError as error:
+            raise unwritable(hand_id, error, "PokerStars text") from None
+        return PlainTextResponse(
+            text,
+            headers={"Content-Disposition": f'attachment; filename="hand-{hand_id}.txt"'},
+        )
+
+    async def hand_ohh(request: Request) -> Response:
+        player, view = await download_view(request)
+        hand_id = view["hand_id"]
+        try:
+            text = await run_in_threadpool(ohh_of_view, view, player)
+        except ValueError as error:
+            raise unwritable(hand_id, error, "OHH") from None
+        return Response(
+            text,
+            media_type="application/json",
+            headers={"Content-Disposition": f'attachment; filename="hand-{hand_id}.ohh"'},
+        )
+
+    async def hand_export(request: Request) -> Response:
+        player, _ = await player_of(request)
+        _only_params(request, ("format", "limit", "since", "until"))
+        target = request.query_params.get("format")
+        if target not in EXPORT_FORMATS:
+            raise _invalid(f"format must be one of {', '.join(EXPORT_FORMATS)}, not {target!r}")
+        limit = _query_int(request, "limit", 1, limits.hands_max)
+        since = _query_time(request, "since")
+        until = _query_time(request, "until")
+        if since is not None and until is not None and since >= until:
+            raise _invalid("since must be earlier than until")
+        if limit is None:
+            limit = limits.hands_max if since or until else limits.hands_default
+        views, more = await run_in_threadpool(hands.export_for_player, player, limit, since, until)
+        text, left_out = await run_in_threadpool(export_file, views, target, player)
+        media_type, extension = EXPORT_FORMATS[target]
+        headers = {
+            "Content-Disposition": f'attachment; filename="hands.{extension}"',
+            "X-Hands": str(len(views) - len(left_out)),
+        }
+        if more:
+            oldest = datetime.fromtimestamp(views[0]["started_at"], UTC)
+            headers["X-More-Hands-Until"] = oldest.isoformat().replace("+00:00", "Z")
+        if left_out:
+            headers["X-Hands-Left-Out"] = " ".join(map(str, left_out))
+        return Response(text, media_type=media_type, headers=headers)
+
+    download_routes = [
+        Route("/api/hands/export", endpoint(hand_export), methods=["GET"]),
+        Route("/api/hands/{ref}.txt", endpoint(hand_pokerstars), methods=["GET"]),
+        Route("/api/hands/{ref}.ohh", endpoint(hand_ohh), methods=["GET"]),
+    ]
+
     return [
         Route("/api/signup", endpoint(signup), methods=["POST"]),
         Route("/api/signin", endpoint(signin), methods=["POST"]),
@@ -764,9 +734,26 @@ def rest_routes(
         Route("/api/balance", endpoint(balance), methods=["GET"]),
         Route("/api/grant", endpoint(grant), methods=["POST"]),
         Route("/api/hands", endpoint(hand_list), methods=["GET"]),
+        *download_routes,
         Route("/api/hands/{ref}", endpoint(hand_one), methods=["GET"]),
         Route("/api/hands/{ref}/proof", endpoint(hand_proof), methods=["GET"]),
     ]
+
+
+def _query_time(request: Request, name: str) -> float | None:
+    """An ISO 8601 time of the query (UTC when it names no zone) in epoch seconds."""
+    text = request.query_params.get(name)
+    if text is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise _invalid(
+            f"{name} must be an ISO 8601 time such as 2026-12-01T15:00:00Z, not {text!r}"
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.timestamp()
 
 
 def _is_name(name: str) -> bool:
