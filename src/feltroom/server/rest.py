@@ -659,39 +659,30 @@ def rest_routes(
                 "they were dealt into (R-HIST-1); GET /api/hands lists them",
             ) from None
 
-    def unwritable(hand_id: object, error: ValueError, what: str) -> ApiError:
-        log.warning("%s export refused: %s", what, error)
-        return ApiError(
-            409,
-            "refused",
-            f"hand {hand_id} cannot be written as {what}; its JSON history is at "
-            f"/api/hands/{hand_id}",
-        )
+    def hand_file(
+        write: Callable[[dict[str, Any], str], str], what: str, extension: str, media_type: str
+    ) -> Handler:
+        """The handler of one hand's download: ``write(view, player)`` gives the file."""
 
-    async def hand_pokerstars(request: Request) -> Response:
-        player, view = await download_view(request)
-        hand_id = view["hand_id"]
-        try:
-            text = await run_in_threadpool(pokerstars_of_view, view, player)
-        except ValueError as error:
-            raise unwritable(hand_id, error, "PokerStars text") from None
-        return PlainTextResponse(
-            text,
-            headers={"Content-Disposition": f'attachment; filename="hand-{hand_id}.txt"'},
-        )
+        async def download(request: Request) -> Response:
+            player, view = await download_view(request)
+            hand_id = view["hand_id"]
+            try:
+                text = await run_in_threadpool(write, view, player)
+            except ValueError as error:
+                log.warning("%s export refused: %s", what, error)
+                raise ApiError(
+                    409,
+                    "refused",
+                    f"hand {hand_id} cannot be written as {what}; its JSON history is at "
+                    f"/api/hands/{hand_id}",
+                ) from None
+            disposition = f'attachment; filename="hand-{hand_id}.{extension}"'
+            return Response(
+                text, media_type=media_type, headers={"Content-Disposition": disposition}
+            )
 
-    async def hand_ohh(request: Request) -> Response:
-        player, view = await download_view(request)
-        hand_id = view["hand_id"]
-        try:
-            text = await run_in_threadpool(ohh_of_view, view, player)
-        except ValueError as error:
-            raise unwritable(hand_id, error, "OHH") from None
-        return Response(
-            text,
-            media_type="application/json",
-            headers={"Content-Disposition": f'attachment; filename="hand-{hand_id}.ohh"'},
-        )
+        return download
 
     async def hand_export(request: Request) -> Response:
         player, _ = await player_of(request)
@@ -722,8 +713,16 @@ def rest_routes(
 
     download_routes = [
         Route("/api/hands/export", endpoint(hand_export), methods=["GET"]),
-        Route("/api/hands/{ref}.txt", endpoint(hand_pokerstars), methods=["GET"]),
-        Route("/api/hands/{ref}.ohh", endpoint(hand_ohh), methods=["GET"]),
+        Route(
+            "/api/hands/{ref}.txt",
+            endpoint(hand_file(pokerstars_of_view, "PokerStars text", "txt", "text/plain")),
+            methods=["GET"],
+        ),
+        Route(
+            "/api/hands/{ref}.ohh",
+            endpoint(hand_file(ohh_of_view, "OHH", "ohh", "application/json")),
+            methods=["GET"],
+        ),
     ]
 
     return [
