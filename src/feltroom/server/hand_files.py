@@ -207,10 +207,7 @@ def phh_record_of_view(view: Mapping[str, Any]) -> HandRecord:
 def phh_of_view(view: Mapping[str, Any]) -> str:
     """The PHH text of a hand as ``HandHistories.for_player`` (or ``for_observer``) returned it.
     Raises ``ValueError`` when the stored hand cannot be rebuilt."""
-    try:
-        return phh.dumps(phh_record_of_view(view))
-    except ValueError as error:
-        raise ValueError(f"hand {view.get('hand_id')} cannot be written as PHH: {error}") from None
+    return phh.dumps(phh_record_of_view(view))
 
 
 def _options(viewed: ViewedHand, player: str | None) -> dict[str, Any]:

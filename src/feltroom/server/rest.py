@@ -696,7 +696,8 @@ def rest_routes(
         if since is not None and until is not None and since >= until:
             raise _invalid("since must be earlier than until")
         if limit is None:
-            limit = limits.hands_max if since or until else limits.hands_default
+            ranged = since is not None or until is not None
+            limit = limits.hands_max if ranged else limits.hands_default
         views, more = await run_in_threadpool(hands.export_for_player, player, limit, since, until)
         text, left_out = await run_in_threadpool(export_file, views, target, player)
         media_type, extension = EXPORT_FORMATS[target]
