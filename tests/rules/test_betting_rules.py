@@ -491,7 +491,8 @@ def test_R_NL_1_R_PL_1_short_all_ins_below_the_big_blind_set_no_raise_size(
     options = legal(hand)
     assert options.seat == 2
     assert options.call == 7
-    assert options.raise_min is None and options.raise_max is None
+    assert options.raise_min is None
+    assert options.raise_max is None
     with pytest.raises(IllegalAction, match="no bet or raise is allowed now"):
         hand.raise_to(22)
 

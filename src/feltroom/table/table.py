@@ -22,7 +22,6 @@ from feltroom.rules import (
     Call,
     Check,
     Fold,
-    Forced,
     Hand,
     HandView,
     LegalActions,
