@@ -116,6 +116,7 @@ def _simulate(args: argparse.Namespace) -> int:
             checks=not args.no_checks,
             game=args.game,
             seats=args.seats,
+            button_rule=args.button_rule,
         )
     except FeltroomError as error:
         print(f"feltroom simulate: {error}", file=sys.stderr)
@@ -201,6 +202,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     simulate.add_argument(
         "--seats", type=int, metavar="N", help="seats per table, 2..10; default: random"
+    )
+    simulate.add_argument(
+        "--button-rule",
+        choices=("dead", "moving"),
+        default=None,
+        help="put every table on this button rule (R-BUTTON-3); default: each table draws one",
     )
     simulate.set_defaults(handler=_simulate)
 

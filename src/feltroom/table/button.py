@@ -200,9 +200,12 @@ class _Planner:
             candidates = in_game  # two in the game: entering players wait for a ring
         elif len(in_game) == 1:
             # One in the game: an owing player comes in on the big blind (R-ENTRY-1, R-MISS-1),
-            # not last hand's big blind again (then they take the button and its small blind).
+            # but not last hand's big blind back with a missed blind (they then take the button
+            # and its small blind, which pays what they owe).
             candidates = [
-                s for s, seat in self.seats.items() if seat.present and seat.owing and s != last.big
+                s
+                for s, seat in self.seats.items()
+                if seat.present and seat.owing and not (s == last.big and _returning(seat))
             ] or in_game
         else:
             return None
@@ -265,8 +268,7 @@ class _Planner:
             if self.rule == "dead" or self.in_game(s):
                 button = s
                 break
-            returning = seat.owes in (Owes.MISSED_SMALL, Owes.MISSED_BIG)
-            if seat.present and returning and seat.entry is Entry.POST:
+            if seat.present and _returning(seat) and seat.entry is Entry.POST:
                 button = s  # pays both blinds now: may take the button [001]
                 break
             if not seat.present:
@@ -309,6 +311,17 @@ class _Planner:
         big = self.walk_big(small, button, True)
         if big is None:
             return None
+        if big == last.big:
+            # A player back in the game between last hand's blinds would make last hand's big
+            # blind post it again: the blinds move on one player instead (last hand's big blind
+            # posts the small blind) and the button goes to the player before them.
+            self.missed = {}
+            small = last.big
+            before = [s for s in reversed(clockwise(small, mx)[:-1]) if self.in_game(s)]
+            big = self.walk_big(small, before[0] if before else small, True)
+            if big is None or not before or before[0] == big:
+                return None
+            button = before[0]
         dealt = [s for s in self.seats if self.in_game(s)] + [big]
         extra = self.entry_posts(button, big, dealt, big)
         if len(set(dealt)) < 3:
@@ -466,3 +479,8 @@ def _new_posters(seats: Mapping[int, Seat]) -> bool:
         seat.present and seat.owes is Owes.NEW and seat.entry is Entry.POST
         for seat in seats.values()
     )
+
+
+def _returning(seat: Seat) -> bool:
+    """A player back with a missed blind (``MS``/``ML``)."""
+    return seat.owes is Owes.MISSED_SMALL or seat.owes is Owes.MISSED_BIG
