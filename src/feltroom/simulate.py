@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -677,8 +677,12 @@ def simulate(
     game: str | None = None,
     seats: int | None = None,
     button_rule: str | None = None,
+    progress: Callable[[SoakReport], None] | None = None,
+    every: int = 0,
 ) -> SoakReport:
     """Play ``hands`` hands in total over ``tables`` tables; see the module docstring.
+    ``progress`` is called with the report so far every ``every`` hands (a long run then says
+    how far it got).
     ``game`` (a preset name of ``feltroom.table.config``), ``seats`` (2..10) and ``button_rule``
     (``dead`` or ``moving``) put every table on those stakes, that size and that button rule; by
     default each table draws its own."""
@@ -696,6 +700,9 @@ def simulate(
         k += 1
         if sim.play_hand(report):
             idle = 0
+            if progress is not None and every and report.hands % every == 0:
+                report.seconds = time.perf_counter() - start
+                progress(report)
         else:
             idle += 1
             if idle > 1000 * tables:
