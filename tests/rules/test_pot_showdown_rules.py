@@ -618,13 +618,9 @@ def test_R_LIMIT_1_limit_hand_to_showdown_conserves_chips() -> None:
     assert sum(hand.final_stacks) == 400
 
 
-# Rules: R-SHOW-3, R-SHOW-4
-def test_R_SHOW_3_without_a_bet_players_all_in_before_the_round_show_after_those_who_acted() -> (
-    None
-):
-    """Seat 1 (left of the button) is all-in pre-flop; seats 2 and 3 check the river down. The
-    first to show is seat 2, the first left of the button who acted on the river; seat 3
-    follows; seat 1, all-in before the round, comes last and may muck a beaten hand."""
+def _small_blind_all_in_before_the_flop() -> Hand:
+    """Seat 1 (small blind, left of the button) all-in for 10 pre-flop, seats 2 and 3 call: the
+    worst hand (seven-high) is the all-in player's; seat 2's aces beat seat 3's queens."""
     hand = make_hand(
         NoLimit(2),
         [10, 100, 100],
@@ -635,6 +631,17 @@ def test_R_SHOW_3_without_a_bet_players_all_in_before_the_round_show_after_those
     hand.raise_to(10)  # seat 1 (small blind) all-in
     hand.call()  # seat 2
     hand.call()  # seat 3
+    return hand
+
+
+# Rules: R-SHOW-3, R-SHOW-4
+def test_R_SHOW_3_without_a_bet_players_all_in_before_the_round_show_after_those_who_acted() -> (
+    None
+):
+    """Seat 1 (left of the button) is all-in pre-flop; seats 2 and 3 check the river down. The
+    first to show is seat 2, the first left of the button who acted on the river; seat 3
+    follows; seat 1, all-in before the round, comes last and may muck a beaten hand."""
+    hand = _small_blind_all_in_before_the_flop()
     while not hand.is_over:
         hand.check()
     assert hand.showdown_seats == (2, 3, 1)
@@ -645,16 +652,7 @@ def test_R_SHOW_3_without_a_bet_players_all_in_before_the_round_show_after_those
 
 # Rules: R-SHOW-3
 def test_R_SHOW_3_with_a_bet_the_all_in_player_shows_in_turn_after_the_bettor() -> None:
-    hand = make_hand(
-        NoLimit(2),
-        [10, 100, 100],
-        holes=["7s2c", "AhKd", "QcQd"],
-        board="Ac 9h 5d 3s Jc",
-    )
-    hand.call()
-    hand.raise_to(10)
-    hand.call()
-    hand.call()
+    hand = _small_blind_all_in_before_the_flop()
     for _ in range(4):
         hand.check()  # flop and turn
     hand.check()  # seat 2

@@ -14,6 +14,8 @@ from feltroom.table import Entry, Owes, Positions, Seat, plan_hand
 from .scenario import Runner
 
 RULES = ("dead", "moving")
+FOUR = "sit 1 A 100\nsit 2 B 100\nsit 3 C 100\nsit 4 D 100\n"
+"""Four players in seats 1 to 4."""
 
 
 def script(rule: str, seats: int = 6) -> str:
@@ -96,11 +98,8 @@ def test_R_MISS_1_one_player_in_the_game_and_a_returning_player_take_the_big_bli
     the big blind, the other player has the button and the small blind."""
     runner = run(
         rule,
-        """
-        sit 1 A 100
-        sit 2 B 100
-        sit 3 C 100
-        sit 4 D 100
+        FOUR
+        + """
         deal
         walk
         sitout 3
@@ -158,11 +157,8 @@ def test_R_BUTTON_2_the_button_moves_clockwise_after_each_hand(rule: str) -> Non
 def test_R_BUTTON_4_dead_the_button_goes_to_the_empty_seat_then_follows_the_next_player() -> None:
     run(
         "dead",
-        """
-        sit 1 A 100
-        sit 2 B 100
-        sit 3 C 100
-        sit 4 D 100
+        FOUR
+        + """
         deal
         walk
         deal
@@ -182,11 +178,8 @@ def test_R_BUTTON_4_dead_the_button_goes_to_the_empty_seat_then_follows_the_next
 def test_R_BUTTON_4_moving_the_button_skips_empty_seats() -> None:
     runner = run(
         "moving",
-        """
-        sit 1 A 100
-        sit 2 B 100
-        sit 3 C 100
-        sit 4 D 100
+        FOUR
+        + """
         deal
         walk
         deal
@@ -250,11 +243,8 @@ def test_R_ENTRY_2_moving_a_new_player_between_the_button_and_the_big_blind_wait
 def test_R_ENTRY_4_changing_seats_is_entering_anew(rule: str) -> None:
     runner = run(
         rule,
-        """
-        sit 1 A 100
-        sit 2 B 100
-        sit 3 C 100
-        sit 4 D 100
+        FOUR
+        + """
         deal
         expect button=1 sb=2 bb=3
         walk
@@ -328,11 +318,8 @@ def test_R_MISS_2_missed_small_blind_posted_dead_not_before_the_button_has_passe
 def test_R_MISS_3_the_next_active_player_takes_the_missing_players_big_blind(rule: str) -> None:
     runner = run(
         rule,
-        """
-        sit 1 A 100
-        sit 2 B 100
-        sit 3 C 100
-        sit 4 D 100
+        FOUR
+        + """
         deal
         expect button=1 sb=2 bb=3
         walk
@@ -370,11 +357,8 @@ def test_R_MISS_4_a_returning_player_pays_the_equivalent_on_re_entry(rule: str) 
     behind the blinds; after it they owe nothing."""
     runner = run(
         rule,
-        """
-        sit 1 A 100
-        sit 2 B 100
-        sit 3 C 100
-        sit 4 D 100
+        FOUR
+        + """
         sit 5 E 100
         deal
         expect button=1 sb=2 bb=3
@@ -401,11 +385,8 @@ def test_R_MISS_4_a_returning_player_pays_the_equivalent_on_re_entry(rule: str) 
 def test_R_MISS_5_moving_the_big_blind_posts_the_small_blind_for_an_absent_player() -> None:
     run(
         "moving",
-        """
-        sit 1 A 100
-        sit 2 B 100
-        sit 3 C 100
-        sit 4 D 100
+        FOUR
+        + """
         sit 5 E 100
         deal
         expect button=1 sb=2 bb=3
@@ -425,11 +406,8 @@ def test_R_MISS_5_moving_the_big_blind_posts_the_small_blind_for_an_absent_playe
 def test_R_MISS_5_dead_no_small_blind_when_its_player_is_absent() -> None:
     run(
         "dead",
-        """
-        sit 1 A 100
-        sit 2 B 100
-        sit 3 C 100
-        sit 4 D 100
+        FOUR
+        + """
         deal
         expect button=1 sb=2 bb=3
         walk

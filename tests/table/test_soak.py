@@ -26,10 +26,8 @@ def test_soak_invariants(seed: int) -> None:
 
 
 def test_simulate_button_rule_and_progress(capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(
-        ["simulate", "--tables", "2", "--hands", "40", "--seed", "4", "--json"]
-        + ["--button-rule", "moving", "--progress", "20"]
-    )
+    args = "simulate --tables 2 --hands 40 --seed 4 --json --button-rule moving --progress 20"
+    code = main(args.split())
     captured = capsys.readouterr()
     assert code == 0
     assert json.loads(captured.out)["hands"] == 40
