@@ -103,6 +103,11 @@ def _verify(args: argparse.Namespace) -> int:
     return status
 
 
+def _soak_progress(report: Any) -> None:
+    """``feltroom simulate --progress N``: the report so far, one JSON line on stderr."""
+    print(json.dumps(report.as_json()), file=sys.stderr, flush=True)
+
+
 def _simulate(args: argparse.Namespace) -> int:
     """The randomized soak of the table layer (issue 4): one JSON object; exit 0 only without
     violations."""
@@ -116,6 +121,9 @@ def _simulate(args: argparse.Namespace) -> int:
             checks=not args.no_checks,
             game=args.game,
             seats=args.seats,
+            button_rule=args.button_rule,
+            progress=_soak_progress,
+            every=args.progress or 0,
         )
     except FeltroomError as error:
         print(f"feltroom simulate: {error}", file=sys.stderr)
@@ -201,6 +209,19 @@ def _parser() -> argparse.ArgumentParser:
     )
     simulate.add_argument(
         "--seats", type=int, metavar="N", help="seats per table, 2..10; default: random"
+    )
+    simulate.add_argument(
+        "--progress",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="print the report so far (one JSON line on stderr) every N hands",
+    )
+    simulate.add_argument(
+        "--button-rule",
+        choices=("dead", "moving"),
+        default=None,
+        help="put every table on this button rule (R-BUTTON-3); default: each table draws one",
     )
     simulate.set_defaults(handler=_simulate)
 

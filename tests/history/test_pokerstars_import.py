@@ -15,10 +15,11 @@ import pytest
 from feltroom.cards import Card, parse_cards
 from feltroom.cli import main
 from feltroom.history import phh, pokerstars, pokerstars_import
+from feltroom.history.imports import rake_record
 from feltroom.history.record import ForcedKind, HandRecord, Stakes, Structure
 from feltroom.history.replay import replay
 from feltroom.money import PLAY, Currency, to_units
-from feltroom.rules import Call, Check, Fold, Hand, NoLimit, RaiseTo, blinds
+from feltroom.rules import Call, Check, Fold, Hand, NoLimit, RaiseTo, RakeRule, blinds, rake_pots
 
 from .corpora import PHH, POKERSTARS, SHARED_POKERSTARS
 
@@ -487,3 +488,25 @@ def test_rake_rule_of_an_import_is_the_largest_pot_share_capped_at_the_hand_rake
     assert record.rake.fraction == Fraction(36, 786)
     assert record.rake.cap == 89
     assert Decimal(sum(record.winnings or ())) == Decimal(1984 - 89)
+
+
+# Rules: R-RAKE-3
+def test_r_rake_3_an_imported_hand_keeps_a_per_pot_rake_no_rule_would_give() -> None:
+    """A site that took its rake from the side pot only: the import keeps each pot's rake as
+    the file records it, through replay and through a PHH export and import."""
+    record = rake_record([40, 30], [0, 3])
+    assert record is not None
+    assert record.pots == (0, 3)
+    assert record.taken == 3
+    rule = RakeRule(record.fraction, record.cap, record.no_flop_no_drop, record.pots)
+    assert rake_pots([40, 30], rule, True) == [0, 3]
+    (imported,) = pokerstars_import.load_file(
+        SHARED / "nlhe-cash-9max-eur-two-side-pots.txt"
+    ).records
+    assert imported.rake is not None
+    assert imported.rake.pots == (25, 36, 28)
+    again = phh.loads(phh.dumps(imported))
+    assert again.rake is not None
+    assert again.rake.pots == (25, 36, 28)
+    hand = replay(again)
+    assert [r.rake for r in hand.results] == [25, 36, 28]

@@ -9,8 +9,9 @@ or decimals, become integer units exactly (``Decimal``, never ``float``).
 Where PHH has no field for something feltroom records, the writer uses ``_``-prefixed fields,
 which PHH reserves for user-defined data and other readers ignore: ``_button`` (the button seat),
 ``_dead_blinds`` (the part of each ``antes`` entry that is a dead blind), ``_max_bets_per_round``
-(a limit raise cap to enforce on replay), ``_rake_percent``, ``_rake_cap``, ``_no_flop_no_drop``
-and ``_rake`` (the rake rule and the rake taken), ``_protected`` (the table's protections,
+(a limit raise cap to enforce on replay), ``_rake_percent``, ``_rake_cap``, ``_no_flop_no_drop``,
+``_rake`` and ``_rake_pots`` (the rake rule, the rake taken and, for imported hands, each pot's
+recorded rake), ``_protected`` (the table's protections,
 R-ALLIN-5: ``[[action index, player number], ...]``, each player protected just before that entry
 of ``actions``). docs/phh.md has the full mapping.
 """
@@ -85,6 +86,7 @@ _INTERPRETED = frozenset(
         "_rake_cap",
         "_no_flop_no_drop",
         "_rake",
+        "_rake_pots",
         "_protected",
     }
 )
@@ -242,6 +244,8 @@ class _Reader:
             amounts.append(fields["_rake_cap"])
         if "_rake" in fields:
             amounts.append(fields["_rake"])
+        if isinstance(fields.get("_rake_pots"), list):
+            amounts.extend(fields["_rake_pots"])
         self.exponent = _exponent_of(amounts)
         units = self.units
 
@@ -456,18 +460,22 @@ class _Reader:
 
     def _rake(self) -> RakeRecord | None:
         fields = self.fields
-        if not any(key in fields for key in ("_rake_percent", "_rake_cap", "_rake")):
+        if not any(key in fields for key in ("_rake_percent", "_rake_cap", "_rake", "_rake_pots")):
             return None
         percent = fields.get("_rake_percent", 0)
         if isinstance(percent, bool) or not isinstance(percent, int | Decimal | str):
             raise PHHError(f"_rake_percent is a number, not {percent!r}")
         cap = fields.get("_rake_cap")
         taken = fields.get("_rake")
+        pots = fields.get("_rake_pots")
+        if pots is not None and not isinstance(pots, list):
+            raise PHHError(f"_rake_pots is a list of amounts, one per pot, not {pots!r}")
         return RakeRecord(
             fraction=Fraction(percent) / 100,
             cap=None if cap is None else self.units(cap),
             no_flop_no_drop=bool(fields.get("_no_flop_no_drop", False)),
             taken=None if taken is None else self.units(taken),
+            pots=None if pots is None else tuple(self.units(value) for value in pots),
         )
 
 
@@ -641,6 +649,8 @@ def _fields(record: HandRecord) -> list[tuple[str, Any]]:
         fields.append(("_no_flop_no_drop", rake.no_flop_no_drop))
         if rake.taken is not None:
             fields.append(("_rake", amount(rake.taken)))
+        if rake.pots is not None:
+            fields.append(("_rake_pots", [amount(value) for value in rake.pots]))
     if record.protections:
         # Indices into the written ``actions``: the hole card deals come first, one per player.
         fields.append(

@@ -223,7 +223,9 @@ def _replay(record: HandRecord, unknown: Collection[int] | None) -> tuple[Hand, 
         ForcedBet(seat_map[bet.seat], _FORCED[bet.kind], bet.amount) for bet in record.forced_bets
     ]
     rake = record.rake
-    rule = None if rake is None else RakeRule(rake.fraction, rake.cap, rake.no_flop_no_drop)
+    rule = (
+        None if rake is None else RakeRule(rake.fraction, rake.cap, rake.no_flop_no_drop, rake.pots)
+    )
     shows = [
         seat_map[action.seat]
         for action in record.actions
@@ -506,6 +508,8 @@ def _direct(source: str, fields: Mapping[str, Any]) -> ReplayResult | None:
     else:
         expected = tuple([Decimal(value) * _ONE for value in results])
     rule = None
+    if "_rake_pots" in fields:
+        return None  # a recorded per-pot rake: the general path reads it
     if "_rake_percent" in fields or "_rake_cap" in fields or "_rake" in fields:
         percent = get("_rake_percent", 0)
         rake_cap = get("_rake_cap")
@@ -934,6 +938,7 @@ def record_from_hand(
                 rake.cap,
                 rake.no_flop_no_drop,
                 hand.rake if hand.is_over else None,
+                rake.pots,
             )
         ),
         max_bets_per_round=cap,

@@ -22,7 +22,6 @@ from feltroom.rules import (
     Call,
     Check,
     Fold,
-    Forced,
     Hand,
     HandView,
     LegalActions,
@@ -597,12 +596,6 @@ class Table:
         self._before = {s: self.seats[s].stack for s in dealt}
         self._timed_out = set()
         forced = tuple(f for f in plan.forced if f.seat in self._before)
-        for f in forced:
-            player = self.seats[f.seat]
-            if f.kind is Forced.SMALL_BLIND:
-                player.paid_small = True
-            elif f.kind in (Forced.BIG_BLIND, Forced.POST):
-                player.paid_big = True
         deal = self._deal_committed = self._decks.next_committed()
         deck = deal.deck
         self.hand = Hand(
