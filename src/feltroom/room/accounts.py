@@ -32,10 +32,24 @@ from feltroom.room.errors import AuthenticationFailed, DuplicateKey, RoomError, 
 from feltroom.room.ledger import valid_name
 from feltroom.room.storage import SessionRow, Storage, Transaction, UserRow
 
-__all__ = ["RESERVED_NAMES", "Accounts", "Argon2Settings", "Session"]
+__all__ = [
+    "HOUSE_BOT_PREFIX",
+    "RESERVED_NAMES",
+    "Accounts",
+    "Argon2Settings",
+    "NotAHouseBot",
+    "Session",
+    "reserved",
+    "token_hash",
+]
 
 RESERVED_NAMES = frozenset({"house", "tax", "external", "escrow", "wallet", "room", "admin"})
 """Names a player cannot take: they name the room's own ledger accounts."""
+
+HOUSE_BOT_PREFIX = "bot."
+"""House bots are named ``bot.<table>.<k>`` (``housebots.bot_name``): no person may take a name
+that starts so, in any letter case, so that raising the bot count never meets a person's
+account."""
 
 BOT_PASSWORD_HASH = "!house-bot"
 """A house bot's password hash: not an Argon2 hash, so no password ever matches it."""
@@ -74,6 +88,27 @@ class Session:
     expires_at: float
 
 
+class NotAHouseBot(RoomError):
+    """A name the room wanted for a house bot belongs to a person (or differs from a person's
+    only in letter case): the room never plays it, and takes another name."""
+
+
+def reserved(name: str) -> str | None:
+    """Why a person may not take ``name`` (letter case does not matter), or ``None``."""
+    folded = name.lower()
+    if folded in RESERVED_NAMES:
+        return (
+            f"the name {name!r} is reserved; choose another (reserved: "
+            f"{', '.join(sorted(RESERVED_NAMES))})"
+        )
+    if folded.startswith(HOUSE_BOT_PREFIX):
+        return (
+            f"the name {name!r} is reserved for the room's house bots (names starting with "
+            f"{HOUSE_BOT_PREFIX!r}, in any letter case); choose another"
+        )
+    return None
+
+
 def token_hash(token: str) -> str:
     """What the database keeps of a session token."""
     return hashlib.sha256(token.encode()).hexdigest()
@@ -108,24 +143,46 @@ class Accounts:
 
     # -- sign-up and sign-in
 
-    def sign_up(self, name: str, password: str) -> str:
-        """Create a player account; returns the name. Blocking (hashes): see ``sign_up_async``."""
+    def check_new_account(self, name: str, password: str) -> None:
+        """Refuse (``RoomError``, saying what is valid) a name or password that ``sign_up``
+        would refuse before hashing: an invalid or reserved name, a short password, or a
+        password equal to the name (in any letter case)."""
         valid_name(name, "player name")
-        if name.lower() in RESERVED_NAMES:
-            raise RoomError(
-                f"the name {name!r} is reserved; choose another (reserved: "
-                f"{', '.join(sorted(RESERVED_NAMES))})"
-            )
+        why = reserved(name)
+        if why is not None:
+            raise RoomError(why)
         if len(password) < self.min_password_length:
             raise RoomError(f"a password needs at least {self.min_password_length} characters")
+        if password.lower() == name.lower():
+            raise RoomError("the password may not be the name; choose another password")
+
+    def sign_up(self, name: str, password: str) -> str:
+        """Create a player account; returns the name. Blocking (hashes): see ``sign_up_async``.
+
+        Names are one whatever their letter case: ``alice`` is taken once ``Alice`` is (the
+        database holds a unique index on the lower-case name too)."""
+        self.check_new_account(name, password)
+        with self.storage.transaction(write=False) as tx:
+            taken = tx.get_user(name, nocase=True)
+        if taken is not None:
+            raise RoomError(self._taken(name, taken.name))
         password_hash = self.hasher.hash(password)
         now = self.clock()
         try:
             with self.storage.transaction() as tx:
                 tx.add_user(UserRow(name, password_hash, now, 0.0))
         except DuplicateKey:
-            raise RoomError(f"the name {name!r} is taken; choose another") from None
+            raise RoomError(self._taken(name, name)) from None
         return name
+
+    @staticmethod
+    def _taken(name: str, holder: str) -> str:
+        if holder == name:
+            return f"the name {name!r} is taken; choose another"
+        return (
+            f"the name {name!r} is taken (as {holder!r}: names are the same in any letter "
+            "case); choose another"
+        )
 
     def ensure_bot(self, name: str) -> str:
         """A house bot's account (created on first use, flagged ``bot``). It has no password:
@@ -133,12 +190,17 @@ class Accounts:
         valid_name(name, "bot name")
         if name.lower() in RESERVED_NAMES:
             raise RoomError(f"the name {name!r} is reserved")
-        with self.storage.transaction() as tx:
-            user = tx.get_user(name)
-            if user is None:
-                tx.add_user(UserRow(name, BOT_PASSWORD_HASH, self.clock(), 0.0, bot=True))
-            elif not user.bot:
-                raise RoomError(f"{name!r} is a person's account, not a house bot")
+        try:
+            with self.storage.transaction() as tx:
+                user = tx.get_user(name, nocase=True)
+                if user is None:
+                    tx.add_user(UserRow(name, BOT_PASSWORD_HASH, self.clock(), 0.0, bot=True))
+                elif not user.bot or user.name != name:
+                    raise NotAHouseBot(
+                        f"{name!r} is a person's account ({user.name!r}), not a house bot"
+                    )
+        except DuplicateKey:  # a person took it meanwhile
+            raise NotAHouseBot(f"{name!r} is a person's account, not a house bot") from None
         return name
 
     def is_bot(self, name: str) -> bool:
@@ -174,11 +236,15 @@ class Accounts:
 
     def authenticate(self, token: str) -> str:
         """The player a session token belongs to, or ``AuthenticationFailed``."""
+        return self.session(token).user
+
+    def session(self, token: str) -> Session:
+        """The live session of a token (its player and expiry), or ``AuthenticationFailed``."""
         with self.storage.transaction(write=False) as tx:
             row = tx.get_session(token_hash(token))
         if row is None or row.expires_at <= self.clock():
             raise AuthenticationFailed("unknown or expired session; sign in again")
-        return row.user
+        return Session(token, row.user, row.expires_at)
 
     def sign_out(self, token: str) -> None:
         with self.storage.transaction() as tx:

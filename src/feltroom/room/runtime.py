@@ -56,6 +56,7 @@ from feltroom.room.errors import (
     NotSeated,
     RoomError,
     StaleHand,
+    StaleTurn,
     UnknownAccount,
 )
 from feltroom.room.events import HandVoided, RoomEvent, TablePaused, TableReloaded, TableResumed
@@ -763,6 +764,16 @@ class TableRunner:
                 f"hand {hand_id} is not the hand in progress at table {self.table_id} ({playing})"
             )
 
+    def check_turn(self, turn_id: int | None) -> None:
+        """Refuse an action that names a turn other than the one in progress."""
+        current = self.table.turn_id
+        if turn_id is not None and turn_id != current:
+            now = "no turn is in progress" if current is None else f"the turn is {current}"
+            raise StaleTurn(
+                f"turn {turn_id} is over at table {self.table_id} ({now}); act on the "
+                "latest turn message"
+            )
+
     def view_for(self, player: str) -> TableView:
         """The table as ``player`` may see it: from their seat, or as an observer."""
         return self.table.view(self.table.seat_of(player))
@@ -1037,16 +1048,23 @@ class RoomRuntime:
         await self._at_seat(table_id, player, Table.leave, running=False)
 
     async def act(
-        self, table_id: str, player: str, action: Action, hand_id: int | None = None
+        self,
+        table_id: str,
+        player: str,
+        action: Action,
+        hand_id: int | None = None,
+        turn_id: int | None = None,
     ) -> None:
         """The player's action at their turn (refused with ``IllegalAction`` otherwise);
-        ``hand_id``, when given, must be the hand in progress (``StaleHand``)."""
+        ``hand_id``, when given, must be the hand in progress (``StaleHand``), and ``turn_id``
+        the turn in progress (``StaleTurn``)."""
         runner = self.runner(table_id)
         async with runner.lock:
             runner.check_running()
             now = self.clock()
             seat = runner.seat_of(player)
             runner.check_hand(hand_id)
+            runner.check_turn(turn_id)
             await runner.command(runner.table.act(seat, action, now), now)
 
     async def sit_out(self, table_id: str, player: str) -> None:
