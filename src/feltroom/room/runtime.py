@@ -48,7 +48,7 @@ from fractions import Fraction
 from typing import Any, TypeVar
 
 from feltroom.errors import IllegalAction
-from feltroom.room.accounts import Accounts, Argon2Settings
+from feltroom.room.accounts import Accounts, Argon2Settings, NotAHouseBot
 from feltroom.room.cashier import Cashier
 from feltroom.room.errors import (
     AlreadySettled,
@@ -501,7 +501,11 @@ class TableRunner:
             if not free:
                 return
             seat = free[-1]
-            await self.writer.call(self.room.bot_buy_in, self.table_id, account, seat, amount)
+            try:
+                await self.writer.call(self.room.bot_buy_in, self.table_id, account, seat, amount)
+            except NotAHouseBot as error:  # a person has the name: take the next one
+                log.warning("table %s: %s; the next name is taken instead", self.table_id, error)
+                continue
             self.bots[account] = self._bot(account)
             try:
                 events = table.sit(account, seat, amount, now)
@@ -857,14 +861,16 @@ class RoomRuntime:
 
     def bot_buy_in(self, table_id: str, account: str, seat: int, amount: int) -> None:
         """A house bot's buy-in at a table: one transaction, unless the bot's account does not
-        exist yet or its wallet runs low (then the account, a grant of play chips, and again)."""
+        exist yet or its wallet runs low (then the account, a grant of play chips, and again).
+        ``NotAHouseBot`` when a person has the name (in any letter case): nothing is bought, no
+        person's chips ever pay for a house bot."""
         settlement = self.books_settlement
+        self.books_accounts.ensure_bot(account)
         try:
             settlement.buy_in(table_id, account, seat, amount)
             return
         except (UnknownAccount, InsufficientFunds):
             pass
-        self.books_accounts.ensure_bot(account)
         grant = max(amount, self.settings.bot_bankroll)
         self.books_cashier.grant(account, grant, f"house-bot:{account}:{uuid.uuid4().hex}")
         settlement.buy_in(table_id, account, seat, amount)

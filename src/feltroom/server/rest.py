@@ -60,7 +60,7 @@ from feltroom.errors import FeltroomError
 from feltroom.history import phh
 from feltroom.history.replay import record_from_hand
 from feltroom.money import PLAY, to_units
-from feltroom.room.accounts import token_hash
+from feltroom.room.accounts import reserved, token_hash
 from feltroom.room.errors import (
     AuthenticationFailed,
     IdempotencyConflict,
@@ -588,16 +588,18 @@ def rest_routes(
             valid_name(name, "player name")
         except RoomError as error:
             raise _invalid(str(error)) from None
-        if name.lower() in RESERVED_NAMES:
-            raise _invalid(
-                f"the name {name!r} is reserved; choose another (reserved: "
-                f"{', '.join(sorted(RESERVED_NAMES))})"
-            )
+        why = reserved(name)
+        if why is not None:
+            raise _invalid(why)
         if not password_min <= len(password) <= limits.password_max:
             raise _invalid(
                 f"a password has {password_min} to {limits.password_max} characters, "
                 f"not {len(password)}"
             )
+        try:
+            accounts.check_new_account(name, password)
+        except RoomError as error:
+            raise _invalid(str(error)) from None
         address = _client_address(request)
         if address not in limits.signup_exempt:
             wait = signups.wait(address)

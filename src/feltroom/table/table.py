@@ -692,9 +692,7 @@ class Table:
                 seat, now, cfg.act_seconds, cfg.countdown_seconds, max(0.0, player.time_bank)
             )
             events.append(
-                TurnStarted(
-                    seat, self._clock.countdown_at, self._clock.deadline, len(hand.log)
-                )
+                TurnStarted(seat, self._clock.countdown_at, self._clock.deadline, len(hand.log))
             )
             return events
         self._clock = None

@@ -29,16 +29,12 @@ def colliding_names(connection: sa.Connection) -> list[list[str]]:
     """The groups of account names that are the same in any letter case, each sorted."""
     users = sa.table("users", sa.column("name", sa.String))
     folded = sa.func.lower(users.c.name)
-    clashing = (
-        sa.select(folded).group_by(folded).having(sa.func.count() > 1).scalar_subquery()
-    )
-    rows = connection.execute(
-        sa.select(users.c.name).where(folded.in_(clashing)).order_by(folded, users.c.name)
-    )
+    clashing = sa.select(folded).group_by(folded).having(sa.func.count() > 1).scalar_subquery()
+    rows = connection.execute(sa.select(users.c.name).where(folded.in_(clashing)))
     groups: dict[str, list[str]] = {}
     for (name,) in rows:
         groups.setdefault(name.lower(), []).append(name)
-    return list(groups.values())
+    return [sorted(groups[key]) for key in sorted(groups)]
 
 
 def upgrade() -> None:
@@ -50,9 +46,7 @@ def upgrade() -> None:
             f"{listed}. Names are now one whatever their case: rename or merge these accounts "
             "(keep one name of each group), then migrate again. Nothing was changed."
         )
-    op.create_index(
-        "uq_users_name_nocase", "users", [sa.text("lower(name)")], unique=True
-    )
+    op.create_index("uq_users_name_nocase", "users", [sa.text("lower(name)")], unique=True)
 
 
 def downgrade() -> None:
