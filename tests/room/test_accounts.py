@@ -205,7 +205,7 @@ def test_names_are_unique_regardless_of_letter_case(
 ) -> None:
     """Issue 27, point 2: ``alice``, ``Alice`` and ``alIce`` are one name."""
     accounts.sign_up("alice", "correct horse")
-    with pytest.raises(RoomError, match="taken .*any letter case"):
+    with pytest.raises(RoomError, match=r"taken .*any letter case"):
         accounts.sign_up(other, "correct horse")
     # The database holds it too, whatever a caller skips.
     with pytest.raises(DuplicateKey), storage.transaction() as tx:

@@ -941,7 +941,8 @@ def test_turn_ids_increase_within_a_hand() -> None:
     while fan.table.in_hand:
         seat = hand.to_act
         legal = hand.legal_actions()
-        assert seat is not None and legal is not None
+        assert seat is not None
+        assert legal is not None
         fan.feed(fan.table.act(seat, Check() if legal.check else Call(), 0.0))
     for who in (OBSERVER, "p1", "p2", "p3"):
         ids = [m["turn_id"] for m in of_type(fan.received[who], "turn")]

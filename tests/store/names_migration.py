@@ -45,7 +45,7 @@ def check_the_migration_stops_and_lists_colliding_names(url: str) -> None:
             connection.execute(text("DELETE FROM users WHERE name = 'Bob'"))
         migrate(engine)
         assert _version(engine) == NAMES_REVISION
-        with pytest.raises(Exception, match="(?i)unique"), engine.begin() as connection:
+        with pytest.raises(Exception, match=r"(?i)unique"), engine.begin() as connection:
             connection.execute(
                 text(
                     "INSERT INTO users (name, password_hash, created_at, "

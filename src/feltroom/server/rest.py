@@ -111,7 +111,8 @@ class RestLimits:
     password from elsewhere never locks the owner out. ``signups`` / ``signup_window``: sign-ups
     allowed per client address within that many seconds (429 with ``Retry-After`` beyond);
     ``signup_exempt``: addresses without that limit (``feltroom serve --signup-exempt``).
-    ``hash_pool``: how many passwords are hashed at once (sign-up and sign-in). ``grant_to``: the play chips a grant tops the PLAY balance up to;
+    ``hash_pool``: how many passwords are hashed at once (sign-up and sign-in). ``grant_to``:
+    the play chips a grant tops the PLAY balance up to;
     ``grant_every``: the length of a grant period (periods are aligned to the epoch: with 3600, one
     grant per clock hour). ``max_body``: the largest request body in bytes. ``password_min`` /
     ``password_max``: the password lengths sign-up accepts. ``hands_default`` / ``hands_max``:
