@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import ipaddress
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -299,6 +300,7 @@ def _serve(args: argparse.Namespace) -> int:
     from feltroom.room.runtime import RoomRuntime, RuntimeSettings
     from feltroom.room.tables_config import load_tables
     from feltroom.server import create_app, serve
+    from feltroom.server.rest import RestLimits
     from feltroom.store import DEFAULT_URL, open_storage
 
     logging.basicConfig(
@@ -334,7 +336,16 @@ def _serve(args: argparse.Namespace) -> int:
         )
 
     try:
-        serve(create_app(runtime), args.host, args.port, on_ready=ready)
+        limits = RestLimits(
+            signups=args.signups, signup_exempt=args.signup_exempt, hash_pool=args.hash_pool
+        )
+        serve(
+            create_app(runtime, limits=limits),
+            args.host,
+            args.port,
+            on_ready=ready,
+            forwarded_allow_ips=args.forwarded_allow_ips,
+        )
     except KeyboardInterrupt:
         pass
     finally:
@@ -401,7 +412,77 @@ def _add_room_commands(commands: Any) -> None:
         default="random",
         help="how house bots play (docs/bots.md)",
     )
+    serve.add_argument(
+        "--signup-exempt",
+        type=_addresses,
+        default=_addresses(SIGNUP_EXEMPT),
+        metavar="ADDRS",
+        help="comma-separated client addresses without the sign-up limit (default: "
+        f"{SIGNUP_EXEMPT}; '' for none)",
+    )
+    serve.add_argument(
+        "--signups",
+        type=_positive,
+        default=5,
+        metavar="N",
+        help="sign-ups allowed per client address in 10 minutes (default: 5)",
+    )
+    serve.add_argument(
+        "--forwarded-allow-ips",
+        type=_networks,
+        default=(),
+        metavar="ADDRS",
+        help="comma-separated addresses or networks of the reverse proxies whose "
+        "X-Forwarded-For is believed (default: none; docs/room.md)",
+    )
+    serve.add_argument(
+        "--hash-pool",
+        type=_positive,
+        default=2,
+        metavar="N",
+        help="passwords hashed at once, each 64 MiB (default: 2)",
+    )
     serve.set_defaults(handler=_serve)
+
+
+SIGNUP_EXEMPT = "127.0.0.1,::1"
+"""``feltroom serve --signup-exempt``'s default: the machine itself, so that ``feltroom bots``
+keeps working there; no other loopback address (127.0.0.2 is not exempt)."""
+
+
+def _addresses(text: str) -> frozenset[str]:
+    """Comma-separated IP addresses, each written as the server sees a client's."""
+    found = set()
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        try:
+            found.add(str(ipaddress.ip_address(part)))
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{part!r} is not an IP address; give addresses such as 127.0.0.1,::1"
+            ) from None
+    return frozenset(found)
+
+
+def _networks(text: str) -> tuple[str, ...]:
+    """Comma-separated IP addresses or networks (``10.0.0.0/8``), or ``*`` for any."""
+    found: list[str] = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if part != "*":
+            try:
+                ipaddress.ip_network(part, strict=False)
+            except ValueError:
+                raise argparse.ArgumentTypeError(
+                    f"{part!r} is not an IP address or network; give addresses or networks "
+                    "such as 10.0.0.1,192.168.0.0/16 (or * for any: only behind a proxy)"
+                ) from None
+        found.append(part)
+    return tuple(found)
 
 
 def _count(text: str) -> int:

@@ -36,11 +36,14 @@ def _run(coro: Any) -> Any:
 async def _closed_code(client: Client, timeout: float = 5.0) -> tuple[int, str]:
     """Receive until the server closes; the code and reason it closed with."""
     with pytest.raises(websockets.ConnectionClosed) as closed:
-        async with asyncio.timeout(timeout):
-            while True:
-                await client.recv(timeout)
+        await asyncio.wait_for(_drain(client), timeout)
     assert closed.value.rcvd is not None
     return closed.value.rcvd.code, closed.value.rcvd.reason
+
+
+async def _drain(client: Client) -> None:
+    while True:
+        await client.recv()
 
 
 def _audit_passes(storage: SqlStorage) -> None:
@@ -215,7 +218,7 @@ def test_rate_limit_strikes_decay_over_time(storage: SqlStorage) -> None:
     _run(scenario())
 
 
-# ------------------------------------------------------------------ point 9: a reader that never reads
+# ------------------------------------------------------------------ point 9: a reader never reading
 
 
 @contextlib.asynccontextmanager
