@@ -221,6 +221,12 @@ def _parser() -> argparse.ArgumentParser:
         "--think", type=_seconds, default=0.1, metavar="SECONDS", help="delay before each action"
     )
     bots.add_argument("--style", choices=("random", "station", "tag"), default="random")
+    bots.add_argument(
+        "--accounts",
+        default=None,
+        metavar="FILE",
+        help="JSON file of the bots' accounts: reused by later runs, new ones added",
+    )
     bots.set_defaults(handler=_bots)
     _add_room_commands(commands)
     return parser
@@ -234,7 +240,8 @@ def _play(args: argparse.Namespace) -> int:
 
 
 def _bots(args: argparse.Namespace) -> int:
-    """``feltroom bots --url URL --count N [--hands H] [--think SECONDS] [--style STYLE]``:
+    """``feltroom bots --url URL --count N [--hands H] [--think SECONDS] [--style STYLE]
+    [--accounts FILE]``:
     network bots over the public protocol (docs/bots.md); exit 0 when done or stopped."""
     from feltroom.bots.client import endpoints
     from feltroom.bots.runner import BotSettings
@@ -242,7 +249,9 @@ def _bots(args: argparse.Namespace) -> int:
 
     try:
         endpoints(args.url)
-        settings = BotSettings(args.url, args.count, args.hands, args.think, args.style)
+        settings = BotSettings(
+            args.url, args.count, args.hands, args.think, args.style, accounts=args.accounts
+        )
     except FeltroomError as error:
         print(f"feltroom bots: error: {error}", file=sys.stderr)
         return 2
