@@ -158,7 +158,7 @@ def _parser() -> argparse.ArgumentParser:
     bench = commands.add_parser(
         "bench", help="benchmarks side by side with peers (development install)"
     )
-    bench.add_argument("target", choices=["evaluator", "engine", "room", "server"])
+    bench.add_argument("target", choices=["evaluator", "engine", "room", "server", "signups"])
     bench.add_argument(
         "rest", nargs=argparse.REMAINDER, help="the benchmark's own options, e.g. --json"
     )
