@@ -16,11 +16,14 @@ applies. The operator's ``reset_protections`` restores the full allowance at onc
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
+import os
 import secrets
+import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Executor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
@@ -37,6 +40,7 @@ __all__ = [
     "RESERVED_NAMES",
     "Accounts",
     "Argon2Settings",
+    "HashingPool",
     "NotAHouseBot",
     "Session",
     "reserved",
@@ -77,6 +81,46 @@ class Argon2Settings:
             parallelism=self.parallelism,
             type=Type.ID,
         )
+
+
+HASH_NICENESS = 10
+"""The nice value of the hashing threads (the event loop's is 0): see ``HashingPool``."""
+
+
+def _lower_priority() -> None:
+    """Run this thread (and the threads Argon2 starts from it) at ``HASH_NICENESS``: Linux sets
+    the nice value of one thread by its id; elsewhere this does nothing."""
+    with contextlib.suppress(AttributeError, OSError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), HASH_NICENESS)
+
+
+class HashingPool:
+    """A ``PasswordHasher`` whose hashes and verifications run in a pool of ``size`` threads:
+    at most ``size`` Argon2 computations at once, whoever asks (each takes ``memory_cost``:
+    64 MiB by default), so a crowd of sign-ups waits its turn instead of taking the memory.
+
+    The pool's threads run at a lower CPU priority than the rest of the process, so the event
+    loop keeps its turns while they hash. They run nothing but Argon2's C code, which holds no
+    lock of Python's (the GIL is released): a low-priority thread never keeps the loop waiting.
+    The callers (sign-up, sign-in: the database work around a hash) stay at normal priority."""
+
+    def __init__(self, hasher: PasswordHasher, size: int) -> None:
+        if size < 1:
+            raise RoomError(f"a hashing pool needs at least 1 thread, not {size}")
+        self.hasher = hasher
+        self.size = size
+        self._pool = ThreadPoolExecutor(
+            size, thread_name_prefix="feltroom-hash", initializer=_lower_priority
+        )
+
+    def hash(self, password: str) -> str:
+        return self._pool.submit(self.hasher.hash, password).result()
+
+    def verify(self, password_hash: str, password: str) -> bool:
+        return self._pool.submit(self.hasher.verify, password_hash, password).result()
+
+    def check_needs_rehash(self, password_hash: str) -> bool:
+        return self.hasher.check_needs_rehash(password_hash)
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +176,7 @@ class Accounts:
         if protections_per_day < 0:
             raise RoomError(f"protections_per_day must be 0 or more, not {protections_per_day}")
         self.storage = storage
-        self.hasher = (argon2 or Argon2Settings()).hasher()
+        self.hasher: PasswordHasher | HashingPool = (argon2 or Argon2Settings()).hasher()
         self.protections_per_day = protections_per_day
         self.protection_window_seconds = protection_window_seconds
         self.session_seconds = session_seconds
@@ -140,6 +184,13 @@ class Accounts:
         self.clock = clock
         self.executor = executor
         self._dummy_hash = self.hasher.hash(secrets.token_hex(16))
+
+    def bound_hashing(self, size: int) -> None:
+        """Hash at most ``size`` passwords at once, at a low CPU priority (``HashingPool``)."""
+        hasher = self.hasher
+        if isinstance(hasher, HashingPool):
+            hasher = hasher.hasher
+        self.hasher = HashingPool(hasher, size)
 
     # -- sign-up and sign-in
 

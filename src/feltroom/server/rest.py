@@ -39,9 +39,7 @@ import contextlib
 import json
 import logging
 import math
-import os
 import re
-import threading
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -95,7 +93,6 @@ log = logging.getLogger("feltroom.server")
 _BEARER = 'Bearer realm="feltroom"'
 _MAX_TOKEN = 128  # as on the websocket (docs/protocol.md, Limits)
 _HAND_REF = re.compile(r"([1-9][0-9]{0,17})(\.phh|\.json)?")
-_HASH_NICENESS = 10  # the hashing threads' nice value, above the event loop's 0
 _DIGITS = re.compile(r"[0-9]{1,19}")  # ASCII only: str.isdigit() accepts "²", int() refuses it
 _FORMATS = {
     "json": {"url": "/api/hands/{id}", "media_type": "application/json"},
@@ -527,12 +524,13 @@ def rest_routes(
     by_address = FailureThrottle(limits.address_failures, limits.failure_window, limits.clock)
     signups = FailureThrottle(limits.signups, limits.signup_window, limits.clock)
     password_min = max(limits.password_min, accounts.min_password_length)
-    hashing = ThreadPoolExecutor(
-        limits.hash_pool, thread_name_prefix="feltroom-hash", initializer=_lower_priority
-    )
+    # At most ``hash_pool`` sign-ups and sign-ins at once (their own threads, so a crowd does
+    # not take the thread pool every other call uses), and as many hashes (``HashingPool``).
+    accounts.bound_hashing(limits.hash_pool)
+    hashing = ThreadPoolExecutor(limits.hash_pool, thread_name_prefix="feltroom-signin")
 
     async def hashed(call: Callable[..., Any], *args: Any) -> Any:
-        """``call`` in the hashing pool: at most ``hash_pool`` passwords are hashed at once."""
+        """``call`` (sign-up, sign-in) in its own pool of ``hash_pool`` threads."""
         return await asyncio.get_running_loop().run_in_executor(hashing, call, *args)
 
     def endpoint(handler: Handler) -> Handler:
@@ -824,14 +822,6 @@ def rest_routes(
         Route("/api/hands/{ref}", endpoint(hand_one), methods=["GET"]),
         Route("/api/hands/{ref}/proof", endpoint(hand_proof), methods=["GET"]),
     ]
-
-
-def _lower_priority() -> None:
-    """Run this hashing thread (and the threads Argon2 starts from it) at a lower CPU
-    priority than the event loop: a crowd of sign-ups then takes the spare CPU, not the loop's
-    turns (Linux sets the nice value of one thread by its id; elsewhere this does nothing)."""
-    with contextlib.suppress(AttributeError, OSError):
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), _HASH_NICENESS)
 
 
 def _is_name(name: str) -> bool:
