@@ -12,6 +12,7 @@ import contextlib
 import os
 import socket
 import struct
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -21,6 +22,7 @@ import uvicorn
 import websockets
 
 from feltroom.room import audit
+from feltroom.room.storage import SessionRow
 from feltroom.server import create_app
 from feltroom.server.app import server_config
 from feltroom.server.session import Closed, Hub, HubSettings
@@ -305,5 +307,32 @@ def test_rotating_x_forwarded_for_from_loopback_does_not_escape_the_address_limi
                 codes.append(response.status_code)
             assert codes[:20] == [401] * 20
             assert codes[20:] == [429, 429]
+
+    _run(scenario())
+
+
+def test_the_hub_purges_expired_sessions_from_the_database(storage: SqlStorage) -> None:
+    """Issue 27, point 9: expired sessions do not pile up in the database."""
+
+    async def scenario() -> None:
+        room = room_for(storage, HEADS_UP)
+        room.accounts.sign_up("alice", "password-alice")
+        live_token = room.accounts.sign_in("alice", "password-alice").token
+        now = time.time()
+        with storage.transaction() as tx:
+            tx.add_session(SessionRow("e" * 64, "alice", now - 20, now - 10))
+        hub = Hub(room, HubSettings(sweep_every=0.05, purge_every=0.1))
+        hub.start()
+        try:
+            for _ in range(100):
+                await asyncio.sleep(0.05)
+                with storage.transaction(write=False) as tx:
+                    if tx.get_session("e" * 64) is None:
+                        break
+            with storage.transaction(write=False) as tx:
+                assert tx.get_session("e" * 64) is None
+        finally:
+            await hub.stop()
+        assert room.accounts.authenticate(live_token) == "alice"  # a live one stays
 
     _run(scenario())
