@@ -19,6 +19,7 @@ from feltroom.room.errors import (
     RoomError,
     StackMismatch,
     StaleHand,
+    StaleTurn,
     UnknownAccount,
     UnknownCurrency,
 )
@@ -53,6 +54,7 @@ __all__ = [
     "Settlement",
     "StackMismatch",
     "StaleHand",
+    "StaleTurn",
     "Storage",
     "TablePaused",
     "TableReloaded",

@@ -20,6 +20,7 @@ __all__ = [
     "RoomError",
     "StackMismatch",
     "StaleHand",
+    "StaleTurn",
     "UnknownAccount",
     "UnknownCurrency",
 ]
@@ -84,3 +85,8 @@ class NotSeated(RoomError):
 class StaleHand(RoomError):
     """A command that names a hand other than the one it applies to (the hand in progress, or
     for ``show`` the hand just finished): the message names both."""
+
+
+class StaleTurn(RoomError):
+    """An action that names a turn other than the one in progress (a retried or doubled
+    ``act``): it is refused so that it cannot land at a later turn of the same hand."""

@@ -1,10 +1,13 @@
 """The HTTP (REST) part of the player protocol: accounts, balances, play-money grants and hand
 histories, all JSON under ``/api`` (docs/protocol.md, section "HTTP API").
 
-- ``POST /api/signup`` ``{"name", "password"}`` -> 201 ``{"player"}``.
+- ``POST /api/signup`` ``{"name", "password"}`` -> 201 ``{"player"}``; sign-ups are throttled
+  per client address (``RestLimits.signups``, except ``signup_exempt`` addresses), in memory.
 - ``POST /api/signin`` ``{"name", "password"}`` -> ``{"token", "player", "expires"}``; failed
-  sign-ins are throttled per account and per client address (``RestLimits``), in memory.
-- ``POST /api/signout`` -> ``{"player", "signed_out": true}``; the token no longer works.
+  sign-ins are throttled per client address, and per account name and address together (so
+  that nobody elsewhere can lock an owner out of their account), in memory.
+- ``POST /api/signout`` -> ``{"player", "signed_out": true}``; the token no longer works and the
+  connections that said hello with it are closed at once (``on_sign_out``).
 - ``GET /api/me`` -> ``{"player", "balances"}``; ``GET /api/balance`` -> the cashier's balances.
 - ``POST /api/grant`` -> play chips only (R-GAME-6): the PLAY balance topped up to
   ``RestLimits.grant_to``, once per period of ``grant_every`` seconds, idempotent by a key made of
@@ -21,8 +24,10 @@ histories, all JSON under ``/api`` (docs/protocol.md, section "HTTP API").
 Every request that carries an ``Origin`` header must come from the served origin (browsers;
 cross-site requests are refused with 403). Every authenticated call sends ``Authorization: Bearer
 <token>``. Every error is ``{"error": {"code", "message"}}`` and changes nothing. Every call into
-the room (accounts, cashier, histories) blocks on the database, and sign-up and sign-in hash with
-Argon2: they all run in the thread pool, never on the event loop.
+the room (accounts, cashier, histories) blocks on the database: they run in the thread pool,
+never on the event loop. Sign-up and sign-in hash with Argon2 (64 MiB each by default): they run
+in a pool of their own of ``RestLimits.hash_pool`` threads, which bounds the memory and CPU that
+a crowd of sign-ups can take.
 
 The PHH, PokerStars and OHH files are built from the filtered view alone
 (``feltroom.server.hand_files``): the hand is replayed through the engine from the public record
@@ -33,6 +38,7 @@ replay must reproduce the stored pots, else the export is refused.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
@@ -41,6 +47,7 @@ import re
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -52,7 +59,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from feltroom.money import PLAY, to_units
-from feltroom.room.accounts import RESERVED_NAMES
+from feltroom.room.accounts import reserved, token_hash
 from feltroom.room.errors import (
     AuthenticationFailed,
     IdempotencyConflict,
@@ -77,6 +84,7 @@ log = logging.getLogger("feltroom.server")
 _BEARER = 'Bearer realm="feltroom"'
 _MAX_TOKEN = 128  # as on the websocket (docs/protocol.md, Limits)
 _HAND_REF = re.compile(r"([1-9][0-9]{0,17})(\.phh|\.json)?")
+_DIGITS = re.compile(r"[0-9]{1,19}")  # ASCII only: str.isdigit() accepts "²", int() refuses it
 _FORMATS = {
     "json": {"url": "/api/hands/{id}", "media_type": "application/json"},
     "phh": {"url": "/api/hands/{id}.phh", "media_type": "text/plain"},
@@ -89,10 +97,15 @@ _FORMATS = {
 class RestLimits:
     """The room's settings for the HTTP API.
 
-    ``account_failures`` / ``address_failures``: failed sign-ins allowed per account name and per
-    client address within ``failure_window`` seconds; beyond them every sign-in for that account
-    or from that address is refused (429, even with the right password) until the oldest failure
-    leaves the window. ``grant_to``: the play chips a grant tops the PLAY balance up to;
+    ``account_failures`` / ``address_failures``: failed sign-ins allowed per account name and
+    client address together, and per client address, within ``failure_window`` seconds; beyond
+    them every sign-in for that account from that address, or from that address, is refused
+    (429, even with the right password) until the oldest failure leaves the window. A wrong
+    password from elsewhere never locks the owner out. ``signups`` / ``signup_window``: sign-ups
+    allowed per client address within that many seconds (429 with ``Retry-After`` beyond);
+    ``signup_exempt``: addresses without that limit (``feltroom serve --signup-exempt``).
+    ``hash_pool``: how many passwords are hashed at once (sign-up and sign-in). ``grant_to``:
+    the play chips a grant tops the PLAY balance up to;
     ``grant_every``: the length of a grant period (periods are aligned to the epoch: with 3600, one
     grant per clock hour). ``max_body``: the largest request body in bytes. ``password_min`` /
     ``password_max``: the password lengths sign-up accepts. ``hands_default`` / ``hands_max``:
@@ -102,6 +115,10 @@ class RestLimits:
     account_failures: int = 5
     address_failures: int = 20
     failure_window: float = 300.0
+    signups: int = 5
+    signup_window: float = 600.0
+    signup_exempt: frozenset[str] = frozenset({"127.0.0.1", "::1"})
+    hash_pool: int = 2
     grant_to: int = 10_000
     grant_every: float = 3600.0
     max_body: int = 4096
@@ -112,10 +129,17 @@ class RestLimits:
     clock: Callable[[], float] = time.time
 
     def __post_init__(self) -> None:
-        for name in ("account_failures", "address_failures", "grant_to", "max_body"):
+        for name in (
+            "account_failures",
+            "address_failures",
+            "signups",
+            "hash_pool",
+            "grant_to",
+            "max_body",
+        ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be 1 or more, not {getattr(self, name)}")
-        for name in ("failure_window", "grant_every"):
+        for name in ("failure_window", "signup_window", "grant_every"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be a positive number of seconds")
         if not 1 <= self.password_min <= self.password_max:
@@ -263,8 +287,8 @@ async def _read_json(request: Request, limit: int) -> dict[str, Any]:
         413, "too_large", f"the request body is larger than {limit} bytes; send at most {limit}"
     )
     if length is not None:
-        if not length.isdigit():
-            raise _malformed("Content-Length must be a number of bytes")
+        if _DIGITS.fullmatch(length) is None:
+            raise _malformed("Content-Length must be a number of bytes (digits 0-9)")
         if int(length) > limit:
             raise too_large
     chunks: list[bytes] = []
@@ -345,7 +369,7 @@ def _query_int(request: Request, name: str, low: int, high: int) -> int | None:
     text = request.query_params.get(name)
     if text is None:
         return None
-    if not text.isdigit() or not low <= int(text) <= high:
+    if _DIGITS.fullmatch(text) is None or not low <= int(text) <= high:
         raise _invalid(f"{name} must be a whole number from {low} to {high}, not {text!r}")
     return int(text)
 
@@ -368,15 +392,26 @@ def rest_routes(
     *,
     histories: HandHistories | None = None,
     limits: RestLimits | None = None,
+    on_sign_out: Callable[[str], object] | None = None,
 ) -> list[Route]:
-    """The routes of the HTTP API for a room (see the module docstring)."""
+    """The routes of the HTTP API for a room (see the module docstring). ``on_sign_out`` is
+    told the token hash of every session signed out (the hub closes its connections)."""
     limits = limits or RestLimits()
     accounts = runtime.accounts
     cashier = runtime.cashier
     hands = histories or HandHistories(runtime.settlement.storage)
     by_account = FailureThrottle(limits.account_failures, limits.failure_window, limits.clock)
     by_address = FailureThrottle(limits.address_failures, limits.failure_window, limits.clock)
+    signups = FailureThrottle(limits.signups, limits.signup_window, limits.clock)
     password_min = max(limits.password_min, accounts.min_password_length)
+    # At most ``hash_pool`` sign-ups and sign-ins at once (their own threads, so a crowd does
+    # not take the thread pool every other call uses), and as many hashes (``HashingPool``).
+    accounts.bound_hashing(limits.hash_pool)
+    hashing = ThreadPoolExecutor(limits.hash_pool, thread_name_prefix="feltroom-signin")
+
+    async def hashed(call: Callable[..., Any], *args: Any) -> Any:
+        """``call`` (sign-up, sign-in) in its own pool of ``hash_pool`` threads."""
+        return await asyncio.get_running_loop().run_in_executor(hashing, call, *args)
 
     def endpoint(handler: Handler) -> Handler:
         async def guarded(request: Request) -> Response:
@@ -437,18 +472,32 @@ def rest_routes(
             valid_name(name, "player name")
         except RoomError as error:
             raise _invalid(str(error)) from None
-        if name.lower() in RESERVED_NAMES:
-            raise _invalid(
-                f"the name {name!r} is reserved; choose another (reserved: "
-                f"{', '.join(sorted(RESERVED_NAMES))})"
-            )
+        why = reserved(name)
+        if why is not None:
+            raise _invalid(why)
         if not password_min <= len(password) <= limits.password_max:
             raise _invalid(
                 f"a password has {password_min} to {limits.password_max} characters, "
                 f"not {len(password)}"
             )
         try:
-            player = await run_in_threadpool(accounts.sign_up, name, password)
+            accounts.check_new_account(name, password)
+        except RoomError as error:
+            raise _invalid(str(error)) from None
+        address = _client_address(request)
+        if address not in limits.signup_exempt:
+            wait = signups.wait(address)
+            if wait > 0:
+                raise ApiError(
+                    429,
+                    "rate_limited",
+                    f"at most {limits.signups} sign-ups from one address in "
+                    f"{limits.signup_window:g} s; try again in {max(1, math.ceil(wait))} s",
+                    _retry_after(wait),
+                )
+            signups.fail(address)  # every sign-up that would hash counts
+        try:
+            player = await hashed(accounts.sign_up, name, password)
         except RoomError as error:
             if "taken" in str(error):
                 raise ApiError(409, "refused", str(error)) from None
@@ -461,13 +510,16 @@ def rest_routes(
             raise _invalid(f"a password has at most {limits.password_max} characters")
         address = _client_address(request)
         # Names that cannot exist are not tracked per account (bounded memory); the address is.
-        account = name if _is_name(name) else None
+        # The account's key holds the address too: a stranger's guesses cannot lock the owner
+        # out, and names are one whatever their letter case.
+        account = f"{name.lower()} {address}" if _is_name(name) else None
         wait = max(by_account.wait(account) if account else 0.0, by_address.wait(address))
         if wait > 0:
             raise ApiError(
                 429,
                 "rate_limited",
-                "too many failed sign-ins for this account or from this address; "
+                "too many failed sign-ins for this account from this address, or from this "
+                "address; "
                 f"try again in {max(1, math.ceil(wait))} s",
                 _retry_after(wait),
             )
@@ -476,7 +528,7 @@ def rest_routes(
         if account:
             stamps.append((by_account, account, by_account.fail(account)))
         try:
-            session = await run_in_threadpool(accounts.sign_in, name, password)
+            session = await hashed(accounts.sign_in, name, password)
         except AuthenticationFailed:
             raise ApiError(
                 401,
@@ -489,7 +541,8 @@ def rest_routes(
                 throttle.forgive(key, stamp)
             raise
         by_address.forgive(address, stamps[0][2])
-        by_account.clear(name)
+        if account:
+            by_account.clear(account)
         return JSONResponse(
             {"token": session.token, "player": session.user, "expires": session.expires_at}
         )
@@ -498,6 +551,8 @@ def rest_routes(
         player, token = await player_of(request)
         await no_body(request)
         await run_in_threadpool(accounts.sign_out, token)
+        if on_sign_out is not None:
+            on_sign_out(token_hash(token))
         return JSONResponse({"player": player, "signed_out": True})
 
     # -- money
