@@ -564,7 +564,7 @@ class _Sim:
             )
             expected_small = next(s for s in clockwise(expected_button, mx) if s in in_game)
             expected_big = next(s for s in clockwise(expected_small, mx) if s in before.present)
-            if expected_big == previous.big:
+            if expected_big == previous.big and expected_big in in_game:
                 # nobody posts the big blind twice: the blinds move on one player, the button
                 # to the player in the game before the small blind
                 expected_small = previous.big

@@ -417,3 +417,19 @@ def test_R_MISS_5_dead_no_small_blind_when_its_player_is_absent() -> None:
         expect owes 3=MS
         """,
     )
+
+
+# Rules: R-BUTTON-3, R-ENTRY-1
+def test_R_BUTTON_3_moving_a_new_player_in_last_hands_big_blind_seat_is_not_a_repeat() -> None:
+    """Heads-up last hand (button 3, big blind 6); the big blind's player left and a new player
+    sat down in seat 6 and posts; 2 is back owing the big blind. The moving rule's walk puts the
+    big blind on seat 6: a new player there simply is the big blind (R-ENTRY-1), not last hand's
+    big blind posting it twice, so the blinds are not moved on past them."""
+    seats = {3: seat(3), 4: seat(4), 2: seat(2, Owes.MISSED_BIG), 6: seat(6, Owes.NEW)}
+    seats[1] = seat(1, Owes.MISSED_SMALL, Entry.WAIT)
+    seats[1].sitting_out = True
+    plan = plan_hand("moving", seats, 6, 1, 2, Positions(3, 3, 6, heads_up=True))
+    assert plan is not None
+    assert (plan.button, plan.small, plan.big) == (3, 4, 6)
+    assert plan.small in plan.dealt
+    assert plan.big in plan.dealt

@@ -52,8 +52,8 @@ def rake_record(amounts: Sequence[int], rakes: Sequence[int]) -> RakeRecord | No
     """The recorded rake of an imported hand: ``rakes`` taken from the pots of ``amounts`` (main
     pot first) exactly as the file records them, pot by pot (R-RAKE-3: imported hands keep their
     per-pot rake, however the site computed it); ``fraction`` is the largest share a pot paid
-    and ``cap`` the hand's rake, for the record. ``None`` when the hand paid no rake or a pot
-    paid all it held (no rake rule describes that)."""
+    (the hand's share when a pot paid all it held) and ``cap`` the hand's rake, for the record.
+    ``None`` when the hand paid no rake or all it held."""
     total = sum(rakes)
     if not total:
         return None
@@ -61,7 +61,9 @@ def rake_record(amounts: Sequence[int], rakes: Sequence[int]) -> RakeRecord | No
         Fraction(rake, amount) for rake, amount in zip(rakes, amounts, strict=True) if amount
     )
     if fraction >= 1:
-        return None
+        fraction = Fraction(total, sum(amounts))
+        if fraction >= 1:
+            return None
     return RakeRecord(fraction, total, False, total, tuple(rakes))
 
 

@@ -311,10 +311,11 @@ class _Planner:
         big = self.walk_big(small, button, True)
         if big is None:
             return None
-        if big == last.big:
+        if big == last.big and self.in_game(big):
             # A player back in the game between last hand's blinds would make last hand's big
             # blind post it again: the blinds move on one player instead (last hand's big blind
-            # posts the small blind) and the button goes to the player before them.
+            # posts the small blind) and the button goes to the player before them. (A player
+            # owing a blind in that seat is someone else: a new player comes in on it.)
             self.missed = {}
             small = last.big
             before = [s for s in reversed(clockwise(small, mx)[:-1]) if self.in_game(s)]
