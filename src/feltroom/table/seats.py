@@ -78,6 +78,8 @@ class Seat:
     fee_due_at: float | None = None
     paid_small: bool = False
     paid_big: bool = False
+    away: bool = False
+    """Tournament tables: away (R-TOURN-6), folded at once at their turn, with no clock."""
 
     @property
     def owing(self) -> bool:
