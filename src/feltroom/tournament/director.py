@@ -153,6 +153,12 @@ class Director:
         self.tables_max = 0
         self.paid_out = 0
         self._out: list[Output] = []
+        self._alive = 0
+        self._entries_in = 0
+        self._holds_changed: set[int] = set()
+        self._balance_due = False
+        self._pending_most: int | None = None
+        """While the fullest tables are in their hands: their size (they balance after it)."""
 
     # ------------------------------------------------------------------ queries
 
@@ -162,11 +168,13 @@ class Director:
 
     @property
     def remaining(self) -> int:
-        return sum(1 for e in self.entries if e.table is not None and not e.out)
+        """Entries still in play."""
+        return self._alive
 
     @property
     def entry_count(self) -> int:
-        return sum(1 for e in self.entries if not e.unregistered)
+        """Entries (re-entries count, unregistered ones do not)."""
+        return self._entries_in
 
     @property
     def paid_places(self) -> int:
@@ -228,6 +236,7 @@ class Director:
             raise IllegalAction(f"{account} has used every re-entry ({cfg.re_entries}; R-TOURN-3)")
         entry = EntryState(len(self.entries) + 1, account)
         self.entries.append(entry)
+        self._entries_in += 1
         self._live[account] = entry.number
         late = self.started_at is not None
         out: list[Output] = [Registered(entry.number, account, cfg.buy_in, cfg.fee, late)]
@@ -247,6 +256,7 @@ class Director:
             raise IllegalAction(f"{account} is not registered")
         entry = self.entries[number - 1]
         entry.unregistered = True
+        self._entries_in -= 1
         del self._live[account]
         return [Refunded(number, account, self.settings.buy_in, self.settings.fee)]
 
@@ -272,6 +282,7 @@ class Director:
             for seat, entry_number in sorted(seats.items()):
                 entry = self.entries[entry_number - 1]
                 entry.stack = cfg.starting_stack
+                self._alive += 1
                 self._put(entry, number, seat)
                 out.append(SeatPlayer(number, seat, entry.number, entry.account, entry.stack))
         self.tables_max = len(self.tables)
@@ -311,6 +322,7 @@ class Director:
             self._out.append(OpenTable(number, self.level))
         table = self.tables[number]
         seat = self.rng.choice(open_seats(table.seats, cfg.seats_per_table))
+        self._alive += 1
         self._put(entry, number, seat)
         self._out.append(SeatPlayer(number, seat, entry.number, entry.account, entry.stack))
         self._after_change(now)
@@ -354,7 +366,7 @@ class Director:
             if self.registration_open:
                 self.state = "late_registration"
             for table in self.tables.values():
-                table.holds.discard("break")
+                self._unhold(table, "break")
             self._out.append(BreakEnded())
         if self._break_ends is None:
             clock = self.clock(now)
@@ -375,9 +387,10 @@ class Director:
                 self._next_break = None
                 self.state = "on_break"
                 for table in self.tables.values():
-                    table.holds.add("break")
+                    self._hold(table, "break")
                 self._out.append(BreakStarted(self._break_ends))
-        self._after_change(now)
+        if self._out:
+            self._after_change(now)
         return self._flush()
 
     # ------------------------------------------------------------------ what tables report
@@ -413,6 +426,8 @@ class Director:
             if chips == 0:
                 busted.append((number, before[seat]))
                 entry.out = True
+                self._alive -= 1
+                self._balance_due = True
                 del model.seats[seat]
                 del self._live[entry.account]
                 self._out.append(RemovePlayer(table, seat, number, entry.account))
@@ -420,10 +435,10 @@ class Director:
         if self.hand_for_hand:
             self._round_out += busted
             self._round.add(table)
-            model.holds.add("hand_for_hand")
+            self._hold(model, "hand_for_hand")
         elif busted:
             self._out += self._knock_out(busted)
-        self._after_change(now)
+        self._after_change(now, model)
         return self._flush()
 
     # ------------------------------------------------------------------ places and prizes
@@ -460,7 +475,7 @@ class Director:
         return out
 
     def _finish_if_won(self) -> None:
-        if self.registration_open or self.finished or self._round_out:
+        if self._alive != 1 or self.registration_open or self.finished or self._round_out:
             return
         alive = [e for e in self.entries if e.table is not None and not e.out]
         if len(alive) != 1:
@@ -473,21 +488,27 @@ class Director:
         self._out.append(Finished(winner.number, winner.account))
         self.state = "finished"
         for number, table in sorted(self.tables.items()):
-            table.holds.add("finished")
+            self._hold(table, "finished")
             if not table.seats:
                 self._out.append(CloseTable(number))
 
     # ------------------------------------------------------------------ after every change
 
-    def _after_change(self, now: float) -> None:
-        """Hand-for-hand, breaking tables, balancing and the holds that follow from them."""
+    def _after_change(self, now: float, finished: TableState | None = None) -> None:
+        """Hand-for-hand, breaking tables, balancing and the holds that follow from them
+        (``finished``: the table whose hand just ended)."""
         if self.state == "cancelled":
             return
         self._finish_if_won()
         if not self.finished:
             self._hand_for_hand()
             self._break_tables()
-            self._balance()
+            if self._balance_due or (
+                finished is not None
+                and self._pending_most is not None
+                and len(finished.seats) >= self._pending_most
+            ):
+                self._balance()
             self._finish_if_won()
         self._sync_holds()
 
@@ -524,7 +545,7 @@ class Director:
             self._out += self._rank(out)
         self._round = set()
         for table in self.tables.values():
-            table.holds.discard("hand_for_hand")
+            self._unhold(table, "hand_for_hand")
         if self.remaining <= self.paid_places or len(self.tables) < 2:
             self.hand_for_hand = False
             if self._break_ends is None:
@@ -540,14 +561,14 @@ class Director:
             if len(self.tables) == 2:
                 survivor = self.tables[min(self.tables)]
                 victim.breaking = True
-                victim.holds.add("final_table")
-                survivor.holds.add("final_table")
+                self._hold(victim, "final_table")
+                self._hold(survivor, "final_table")
                 if victim.in_hand or survivor.in_hand:
                     return
                 self._final_table(survivor, victim)
                 return
             victim.breaking = True
-            victim.holds.add("breaking")
+            self._hold(victim, "breaking")
             if victim.in_hand:
                 return
             players = [(seat, number) for seat, number in victim.seats.items()]
@@ -581,13 +602,14 @@ class Director:
         for move in moves:
             self._put(self.entries[move.entry - 1], survivor.number, move.to_seat)
         survivor.last_big = None
-        survivor.holds.discard("final_table")
+        self._unhold(survivor, "final_table")
         self._out.append(RedrawTable(survivor.number, tuple(moves)))
         self._close(victim)
 
     def _close(self, table: TableState) -> None:
         assert not table.seats
         del self.tables[table.number]
+        self._balance_due = True
         self.tables_broken += 1
         self._round.discard(table.number)
         self._out.append(CloseTable(table.number))
@@ -598,10 +620,12 @@ class Director:
         that reaches the big blind soonest. A table ``halt_gap`` short does not deal until it is
         balanced."""
         cfg = self.settings
+        self._balance_due = False
+        self._pending_most = None
         active = {t: m for t, m in self.tables.items() if not m.breaking}
         if len(active) < 2:
             for table in active.values():
-                table.holds.discard("halt")
+                self._unhold(table, "halt")
             return
         while True:
             counts = {t: len(m.seats) for t, m in active.items()}
@@ -611,6 +635,7 @@ class Director:
                 break
             sources = sorted(t for t, n in counts.items() if n == most and not active[t].in_hand)
             if not sources:
+                self._pending_most = most  # the fullest tables give players up after their hands
                 break
             source = active[sources[0]]
             target = active[target_number]
@@ -622,9 +647,9 @@ class Director:
         for number, table in active.items():
             short = most - counts[number]
             if short >= cfg.halt_gap:
-                table.holds.add("halt")
+                self._hold(table, "halt")
             elif short <= cfg.balance_gap:
-                table.holds.discard("halt")
+                self._unhold(table, "halt")
 
     def _move(
         self,
@@ -643,8 +668,21 @@ class Director:
             MovePlayer(number, entry.account, source.number, seat, target.number, to_seat, reason)
         )
 
+    def _hold(self, table: TableState, reason: str) -> None:
+        table.holds.add(reason)
+        self._holds_changed.add(table.number)
+
+    def _unhold(self, table: TableState, reason: str) -> None:
+        if reason in table.holds:
+            table.holds.discard(reason)
+            self._holds_changed.add(table.number)
+
     def _sync_holds(self) -> None:
-        for number, table in sorted(self.tables.items()):
+        changed, self._holds_changed = self._holds_changed, set()
+        for number in sorted(changed):
+            table = self.tables.get(number)
+            if table is None:
+                continue
             held = bool(table.holds)
             if held and not table.held:
                 self._out.append(HoldTable(number, ",".join(sorted(table.holds))))
@@ -685,7 +723,7 @@ class Director:
         out.append(Cancelled(reason, shares))
         self.state = "cancelled"
         for number, table in sorted(self.tables.items()):
-            table.holds.add("cancelled")
+            self._hold(table, "cancelled")
             if not table.held:
                 out.append(HoldTable(number, "cancelled"))
                 table.held = True
@@ -704,6 +742,7 @@ class Director:
         assert seat not in model.seats, (table, seat)
         model.seats[seat] = entry.number
         entry.table, entry.seat = table, seat
+        self._balance_due = True
 
     def _flush(self) -> list[Output]:
         out, self._out = self._out, []
