@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from feltroom.errors import InvalidConfiguration
+from feltroom.table.config import _choice, _int
 from feltroom.table.tournament import Level
 
 __all__ = [
@@ -168,49 +169,33 @@ class TournamentSettings:
     breaks: BreakPolicy | str | None = None
 
     def __post_init__(self) -> None:
-        def choice(name: str, value: object, valid: tuple[str, ...]) -> None:
-            if value not in valid:
-                raise InvalidConfiguration(
-                    f"{name}: {value!r} is not valid; valid values are {', '.join(valid)}"
-                )
-
-        def number(name: str, value: object, low: int, high: int | None = None) -> None:
-            ok = isinstance(value, int) and not isinstance(value, bool) and value >= low
-            if ok and high is not None and isinstance(value, int) and value > high:
-                ok = False
-            if not ok:
-                bound = f"{low}..{high}" if high is not None else f"whole numbers from {low}"
-                raise InvalidConfiguration(
-                    f"{name}: {value!r} is not valid; valid values are {bound}"
-                )
-
-        choice("format", self.format, FORMATS)
-        choice("game", self.game, GAMES)
-        choice("schedule", self.schedule, tuple(SCHEDULES))
-        choice("payouts", self.payouts, PAYOUTS)
-        number("seats_per_table", self.seats_per_table, 2, 10)
-        number("min_players", self.min_players, 2)
-        number("starting_stack", self.starting_stack, 1)
-        number("buy_in", self.buy_in, 0)
-        number("fee", self.fee, 0)
-        number("guarantee", self.guarantee, 0)
-        number("late_registration_levels", self.late_registration_levels, 0)
-        number("re_entries", self.re_entries, 0)
-        number("balance_gap", self.balance_gap, 1)
-        number("halt_gap", self.halt_gap, self.balance_gap + 1)
+        _choice("format", self.format, FORMATS)
+        _choice("game", self.game, GAMES)
+        _choice("schedule", self.schedule, tuple(SCHEDULES))
+        _choice("payouts", self.payouts, PAYOUTS)
+        _int("seats_per_table", self.seats_per_table, 2, 10)
+        _int("min_players", self.min_players, 2)
+        _int("starting_stack", self.starting_stack, 1)
+        _int("buy_in", self.buy_in, 0)
+        _int("fee", self.fee, 0)
+        _int("guarantee", self.guarantee, 0)
+        _int("late_registration_levels", self.late_registration_levels, 0)
+        _int("re_entries", self.re_entries, 0)
+        _int("balance_gap", self.balance_gap, 1)
+        _int("halt_gap", self.halt_gap, self.balance_gap + 1)
         if self.level_minutes is not None:
-            number("level_minutes", self.level_minutes, 1)
+            _int("level_minutes", self.level_minutes, 1)
         if self.format == "sng":
-            number("max_entries", self.max_entries, max(2, self.min_players))
+            _int("max_entries", self.max_entries, max(2, self.min_players))
             if self.late_registration_levels or self.re_entries:
                 raise InvalidConfiguration(
                     "late_registration_levels, re_entries: a sit-and-go starts full; valid "
                     "values are 0"
                 )
         elif self.max_entries is not None:
-            number("max_entries", self.max_entries, self.min_players)
+            _int("max_entries", self.max_entries, self.min_players)
         if self.breaks is not None and not isinstance(self.breaks, BreakPolicy):
-            choice("breaks", self.breaks, (_NO_BREAKS,))
+            _choice("breaks", self.breaks, (_NO_BREAKS,))
 
     @property
     def break_policy(self) -> BreakPolicy | None:
