@@ -112,6 +112,8 @@ def _soak_progress(report: Any) -> None:
 def _simulate(args: argparse.Namespace) -> int:
     """The randomized soak of the table layer (issue 4): one JSON object; exit 0 only without
     violations."""
+    if args.tournament is not None:
+        return _simulate_tournament(args)
     from feltroom.simulate import simulate
 
     try:
@@ -140,6 +142,34 @@ def _simulate(args: argparse.Namespace) -> int:
         for example in summary["violation_examples"]:
             print(f"  {example}")
     return 0 if report.violations == 0 else 1
+
+
+def _simulate_tournament(args: argparse.Namespace) -> int:
+    """A whole tournament offline (issue 18): one JSON line; exit 0 only without violations."""
+    from feltroom.simulate_tournament import simulate_tournament
+
+    if args.players is None:
+        print("feltroom simulate: --tournament needs --players N (2 or more)", file=sys.stderr)
+        return 2
+    try:
+        report = simulate_tournament(args.tournament, args.players, args.seed)
+    except FeltroomError as error:
+        print(f"feltroom simulate: {error}", file=sys.stderr)
+        return 2
+    summary = report.as_json()
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(
+            f"{summary['players']} players, {summary['hands']} hands, "
+            f"{summary['tables_max']} tables at most, {summary['moves']} moves, "
+            f"{summary['tables_broken']} tables broken, {summary['violations']} violations, "
+            f"prize pool {summary['prize_pool']}, paid {summary['paid']}, "
+            f"{summary['hands_per_second']} hands/s"
+        )
+        for example in summary["violation_examples"]:
+            print(f"  {example}")
+    return 0 if report.violations == 0 and report.places_ok else 1
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -223,6 +253,14 @@ def _parser() -> argparse.ArgumentParser:
         choices=("dead", "moving"),
         default=None,
         help="put every table on this button rule (R-BUTTON-3); default: each table draws one",
+    )
+    simulate.add_argument(
+        "--tournament",
+        choices=("sng", "mtt"),
+        help="run one whole tournament instead (with --players; docs/tournaments.md)",
+    )
+    simulate.add_argument(
+        "--players", type=_positive, metavar="N", help="the tournament's players (2 or more)"
     )
     simulate.set_defaults(handler=_simulate)
 

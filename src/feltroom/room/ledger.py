@@ -7,17 +7,20 @@ a running total that the audit re-derives from the transfers.
 
 Accounts, each in exactly one currency (currencies never mix, R-GAME-6):
 
-======== ============================ =============================================
-kind     key                          holds
-======== ============================ =============================================
-wallet   ``wallet:<player>:<CUR>``    a player's money off the tables
-escrow   ``escrow:<table>``           the chips on one table (the sum of its stacks)
-house    ``house:<CUR>``              rake, collection fees and session fees
-tax      ``tax:<CUR>``                winnings tax withheld (R-TAX-1)
-external ``external:<CUR>``           the world outside: deposits, withdrawals,
-                                      play-money grants; the only account that may
-                                      go below zero
-======== ============================ =============================================
+========= ============================ =============================================
+kind      key                          holds
+========= ============================ =============================================
+wallet    ``wallet:<player>:<CUR>``    a player's money off the tables
+escrow    ``escrow:<table>``           the chips on one table (the sum of its stacks)
+house     ``house:<CUR>``              rake, collection fees and session fees, the
+                                       fees of tournament entries
+tax       ``tax:<CUR>``                winnings tax withheld (R-TAX-1)
+prizepool ``prizepool:<tournament>``   a tournament's buy-ins and overlay until paid
+                                       out as prizes (R-TOURN-2; room/tournaments.py)
+external  ``external:<CUR>``           the world outside: deposits, withdrawals,
+                                       play-money grants; the only account that may
+                                       go below zero
+========= ============================ =============================================
 
 Because every transfer moves the same amount out of one account and into another, the balances of
 all accounts of one currency, the external one included, sum to zero.
@@ -91,6 +94,7 @@ class AccountKind(Enum):
     HOUSE = "house"
     TAX = "tax"
     EXTERNAL = "external"
+    PRIZEPOOL = "prizepool"
 
 
 class TransferKind(Enum):
@@ -104,6 +108,11 @@ class TransferKind(Enum):
     RAKE = "rake"  # escrow -> house, at settlement
     FEE = "fee"  # escrow -> house: a collection fee at settlement, or a session fee
     TAX = "tax"  # escrow -> tax, withheld at settlement (R-TAX-1)
+    ENTRY = "entry"  # wallet -> prizepool: a tournament buy-in (R-TOURN-2)
+    ENTRY_FEE = "entry_fee"  # wallet -> house: a tournament entry's fee
+    REFUND = "refund"  # prizepool or house -> wallet: unregistration, cancellation
+    OVERLAY = "overlay"  # house -> prizepool: a guarantee's top-up
+    PRIZE = "prize"  # prizepool -> wallet (R-TOURN-11, R-TOURN-13)
 
 
 def wallet_key(player: str, code: str) -> str:

@@ -12,6 +12,7 @@ from feltroom.table.events import (
     BlindDeclined,
     BlindPrompt,
     BlindsMissed,
+    CameBack,
     ChipsAdded,
     CountdownStarted,
     Disconnected,
@@ -38,15 +39,18 @@ from feltroom.table.events import (
     TurnStarted,
     WaitingListJoined,
     WaitingListLeft,
+    WentAway,
 )
 from feltroom.table.seats import Entry, Owes, PreAction, PreActionKind, Seat
 from feltroom.table.table import SeatInfo, Table, TableView
+from feltroom.table.tournament import Level, TournamentTable, ante_for, tournament_table_config
 
 __all__ = [
     "PRESETS",
     "BlindDeclined",
     "BlindPrompt",
     "BlindsMissed",
+    "CameBack",
     "ChipsAdded",
     "CountdownStarted",
     "Disconnected",
@@ -56,6 +60,7 @@ __all__ = [
     "HandFinished",
     "HandResult",
     "HandStarted",
+    "Level",
     "Owes",
     "Plan",
     "PlayerSeated",
@@ -81,11 +86,15 @@ __all__ = [
     "TaxWithheld",
     "TimeBankStarted",
     "TimedOut",
+    "TournamentTable",
     "TurnClock",
     "TurnStarted",
     "WaitingListJoined",
     "WaitingListLeft",
+    "WentAway",
+    "ante_for",
     "format_amount",
     "plan_hand",
     "preset",
+    "tournament_table_config",
 ]

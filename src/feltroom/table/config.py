@@ -37,7 +37,7 @@ FIRST_BUTTONS = ("high_card", "first_seated", "left_of_dealer")
 BUTTON_RULES = ("dead", "moving")
 HOUSE_FEES = ("rake", "session_fee", "collection_fee")
 TIMEOUT_ACTIONS = ("fold", "check_or_fold")
-PROTECT_ON = ("any_timeout", "disconnect")
+PROTECT_ON = ("any_timeout", "disconnect", "never")  # never: tournaments (R-TOURN-6)
 RAKE_CAP_BIG_BLINDS = 6
 """The default rake cap per hand, in big blinds (R-RAKE-3)."""
 MODES = ("cash", "tournament")

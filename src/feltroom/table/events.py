@@ -24,6 +24,7 @@ __all__ = [
     "BlindDeclined",
     "BlindPrompt",
     "BlindsMissed",
+    "CameBack",
     "ChipsAdded",
     "CountdownStarted",
     "Disconnected",
@@ -50,6 +51,7 @@ __all__ = [
     "TurnStarted",
     "WaitingListJoined",
     "WaitingListLeft",
+    "WentAway",
 ]
 
 
@@ -285,6 +287,23 @@ class HandFinished:
     result: HandResult
 
 
+@dataclass(frozen=True, slots=True)
+class WentAway:
+    """A tournament player is away (R-TOURN-6): dealt in, blinds and antes posted for them,
+    folded at once at their turn (checked when checking is free), with no clock. ``reason``:
+    ``timeout`` or ``chosen``."""
+
+    seat: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class CameBack:
+    """An away tournament player said they are back (R-TOURN-6)."""
+
+    seat: int
+
+
 TableEvent = (
     PlayerSeated
     | ChipsAdded
@@ -313,6 +332,8 @@ TableEvent = (
     | FeeCharged
     | TaxWithheld
     | HandFinished
+    | WentAway
+    | CameBack
     | HandEvent
 )
 """Everything the table emits: its own events and the hand engine's."""

@@ -76,6 +76,8 @@ class Seat:
     brought: int = 0
     """Every chip this seat brought to the table (buy-in and additions)."""
     fee_due_at: float | None = None
+    away: bool = False
+    """Tournament tables: away (R-TOURN-6), folded at once at their turn, with no clock."""
 
     @property
     def owing(self) -> bool:

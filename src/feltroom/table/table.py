@@ -663,6 +663,13 @@ class Table:
             seat = hand.to_act
             assert seat is not None
             player = self.seats[seat]
+            if player.away:
+                # R-TOURN-6: an away tournament player is folded at once at their turn (checked
+                # when checking is free), with no clock.
+                legal = hand.legal_actions()
+                assert legal is not None
+                events += hand.act(_CHECK, seat) if legal.check else hand.act(_FOLD, seat)
+                continue
             if player.leave_after_hand or player.sit_out_after_hand:
                 # R-SIT-1: the hand is folded at the player's turn, no protection, even when
                 # checking is free (the engine's table-side fold).
@@ -737,7 +744,9 @@ class Table:
         events: list[TableEvent] = []
         position = hand.seats.index(seat)
         in_pot = hand.contributions[position] > 0
-        protectable = cfg.protect_on == "any_timeout" or player.disconnected
+        protectable = cfg.protect_on == "any_timeout" or (
+            player.disconnected and cfg.protect_on == "disconnect"
+        )  # ``never``: tournament tables (R-TOURN-6)
         if in_pot and protectable and self._may_protect(player.account):
             events.append(TimedOut(seat, "protect"))
             events.append(ProtectionUsed(seat, player.account))

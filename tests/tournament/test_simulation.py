@@ -1,0 +1,113 @@
+"""Whole tournaments simulated offline (``feltroom simulate --tournament``): 200 of each format with
+2 to 60 random players in the suite, 1,000 and 2,000 players in the slow step. Every run checks
+the invariants of ``feltroom.simulate_tournament`` after every hand (chips, balancing R-TOURN-7,
+entry between the small blind and the button R-TOURN-3/8, blinds and antes R-TOURN-5) and at the
+end (one winner, places R-TOURN-10, prizes R-TOURN-11)."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+
+import pytest
+
+from feltroom.errors import InvalidConfiguration
+from feltroom.simulate_tournament import TournamentReport, simulate_tournament
+
+GAMES = ("no_limit", "pot_limit", "fixed_limit")
+CHUNKS = 20
+PER_CHUNK = 10  # 20 x 10 = 200 tournaments of each format
+
+
+def check(report: TournamentReport, players: int) -> None:
+    assert report.violations == 0, report.examples
+    assert report.places_ok
+    assert report.players == players
+    assert report.paid == report.prize_pool > 0
+    assert report.hands > 0
+
+
+@pytest.mark.parametrize("form", ["sng", "mtt"])
+@pytest.mark.parametrize("chunk", range(CHUNKS))
+def test_R_TOURN_simulated_tournaments_2_to_60_players(form: str, chunk: int) -> None:
+    """R-TOURN-3/5/7/8/9/10/11: 200 tournaments of each format, 2..60 players, every game."""
+    for k in range(PER_CHUNK):
+        seed = chunk * PER_CHUNK + k
+        players = random.Random(f"{form}{seed}").randint(2, 60)
+        report = simulate_tournament(form, players, seed, game=GAMES[seed % 3])
+        check(report, players)
+
+
+def test_R_TOURN_simulation_is_reproducible_and_moves_players() -> None:
+    one = simulate_tournament("mtt", 60, 7)
+    two = simulate_tournament("mtt", 60, 7)
+    assert {**one.as_json(), "hands_per_second": 0} == {**two.as_json(), "hands_per_second": 0}
+    assert one.tables_max == 7  # 54 on time at 9-seat tables, 6 late: a seventh table
+    assert one.moves > 0
+    assert one.tables_broken >= one.tables_max - 1
+
+
+def test_simulate_tournament_refuses_bad_input() -> None:
+    with pytest.raises(InvalidConfiguration, match=r"players: 1 .* from 2"):
+        simulate_tournament("sng", 1, 1)
+    with pytest.raises(InvalidConfiguration, match=r"tournament: 'freeroll' .* sng, mtt"):
+        simulate_tournament("freeroll", 10, 1)
+
+
+def test_the_cli_prints_the_json_line() -> None:
+    """The JSON line of the issue, field for field."""
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "feltroom.cli",
+            "simulate",
+            "--tournament",
+            "sng",
+            "--players",
+            "9",
+            "--seed",
+            "2",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0, run.stderr
+    line = json.loads(run.stdout)
+    assert list(line) == [
+        "players",
+        "hands",
+        "tables_max",
+        "moves",
+        "tables_broken",
+        "violations",
+        "violation_examples",
+        "places_ok",
+        "prize_pool",
+        "paid",
+        "hands_per_second",
+    ]
+    assert line["players"] == 9
+    assert line["violations"] == 0
+    assert line["places_ok"] is True
+    assert line["paid"] == line["prize_pool"] == 9 * 1000
+    missing = subprocess.run(
+        [sys.executable, "-m", "feltroom.cli", "simulate", "--tournament", "mtt"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert missing.returncode == 2
+    assert "--players" in missing.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("form", "players"), [("sng", 1000), ("mtt", 1000), ("mtt", 2000)])
+def test_R_TOURN_large_simulated_tournaments(form: str, players: int) -> None:
+    report = simulate_tournament(form, players, 1)
+    check(report, players)
+    assert report.tables_broken >= report.tables_max - 1
