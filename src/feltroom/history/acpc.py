@@ -131,7 +131,9 @@ class GameDef:
                 raise AcpcError(f"{name}: {raw.strip()!r} is not whole numbers") from None
         if betting is None:
             raise AcpcError("a game definition says limit or nolimit (pot-limit has no ACPC name)")
-        missing = [k for k in ("numPlayers", "numRounds", "blind", "firstPlayer") if k not in values]
+        missing = [
+            k for k in ("numPlayers", "numRounds", "blind", "firstPlayer") if k not in values
+        ]
         if missing:
             raise AcpcError(f"the game definition lacks {', '.join(missing)}")
         for key in _INT_KEYS:
@@ -401,7 +403,9 @@ __all__ += ["split_reply"]
 # ------------------------------------------------------------------------------ on the engine
 
 
-def _deck(game: GameDef, holes: Sequence[Sequence[Card]], board: Sequence[Card]) -> list[Card | None]:
+def _deck(
+    game: GameDef, holes: Sequence[Sequence[Card]], board: Sequence[Card]
+) -> list[Card | None]:
     """The engine's deck (first hole cards by position, second ones, then burn, flop, burn,
     turn, burn, river): the cards known, ``None`` for the rest."""
     n = game.num_players
@@ -496,7 +500,9 @@ def action_text(game: GameDef, hand: Hand, action: Action) -> str:
     raise AcpcError(f"{action} is not a player's action")
 
 
-def state_of(game: GameDef, hand: Hand, position: int, number: int, show_all: bool = False) -> MatchState:
+def state_of(
+    game: GameDef, hand: Hand, position: int, number: int, show_all: bool = False
+) -> MatchState:
     """The line the dealer would send ``position`` about ``hand`` (hand ``number``): its own
     cards, the cards shown at the table (``show_all``: every player's not folded, as the ACPC
     dealer shows them once the hand is over)."""
@@ -522,7 +528,11 @@ def state_of(game: GameDef, hand: Hand, position: int, number: int, show_all: bo
     board = [c for c in hand.board if c is not None]
     per_round = [tuple(board[:3]), tuple(board[3:4]), tuple(board[4:5])][:reached]
     return MatchState(
-        position, number, tuple(tuple(r) for r in rounds[: reached + 1]), tuple(holes), tuple(per_round)
+        position,
+        number,
+        tuple(tuple(r) for r in rounds[: reached + 1]),
+        tuple(holes),
+        tuple(per_round),
     )
 
 
@@ -574,11 +584,11 @@ def parse_log(text: str) -> MatchLog:
             continue
         parts = line.split(":")
         if parts[0] == "SCORE" and len(parts) == 3:
-            values = [_decimal(v, where) for v in parts[1].split("|")]
-            names = parts[2].split("|")
-            if len(values) != len(names):
-                raise AcpcError(f"{where}: {len(values)} scores for {len(names)} players")
-            score = dict(zip(names, values, strict=True))
+            totals = [_decimal(v, where) for v in parts[1].split("|")]
+            players = parts[2].split("|")
+            if len(totals) != len(players):
+                raise AcpcError(f"{where}: {len(totals)} scores for {len(players)} players")
+            score = dict(zip(players, totals, strict=True))
             continue
         if parts[0] != "STATE" or len(parts) != 6:
             raise AcpcError(
@@ -618,8 +628,10 @@ class HandCheck:
 
     @property
     def match(self) -> bool:
-        return self.error is None and self.finishing is not None and all(
-            f == e for f, e in zip(self.finishing, self.expected, strict=True)
+        return (
+            self.error is None
+            and self.finishing is not None
+            and all(f == e for f, e in zip(self.finishing, self.expected, strict=True))
         )
 
 

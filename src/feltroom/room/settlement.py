@@ -7,6 +7,8 @@ database alone, that each escrow equals the stacks at its table.
 - ``buy_in`` moves chips wallet -> escrow (sitting down, or adding chips between hands);
   ``default_buy_in`` is the amount to offer (R-BUYIN-2: the whole balance, capped by the table
   maximum).
+- ``reset_stack`` books a ``reset_stacks`` table's reset between hands: the difference between
+  the stack and the buy-in, wallet -> escrow or escrow -> wallet.
 - ``leave`` returns the stack escrow -> wallet (also for a seat released after sitting out too
   long, R-SIT-2).
 - ``begin_hand`` hands out a hand id that is never reused; ``settle_hand`` settles the hand in ONE
@@ -286,6 +288,51 @@ class Settlement:
             )
             tx.put_seat(SeatRow(table_id, player, seat.seat, seat.stack - amount))
             return seat.stack - amount
+
+    def reset_stack(self, table_id: str, player: str, before: int, after: int) -> int:
+        """A ``reset_stacks`` table set the player's stack from ``before`` back to the buy-in,
+        ``after``, between hands: the difference moves wallet -> escrow (``buy_in``) or
+        escrow -> wallet (``cash_out``). Refused (nothing moves) when the books' stack is not
+        ``before`` or the wallet cannot pay. Returns the new stack."""
+        _check_units(after, "stack")
+        now = self.clock()
+        with self.storage.transaction() as tx:
+            table = self._table(tx, table_id)
+            seat = tx.get_seat(table_id, player)
+            if seat is None:
+                raise UnknownAccount(f"{player!r} has no seat at table {table_id}")
+            if seat.stack != before:
+                raise StackMismatch(
+                    f"the table reset {player}'s stack from {before}; the books say {seat.stack}"
+                )
+            wallet = ensure_wallet(tx, player, table.currency)
+            escrow = escrow_key(table_id)
+            if after > before:
+                if wallet.balance < after - before:
+                    raise InsufficientFunds(
+                        wallet.key,
+                        wallet.balance,
+                        after - before,
+                        f"{player} holds {wallet.balance} units of {table.currency}; the stack "
+                        f"cannot be brought back to {after}",
+                    )
+                kind, debit, credit = TransferKind.BUY_IN, wallet.key, escrow
+            else:
+                kind, debit, credit = TransferKind.CASH_OUT, escrow, wallet.key
+            if after != before:
+                tx.post_transfer(
+                    new_transfer(
+                        kind,
+                        table.currency,
+                        debit,
+                        credit,
+                        abs(after - before),
+                        f"reset:{table_id}",
+                        now,
+                    )
+                )
+            tx.put_seat(SeatRow(table_id, player, seat.seat, after))
+            return after
 
     # -- hands
 
