@@ -122,7 +122,8 @@ def test_a_hand_track_writes_the_dealers_lines_from_the_rooms_messages() -> None
         ],
     }
     track = HandTrack.start(nl2, start, {4: 20000, 7: 20000}, 7)
-    assert track.fits and track.me == 1
+    assert track.fits
+    assert track.me == 1
     for message in [
         {"type": "event", "kind": "posted", "seat": 7, "forced": "small_blind", "amount": 50},
         {"type": "event", "kind": "posted", "seat": 4, "forced": "big_blind", "amount": 100},

@@ -78,9 +78,11 @@ def test_after_an_all_in_both_stacks_go_back_to_the_buy_in_and_chips_are_conserv
     assert {s.stack for s in t.seats.values()} == {20000}
     # every chip that came to the table is on it or went away (the room books the resets)
     assert t.chips_on_table() + t.taken + t.rake + t.fees + t.tax == t.brought
-    assert t.brought == 60000 and t.taken == 20000
+    assert t.brought == 60000
+    assert t.taken == 20000
     t.start_hand(2.0)  # and the next hand deals at once, both players at the buy-in
-    assert t.hand is not None and not t.hand.is_over
+    assert t.hand is not None
+    assert not t.hand.is_over
     assert sorted(t.hand.stacks) == [19900, 19950]
 
 
