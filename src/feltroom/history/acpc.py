@@ -656,3 +656,16 @@ def replay_log(game: GameDef, log: MatchLog) -> tuple[list[HandCheck], dict[str,
         for name, final in zip(logged.names, finishing, strict=True):
             totals[name] = totals.get(name, Decimal(0)) + final - start
     return checks, totals
+
+
+def game_named_by(log: MatchLog) -> str | None:
+    """The game definition file a dealer's log names in its header
+    (``# name/game/hands/seed <match> <game file> <hands> <seed>``), or ``None``."""
+    for line in log.header:
+        words = line.lstrip("#").split()
+        if words and words[0] == "name/game/hands/seed" and len(words) >= 3:
+            return words[2]
+    return None
+
+
+__all__ += ["game_named_by"]
