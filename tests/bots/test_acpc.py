@@ -162,7 +162,13 @@ async def _match(live: Any, table: str, game: str, styles: list[str], hands: int
             asyncio.create_task(play(definition, "127.0.0.1", port_number, style, seed=k))
         )
     reports = await asyncio.gather(*runs)
-    await asyncio.gather(*players)
+    played = await asyncio.gather(*players)
+    for report, player in zip(reports, played, strict=True):
+        # every line the bot got at a hand's end was a finished hand on the engine, and every
+        # action it sent was legal as sent (nothing fixed)
+        assert player.hands == report.hands
+        assert player.actions == report.actions
+        assert report.fixed == 0
     return reports
 
 

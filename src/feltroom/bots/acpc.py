@@ -279,8 +279,8 @@ class BridgeSettings:
 
 @dataclass
 class BridgeReport:
-    """What the bridge did: the hands the bot played, the hands it sat out (not of the game
-    definition), the actions it sent, the actions fixed, why it stopped."""
+    """What the bridge did: the hands the bot played, the hands the bridge played for it (not
+    of the game definition), the bot's actions played, those fixed, why it stopped."""
 
     hands: int = 0
     skipped: int = 0
@@ -479,7 +479,7 @@ class Bridge:
                     self._seat = None
                     return
                 if kind == "sat_out" and message.get("seat") == me:
-                    await self._sit_in()
+                    await self._sit_in(int(settings["buy_in_min"]))
                     continue
                 if track is None:
                     continue
@@ -560,21 +560,33 @@ class Bridge:
             if fixed is not None:
                 self.report.fixed += 1
                 log.info("the bot's %s was fixed: %s", token, fixed)
-            await self._act(action)
+            await self._act(action, bot=True)
             return
 
-    async def _act(self, action: Action) -> None:
+    async def _act(self, action: Action, *, bot: bool = False) -> None:
+        """Play ``action`` at the seat's turn (``bot``: the bot's, counted in the report)."""
         try:
             await self.client.act(self.settings.table, action)
-            self.report.actions += 1
         except RequestRefused as error:
             log.warning("the room refused %s: %s", action, error)
+            return
+        if bot:
+            self.report.actions += 1
 
-    async def _sit_in(self) -> None:
+    async def _sit_in(self, buy_in: int) -> None:
+        """The seat was sat out (a timeout, or busted when the wallet could not refill it):
+        play chips from the hourly grant, chips added up to the buy-in, and in again."""
+        client = self.client
+        table = self.settings.table
         with contextlib.suppress(ClientError):
-            await self.client.grant()
+            await client.grant()
+        state = client.tables.get(table)
+        mine = state.my_seat if state is not None else None
         try:
-            await self.client.sit_in(self.settings.table)
+            if mine is not None and mine.stack < buy_in:
+                amount = buy_in - mine.stack
+                await client.request({"type": "add_chips", "table": table, "amount": amount})
+            await client.sit_in(table)
         except RequestRefused as error:
             log.warning("cannot sit in again: %s", error)
 
