@@ -172,47 +172,34 @@ async def _match(live: Any, table: str, game: str, styles: list[str], hands: int
     return reports
 
 
-def test_two_reference_acpc_bots_play_a_no_limit_match_through_the_bridge_and_the_audit_passes(
-    storage: SqlStorage,
+@pytest.mark.parametrize(
+    ("table", "game", "styles", "hands"),
+    [
+        ("acpc-nl", "holdem.nolimit.2p.reverse_blinds.game", ["station", "random"], 30),
+        ("acpc-fl3", "holdem.limit.3p.game", ["station", "random", "tag"], 12),
+    ],
+    ids=["no-limit-heads-up", "limit-3-player"],
+)
+def test_reference_acpc_bots_play_a_match_through_the_bridge_and_the_audit_passes(
+    storage: SqlStorage, table: str, game: str, styles: list[str], hands: int
 ) -> None:
-    async def scenario() -> None:
+    async def scenario() -> list[Any]:
         room = room_for(storage, TABLES)
         async with live_server(room) as live:
-            reports = await _match(
-                live,
-                "acpc-nl",
-                "holdem.nolimit.2p.reverse_blinds.game",
-                ["station", "random"],
-                hands=30,
-            )
-            assert live.tap.leaks == []
-            assert room.runners["acpc-nl"].table.seats == {}  # both left: stacks went home
-        for report in reports:
-            assert report.hands + report.skipped >= 30, report
-            assert report.hands >= 25, report
-            assert report.actions > 0
-        result = audit(storage, shuffles=0)
-        assert result["problems"] == []
-        assert result["pass"] is True
-        assert result["hands_checked"] >= 30
+            reports = await _match(live, table, game, styles, hands)
+            assert live.tap.leaks == []  # nobody saw a card they may not see
+            assert room.runners[table].table.seats == {}  # every bridge left: stacks went home
+        return reports
 
-    asyncio.run(asyncio.wait_for(scenario(), 120))
-
-
-def test_three_reference_acpc_bots_play_limit_through_the_bridge_and_the_audit_passes(
-    storage: SqlStorage,
-) -> None:
-    async def scenario() -> None:
-        room = room_for(storage, TABLES)
-        async with live_server(room) as live:
-            reports = await _match(
-                live, "acpc-fl3", "holdem.limit.3p.game", ["station", "random", "tag"], hands=12
-            )
-            assert live.tap.leaks == []
-        assert all(r.hands >= 8 for r in reports), reports
-        assert audit(storage, shuffles=0)["pass"] is True
-
-    asyncio.run(asyncio.wait_for(scenario(), 120))
+    reports = asyncio.run(asyncio.wait_for(scenario(), 120))
+    for report in reports:
+        assert report.hands == hands, report  # the bot was shown that many hands
+        assert report.hands + report.skipped >= hands
+        assert report.actions > 0
+    result = audit(storage, shuffles=0)
+    assert result["problems"] == []
+    assert result["pass"] is True
+    assert result["hands_checked"] >= hands
 
 
 def test_the_bridge_refuses_a_table_that_does_not_fit_with_every_reason(

@@ -239,9 +239,7 @@ class Settlement:
         now = self.clock()
         with self.storage.transaction() as tx:
             table = self._table(tx, table_id)
-            seat = tx.get_seat(table_id, player)
-            if seat is None:
-                raise UnknownAccount(f"{player!r} has no seat at table {table_id}")
+            seat = self._seat(tx, table_id, player)
             if expected_stack is not None and expected_stack != seat.stack:
                 raise StackMismatch(
                     f"the table says {player} has {expected_stack}; the books say {seat.stack}"
@@ -269,9 +267,7 @@ class Settlement:
         now = self.clock()
         with self.storage.transaction() as tx:
             table = self._table(tx, table_id)
-            seat = tx.get_seat(table_id, player)
-            if seat is None:
-                raise UnknownAccount(f"{player!r} has no seat at table {table_id}")
+            seat = self._seat(tx, table_id, player)
             if seat.stack < amount:
                 raise InsufficientFunds(f"stack of {player} at {table_id}", seat.stack, amount)
             house = ensure_system_account(tx, AccountKind.HOUSE, table.currency)
@@ -298,9 +294,7 @@ class Settlement:
         now = self.clock()
         with self.storage.transaction() as tx:
             table = self._table(tx, table_id)
-            seat = tx.get_seat(table_id, player)
-            if seat is None:
-                raise UnknownAccount(f"{player!r} has no seat at table {table_id}")
+            seat = self._seat(tx, table_id, player)
             if seat.stack != before:
                 raise StackMismatch(
                     f"the table reset {player}'s stack from {before}; the books say {seat.stack}"
@@ -548,6 +542,13 @@ class Settlement:
         if row is None:
             raise UnknownAccount(f"no table {table_id!r}; open it first (Settlement.open_table)")
         return row
+
+    @staticmethod
+    def _seat(tx: Transaction, table_id: str, player: str) -> SeatRow:
+        seat = tx.get_seat(table_id, player)
+        if seat is None:
+            raise UnknownAccount(f"{player!r} has no seat at table {table_id}")
+        return seat
 
     @staticmethod
     def _player(tx: Transaction, player: str) -> None:
