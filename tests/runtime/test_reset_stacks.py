@@ -34,14 +34,22 @@ def _play(cashier: Cashier, name: str) -> int:
     return int(cashier.balance(name)["balances"].get("PLAY", "0"))
 
 
-async def _all_in(room: RoomRuntime, clock: Clock) -> None:
-    """alice (small blind, first to act) moves all-in, bob calls."""
-    await tick(room, clock)
+async def _all_in(room: RoomRuntime, clock: Clock, recorder: Recorder) -> None:
+    """Hands in which alice or bob moves all-in and the other calls, until one wins (a split
+    pot changes no stack: another hand is dealt)."""
     runner = room.runners["hu"]
-    assert runner.table.in_hand
-    await room.act("hu", "alice", RaiseTo(100))
-    await room.act("hu", "bob", Call())
-    assert not runner.table.in_hand
+    for _ in range(20):
+        await tick(room, clock, 2.0)
+        hand = runner.table.hand
+        assert runner.table.in_hand
+        assert hand is not None
+        first = "alice" if hand.to_act == 1 else "bob"
+        await room.act("hu", first, RaiseTo(100))
+        await room.act("hu", "bob" if first == "alice" else "alice", Call())
+        assert not runner.table.in_hand
+        if recorder.of(StackReset) or recorder.of(SatOut):
+            return
+    raise AssertionError("twenty split pots in a row")
 
 
 def _audited(storage: SqlStorage) -> None:
@@ -59,7 +67,7 @@ def test_after_an_all_in_the_room_books_both_resets_and_the_audit_passes(
         await room.start()
         await room.join("hu", "alice", 1, 100)
         await room.join("hu", "bob", 2, 100)
-        await _all_in(room, clock)
+        await _all_in(room, clock, recorder)
         resets = recorder.of(StackReset)
         assert sorted((r.before, r.stack) for r in resets) == [(0, 100), (200, 100)]
         assert room.stored_stacks("hu") == {"alice": 100, "bob": 100}
@@ -87,7 +95,7 @@ def test_a_player_whose_wallet_cannot_refill_is_sat_out_busted_and_nothing_is_lo
         await room.join("hu", "alice", 1, 100)
         await room.join("hu", "bob", 2, 100)
         assert _play(cashier, "alice") == 0
-        await _all_in(room, clock)
+        await _all_in(room, clock, recorder)
         stacks = room.stored_stacks("hu")
         loser = min(stacks, key=lambda name: stacks[name])
         winner = max(stacks, key=lambda name: stacks[name])
@@ -104,13 +112,13 @@ def test_a_player_whose_wallet_cannot_refill_is_sat_out_busted_and_nothing_is_lo
 def test_a_restart_seats_everyone_with_the_reset_stack(
     make_room: Room, clock: Clock, players: tuple[str, ...], storage: SqlStorage
 ) -> None:
-    room, _ = person_room(make_room, RESET)
+    room, recorder = person_room(make_room, RESET)
 
     async def first() -> None:
         await room.start()
         await room.join("hu", "alice", 1, 100)
         await room.join("hu", "bob", 2, 100)
-        await _all_in(room, clock)
+        await _all_in(room, clock, recorder)
         await room.stop()
 
     asyncio.run(first())
