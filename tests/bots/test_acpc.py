@@ -94,7 +94,17 @@ def test_the_tables_fit_their_definitions_and_the_plain_table_says_every_misfit(
     assert "max_seats is 2; the game needs 3" in table_problems(fl3, _settings("acpc-nl"))
 
 
+def test_R_LIMIT_3_a_limit_table_uncapped_heads_up_does_not_fit_acpc_limit() -> None:
+    """R-LIMIT-3 lifts the raise cap heads-up at cash tables by default; ACPC caps every round,
+    so a Limit table must turn ``uncapped_heads_up`` off for the bridge."""
+    fl3 = _game("holdem.limit.3p.game")
+    settings = {**_settings("acpc-fl3"), "uncapped_heads_up": None}
+    assert table_problems(fl3, settings) == ["uncapped_heads_up is None; the game needs False"]
+
+
 def test_room_action_fixes_what_the_dealer_fixes() -> None:
+    """A fold is offered only facing a bet (R-BET-6's exact options): the dealer's fixes map a
+    bot's action onto them."""
     nl2 = _game("holdem.nolimit.2p.reverse_blinds.game")
     facing = LegalActions(1, fold=True, check=False, call=50, raise_min=200, raise_max=19900)
     free = LegalActions(1, fold=False, check=True, call=None, raise_min=100, raise_max=19800)
@@ -110,7 +120,8 @@ def test_room_action_fixes_what_the_dealer_fixes() -> None:
 
 def test_a_hand_track_writes_the_dealers_lines_from_the_rooms_messages() -> None:
     """The room's messages of a heads-up No-Limit hand give the lines of the recorded match's
-    hand 1 (acpc-2p-nolimit: cr1721c/r2647f), seen from position 1."""
+    hand 1 (acpc-2p-nolimit: cr1721c/r2647f), seen from position 1; a hand with an entering
+    player's post (R-ENTRY-1) is not one of the definition's."""
     nl2 = _game("holdem.nolimit.2p.reverse_blinds.game")
     start = {
         "type": "event",

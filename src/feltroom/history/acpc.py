@@ -46,17 +46,20 @@ __all__ = [
     "PROTOCOL_VERSION",
     "AcpcError",
     "GameDef",
+    "HandCheck",
     "LogHand",
     "MatchLog",
     "MatchState",
     "action_text",
     "apply_betting",
+    "game_named_by",
     "hand_from_state",
     "new_hand",
     "parse_action",
     "parse_log",
     "replay_hand",
     "replay_log",
+    "split_reply",
     "state_of",
 ]
 
@@ -397,9 +400,6 @@ def split_reply(line: str) -> tuple[str, str]:
     return state, action
 
 
-__all__ += ["split_reply"]
-
-
 # ------------------------------------------------------------------------------ on the engine
 
 
@@ -635,9 +635,6 @@ class HandCheck:
         )
 
 
-__all__ += ["HandCheck"]
-
-
 def replay_log(game: GameDef, log: MatchLog) -> tuple[list[HandCheck], dict[str, Decimal]]:
     """Replay every hand of a match log; returns each hand's check and each player's total
     by the engine (to compare with ``log.score``)."""
@@ -666,6 +663,3 @@ def game_named_by(log: MatchLog) -> str | None:
         if words and words[0] == "name/game/hands/seed" and len(words) >= 3:
             return words[2]
     return None
-
-
-__all__ += ["game_named_by"]
