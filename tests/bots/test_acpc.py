@@ -242,3 +242,38 @@ def test_the_bridge_refuses_a_table_that_does_not_fit_with_every_reason(
     err = capsys.readouterr().err
     assert "reset_stacks is False; the game needs True" in err
     assert "buy-in is (2000, 10000); the game needs (20000, 20000)" in err
+
+
+def test_feltroom_acpc_needs_the_password_and_a_definition_the_room_plays(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["acpc", "--url", "http://127.0.0.1:9", "--port", "0", "--account", "a", "--table", "t"]
+    monkeypatch.delenv("FELTROOM_PASSWORD", raising=False)
+    assert main(args) == 2
+    assert "set FELTROOM_PASSWORD" in capsys.readouterr().err
+    monkeypatch.setenv("FELTROOM_PASSWORD", "secret")
+    assert main([*args, "--game", str(DATA / "kuhn.limit.3p.game")]) == 2
+    assert "numRounds is 1; Texas Hold'em has 4" in capsys.readouterr().err
+
+
+def test_a_bot_that_does_not_speak_version_2_is_refused_and_the_seat_is_never_taken(
+    storage: SqlStorage,
+) -> None:
+    async def scenario() -> None:
+        room = room_for(storage, TABLES)
+        async with live_server(room) as live:
+            await live.account("acpcv")
+            port: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+            settings = BridgeSettings(live.http, 0, "acpcv", "password-acpcv", "acpc-nl")
+            bridge = Bridge(settings, listening=port.set_result)
+            run = asyncio.create_task(bridge.run())
+            reader, writer = await asyncio.open_connection("127.0.0.1", await port)
+            writer.write(b"VERSION:1.0.0\r\n")
+            await writer.drain()
+            with pytest.raises(BridgeError, match=r"said 'VERSION:1.0.0'; .* VERSION:2.0.0"):
+                await run
+            assert await reader.read() == b""  # the bridge closed the connection
+            writer.close()
+            assert room.runners["acpc-nl"].table.seats == {}
+
+    asyncio.run(asyncio.wait_for(scenario(), 60))
