@@ -319,7 +319,9 @@ class Bridge:
             state = self.client.tables.get(self.settings.table)
             if state is not None:
                 stacks = {n: seat.stack for n, seat in state.seats.items()}
-                self._deal_stacks = {message.get("hand"): stacks}
+                self._deal_stacks[message.get("hand")] = stacks
+                while len(self._deal_stacks) > 16:  # hands the bridge has long read
+                    del self._deal_stacks[next(iter(self._deal_stacks))]
 
     async def run(self, stop: asyncio.Event | None = None) -> BridgeReport:
         """Check the table, wait for the bot, play until the bot leaves, ``hands`` hands, or
@@ -469,7 +471,7 @@ class Bridge:
                 me = state.you
                 kind = message.get("kind") if message.get("type") == "event" else None
                 if kind == "hand_started" and me is not None and me in message.get("dealt", []):
-                    stacks = self._deal_stacks.get(message.get("hand"), {})
+                    stacks = self._deal_stacks.pop(message.get("hand"), {})
                     track = HandTrack.start(game, message, stacks, me)
                     if not track.fits:
                         report.skipped += 1
