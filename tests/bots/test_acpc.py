@@ -55,6 +55,32 @@ first_button = "first_seated"
 act_seconds = 30
 
 [[table]]
+id = "acpc-nl3"
+structure = "no_limit"
+big_blind = 100
+small_blind = 50
+max_seats = 3
+min_buy_in = 20000
+max_buy_in = 20000
+reset_stacks = true
+rake_percent = 0
+first_button = "first_seated"
+act_seconds = 30
+
+[[table]]
+id = "acpc-fl"
+structure = "fixed_limit"
+lower = 10
+small_blind = 5
+max_seats = 2
+min_buy_in = 240
+max_buy_in = 240
+uncapped_heads_up = false
+reset_stacks = true
+first_button = "first_seated"
+act_seconds = 30
+
+[[table]]
 id = "plain-nl"
 structure = "no_limit"
 big_blind = 100
@@ -82,6 +108,12 @@ def test_the_tables_fit_their_definitions_and_the_plain_table_says_every_misfit(
     assert table_problems(fl3, _settings("acpc-fl3")) == []
     assert game_for_table(_settings("acpc-nl")) == nl2
     assert game_for_table(_settings("acpc-fl3")) == fl3
+    for table, name in (
+        ("acpc-nl3", "holdem.nolimit.3p.game"),
+        ("acpc-fl", "holdem.limit.2p.reverse_blinds.game"),
+    ):
+        assert table_problems(_game(name), _settings(table)) == []
+        assert game_for_table(_settings(table)) == _game(name)
     problems = table_problems(nl2, _settings("plain-nl"))
     assert problems == [
         "reset_stacks is False; the game needs True",
@@ -188,8 +220,10 @@ async def _match(live: Any, table: str, game: str, styles: list[str], hands: int
     [
         ("acpc-nl", "holdem.nolimit.2p.reverse_blinds.game", ["station", "random"], 30),
         ("acpc-fl3", "holdem.limit.3p.game", ["station", "random", "tag"], 12),
+        ("acpc-nl3", "holdem.nolimit.3p.game", ["random", "tag", "random"], 12),
+        ("acpc-fl", "holdem.limit.2p.reverse_blinds.game", ["random", "tag"], 20),
     ],
-    ids=["no-limit-heads-up", "limit-3-player"],
+    ids=["no-limit-heads-up", "limit-3-player", "no-limit-3-player", "limit-heads-up"],
 )
 def test_reference_acpc_bots_play_a_match_through_the_bridge_and_the_audit_passes(
     storage: SqlStorage, table: str, game: str, styles: list[str], hands: int
