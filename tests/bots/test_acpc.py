@@ -271,6 +271,12 @@ def test_the_bridge_refuses_a_table_that_does_not_fit_with_every_reason(
             code = await asyncio.to_thread(main, args)
             assert code == 1
             assert room.runners["plain-nl"].table.seats == {}
+            # a wallet that cannot pay the buy-in, even with the hourly grant, is refused too
+            await live.account("acpcy", chips=1000)
+            poor = Bridge(BridgeSettings(live.http, 0, "acpcy", "password-acpcy", "acpc-nl"))
+            with pytest.raises(BridgeError, match=r"acpcy holds \d+ play chips; .* is 20000"):
+                await poor.run()
+            assert room.runners["acpc-nl"].table.seats == {}
 
     asyncio.run(asyncio.wait_for(scenario(), 60))
     err = capsys.readouterr().err

@@ -334,6 +334,7 @@ class Bridge:
             raise BridgeError(f"cannot sign in to {s.url} as {s.account}: {error}") from None
         game, table_settings = await self._check_table()
         self.game = game
+        await self._check_wallet(int(table_settings["buy_in_min"]))
         connected: asyncio.Queue[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = (
             asyncio.Queue()
         )
@@ -413,13 +414,28 @@ class Bridge:
                 raise BridgeError(f"the bot said {line!r}; the bridge speaks {PROTOCOL_VERSION}")
             return
 
+    async def _play_chips(self) -> int:
+        balances = await self.client.balances()
+        return int(str(balances.get("PLAY", "0")))
+
+    async def _check_wallet(self, buy_in: int) -> None:
+        """Refuse to start (before listening) when the wallet cannot pay the table's buy-in,
+        after taking the hourly grant of play chips if it is due."""
+        held = await self._play_chips()
+        if held < buy_in:
+            with contextlib.suppress(ClientError):
+                await self.client.grant()
+            held = await self._play_chips()
+        if held < buy_in:
+            raise BridgeError(
+                f"{self.settings.account} holds {held} play chips; the table's buy-in is "
+                f"{buy_in} (the room's operator can add chips: feltroom cashier deposit)"
+            )
+
     async def _sit(self, settings: Mapping[str, Any]) -> None:
         s = self.settings
         client = self.client
         buy_in = int(settings["buy_in_min"])
-        balances = await client.balances()
-        if int(str(balances.get("PLAY", "0")).replace(",", "")) < buy_in:
-            await client.grant()
         await client.connect()
         await client.observe(s.table)
         last: Exception | None = None
