@@ -7,6 +7,7 @@ command-line forms that issues spell out are contracts and stay as written.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import ipaddress
 import json
@@ -287,8 +288,76 @@ def _parser() -> argparse.ArgumentParser:
         help="JSON file of the bots' accounts: reused by later runs, new ones added",
     )
     bots.set_defaults(handler=_bots)
+
+    acpc = commands.add_parser(
+        "acpc", help="the ACPC bridge: one ACPC bot (protocol 2.0.0) plays a seat (docs/acpc.md)"
+    )
+    acpc.add_argument("--url", required=True, help="the server's address (http://host:port)")
+    acpc.add_argument(
+        "--port", required=True, type=_port, metavar="P", help="the port the bot connects to"
+    )
+    acpc.add_argument("--account", required=True, help="the room account the bot plays as")
+    acpc.add_argument("--table", required=True, metavar="ID", help="the table to sit at")
+    acpc.add_argument(
+        "--game", type=Path, default=None, metavar="GAMEDEF", help="the bot's game definition file"
+    )
+    acpc.add_argument(
+        "--hands", type=_positive, default=None, metavar="H", help="stop after H hands"
+    )
+    acpc.set_defaults(handler=_acpc)
     _add_room_commands(commands)
     return parser
+
+
+def _acpc(args: argparse.Namespace) -> int:
+    """``feltroom acpc --url URL --port P --account NAME --table ID [--game GAMEDEF]``: the ACPC
+    bridge (docs/acpc.md); the password from ``FELTROOM_PASSWORD``. Exit 0 when the match
+    ended, 1 when the bridge could not play, 2 for bad arguments."""
+    import asyncio
+    import os
+    import signal
+
+    from feltroom.bots.acpc import Bridge, BridgeError, BridgeSettings
+    from feltroom.history.acpc import AcpcError, GameDef
+
+    password = os.environ.get("FELTROOM_PASSWORD")
+    if not password:
+        print(
+            "feltroom acpc: error: set FELTROOM_PASSWORD to the account's password", file=sys.stderr
+        )
+        return 2
+    game = None
+    if args.game is not None:
+        try:
+            game = GameDef.parse(args.game.read_text(encoding="utf-8"))
+            game.check_holdem()
+        except (OSError, AcpcError) as error:
+            print(f"feltroom acpc: error: {args.game}: {error}", file=sys.stderr)
+            return 2
+    settings = BridgeSettings(
+        args.url, args.port, args.account, password, args.table, game, hands=args.hands
+    )
+
+    async def run() -> int:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(signum, stop.set)
+
+        def listening(port: int) -> None:
+            print(f"feltroom acpc: listening for an ACPC bot on 127.0.0.1:{port}", flush=True)
+
+        bridge = Bridge(settings, listening=listening)
+        try:
+            report = await bridge.run(stop)
+        except (BridgeError, FeltroomError) as error:
+            print(f"feltroom acpc: error: {error}", file=sys.stderr)
+            return 1
+        print(report.line())
+        return 0
+
+    return asyncio.run(run())
 
 
 def _play(args: argparse.Namespace) -> int:

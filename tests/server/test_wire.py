@@ -402,6 +402,21 @@ def _room_events() -> Fanout:
     return fan
 
 
+def _reset_stacks() -> Fanout:
+    """A reset_stacks table: after a hand every stack is set back to the one buy-in (the
+    winner's and the loser's: ``stack_reset``)."""
+    fan = seated(2, min_buy_in=100, max_buy_in=100, reset_stacks=True, rake_percent=0)
+    table = fan.table
+    fan.feed(table.start_hand(0.0))
+    hand = table.hand
+    assert hand is not None
+    assert hand.to_act is not None
+    fan.feed(table.act(hand.to_act, RaiseTo(10), 0.0))
+    assert hand.to_act is not None
+    fan.feed(table.act(hand.to_act, Fold(), 0.0))
+    return fan
+
+
 SCENARIOS = (
     _clock_and_protection,
     _showdown_tax_and_fee,
@@ -409,6 +424,7 @@ SCENARIOS = (
     _seats,
     _missed_blinds,
     _room_events,
+    _reset_stacks,
 )
 
 

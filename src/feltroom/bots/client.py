@@ -383,7 +383,7 @@ class TableState:
             self._seat_event(kind, seat, message)
 
     def _seat_event(self, kind: Any, seat: SeatState, message: Message) -> None:
-        if kind == "chips_added":
+        if kind == "chips_added" or kind == "stack_reset":
             seat.stack = message["stack"]
         elif kind == "sat_out":
             seat.sitting_out = True

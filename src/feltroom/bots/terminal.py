@@ -140,6 +140,8 @@ def describe(message: Message, state: TableState) -> str | None:
         f"with {message.get('buy_in')}",
         "seat_released": f"{message.get('account')} leaves seat {message.get('seat')}",
         "chips_added": f"{who} adds {message.get('amount')} (stack {message.get('stack')})",
+        "stack_reset": f"{who}'s stack is reset from {message.get('before')} to "
+        f"{message.get('stack')}",
         "sat_out": f"{who} sits out ({message.get('reason')})",
         "sat_in": f"{who} is back",
         "posted": f"{who} posts {_FORCED.get(str(message.get('forced')), 'a forced bet')} "

@@ -1,7 +1,8 @@
 """Hand histories (layer ``history``): a neutral hand record, PHH reading and writing, replay.
 
 ``feltroom.history.phh`` reads and writes PHH; ``feltroom.history.replay`` replays records through
-the rules engine (the ``feltroom replay`` command).
+the rules engine (the ``feltroom replay`` command); ``feltroom.history.acpc`` is the ACPC dealer
+protocol's notation (game definitions, ``MATCHSTATE`` lines, match logs) on the engine.
 """
 
 from feltroom.history.phh import PHHError, dumps, dumps_all, load_file, loads, loads_all

@@ -36,7 +36,7 @@ from typing import Any, TextIO
 
 from feltroom.cards import CARDS, Card
 from feltroom.errors import FeltroomError, IllegalAction
-from feltroom.history import phh, toml_subset
+from feltroom.history import acpc, phh, toml_subset
 from feltroom.history.record import Action as RecordAction
 from feltroom.history.record import (
     ActionKind,
@@ -96,7 +96,7 @@ _FORCED_BACK = {engine: ours for ours, engine in _FORCED.items()}
 _FOLD = Fold()
 _CHECK = Check()
 _CALL = Call()
-_SUFFIXES = (".phh", ".phhs")
+_SUFFIXES = (".phh", ".phhs", ".log")  # .log: an ACPC dealer's match log
 
 
 class ReplayError(FeltroomError, ValueError):
@@ -798,9 +798,53 @@ def _result(source: str, record: HandRecord) -> ReplayResult:
     return ReplayResult(source, stacks, expected, match, record.exponent, odd)
 
 
+def acpc_log_results(path: Path, label: str) -> list[ReplayResult]:
+    """Replay every hand of an ACPC dealer's match log (``feltroom.history.acpc``) with the game
+    definition file its header names, found beside it: one result per hand, stacks by position
+    (start plus the value recorded); one more, failed, when the totals differ from ``SCORE``."""
+    try:
+        log = acpc.parse_log(path.read_text(encoding="utf-8"))
+        named = acpc.game_named_by(log)
+        if named is None:
+            raise acpc.AcpcError("the log's header names no game definition")
+        game_path = path.parent / Path(named).name
+        if not game_path.is_file():
+            raise acpc.AcpcError(f"the game definition {named} is not beside the log")
+        game = acpc.GameDef.parse(game_path.read_text(encoding="utf-8"))
+        checks, totals = acpc.replay_log(game, log)
+    except (OSError, UnicodeDecodeError, acpc.AcpcError) as error:
+        return [ReplayResult(f"{label}#1", None, None, None, error=f"cannot replay: {error}")]
+    results = [
+        ReplayResult(
+            f"{label}#{check.number}",
+            check.finishing,
+            check.expected,
+            check.match if check.error is None else False,
+            error=check.error,
+        )
+        for check in checks
+    ]
+    if log.score is not None and all(check.error is None for check in checks):
+        names = sorted(log.score)
+        if any(totals.get(name, 0) != log.score[name] for name in names):
+            results.append(
+                ReplayResult(
+                    f"{label}#score",
+                    None,
+                    tuple(log.score[name] for name in names),
+                    False,
+                    error=f"the hands add up to {totals}; SCORE says {log.score}",
+                )
+            )
+    return results
+
+
 def replay_file(path: Path, name: str | None = None) -> list[ReplayResult]:
-    """Replay every hand of one ``.phh`` or ``.phhs`` file, in file order."""
+    """Replay every hand of one ``.phh`` or ``.phhs`` file (or an ACPC ``.log``), in file
+    order."""
     label = str(path) if name is None else name
+    if path.suffix == ".log":
+        return acpc_log_results(path, label)
     try:
         document = toml_subset.loads(path.read_text(encoding="utf-8"))
         tables = phh.tables_of(document) if path.suffix == ".phhs" else [document]

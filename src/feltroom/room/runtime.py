@@ -81,6 +81,7 @@ from feltroom.table import (
     HandStarted,
     PreAction,
     SeatReleased,
+    StackReset,
     Table,
     TableEvent,
     TableView,
@@ -315,7 +316,7 @@ class TableRunner:
             "currency": spec.currency,
             **settings_of(spec.config),
         }
-        self.table = Table(spec.config, may_protect=self._may_protect)
+        self.table = Table(spec.config, may_protect=self._may_protect, may_reset=self._may_reset)
         self.bots: dict[str, HouseBot] = {}
         self.hand_id: int | None = None  # the id of the next (or current) hand
         self.playing: int | None = None  # the id of the hand being played
@@ -354,7 +355,7 @@ class TableRunner:
         players = sorted(rows.values(), key=lambda row: row.seat)
         bots = await self.writer.call(self.room.bot_accounts, [row.player for row in players])
         old = self.table
-        table = Table(self.spec.config, may_protect=self._may_protect)
+        table = Table(self.spec.config, may_protect=self._may_protect, may_reset=self._may_reset)
         events: list[TableEvent | RoomEvent] = []
         self.bots = {}
         for row in players:
@@ -396,6 +397,14 @@ class TableRunner:
         if account in self.bots:
             return False
         return self.room.accounts.consume_protection(account, self.table_id, self.playing)
+
+    def _may_reset(self, account: str, amount: int) -> bool:
+        """``reset_stacks``: whether the wallet holds the ``amount`` a reset needs (a house
+        bot's is topped up when it runs low)."""
+        if account in self.bots:
+            return True
+        balance = self.room.settlement.default_buy_in(self.table_id, account, None)
+        return balance >= amount
 
     # -------------------------------------------------------------- driving
 
@@ -548,6 +557,15 @@ class TableRunner:
                         event.chips,
                     )
                 self.bots.pop(event.account, None)
+            elif isinstance(event, StackReset):
+                await self.writer.call(
+                    self.room.reset_stack,
+                    self.table_id,
+                    event.account,
+                    event.before,
+                    event.stack,
+                    event.account in self.bots,
+                )
             elif isinstance(event, FeeCharged) and event.kind == "session_fee":
                 await self.writer.call(
                     self.settlement.charge_session_fee, self.table_id, event.account, event.amount
@@ -561,7 +579,10 @@ class TableRunner:
         self.hand_id = settled.next_hand_id
         # The books' stacks are the truth: the settlement withholds the tax (R-TAX-1), which the
         # table has already taken off its own stacks; should they ever differ, the books win.
-        for seat, account in result.accounts.items():
+        # (At a reset_stacks table the stacks were set back to the buy-in after the hand: the
+        # reset's own booking checks the books' stack against the table's.)
+        resets = self.spec.config.reset_stacks
+        for seat, account in () if resets else result.accounts.items():
             player = self.table.seats.get(seat)
             book = settled.stacks.get(account)
             if (
@@ -874,6 +895,22 @@ class RoomRuntime:
         grant = max(amount, self.settings.bot_bankroll)
         self.books_cashier.grant(account, grant, f"house-bot:{account}:{uuid.uuid4().hex}")
         settlement.buy_in(table_id, account, seat, amount)
+
+    def reset_stack(
+        self, table_id: str, account: str, before: int, after: int, bot: bool = False
+    ) -> None:
+        """Book a ``reset_stacks`` table's reset (see ``Settlement.reset_stack``); a house bot's
+        wallet is granted play chips first when it cannot pay."""
+        settlement = self.books_settlement
+        try:
+            settlement.reset_stack(table_id, account, before, after)
+            return
+        except InsufficientFunds:
+            if not bot:
+                raise
+        grant = max(after - before, self.settings.bot_bankroll)
+        self.books_cashier.grant(account, grant, f"house-bot:{account}:{uuid.uuid4().hex}")
+        settlement.reset_stack(table_id, account, before, after)
 
     # -------------------------------------------------------------- lifecycle
 

@@ -7,6 +7,8 @@ database alone, that each escrow equals the stacks at its table.
 - ``buy_in`` moves chips wallet -> escrow (sitting down, or adding chips between hands);
   ``default_buy_in`` is the amount to offer (R-BUYIN-2: the whole balance, capped by the table
   maximum).
+- ``reset_stack`` books a ``reset_stacks`` table's reset between hands: the difference between
+  the stack and the buy-in, wallet -> escrow or escrow -> wallet.
 - ``leave`` returns the stack escrow -> wallet (also for a seat released after sitting out too
   long, R-SIT-2).
 - ``begin_hand`` hands out a hand id that is never reused; ``settle_hand`` settles the hand in ONE
@@ -237,9 +239,7 @@ class Settlement:
         now = self.clock()
         with self.storage.transaction() as tx:
             table = self._table(tx, table_id)
-            seat = tx.get_seat(table_id, player)
-            if seat is None:
-                raise UnknownAccount(f"{player!r} has no seat at table {table_id}")
+            seat = self._seat(tx, table_id, player)
             if expected_stack is not None and expected_stack != seat.stack:
                 raise StackMismatch(
                     f"the table says {player} has {expected_stack}; the books say {seat.stack}"
@@ -267,9 +267,7 @@ class Settlement:
         now = self.clock()
         with self.storage.transaction() as tx:
             table = self._table(tx, table_id)
-            seat = tx.get_seat(table_id, player)
-            if seat is None:
-                raise UnknownAccount(f"{player!r} has no seat at table {table_id}")
+            seat = self._seat(tx, table_id, player)
             if seat.stack < amount:
                 raise InsufficientFunds(f"stack of {player} at {table_id}", seat.stack, amount)
             house = ensure_system_account(tx, AccountKind.HOUSE, table.currency)
@@ -286,6 +284,49 @@ class Settlement:
             )
             tx.put_seat(SeatRow(table_id, player, seat.seat, seat.stack - amount))
             return seat.stack - amount
+
+    def reset_stack(self, table_id: str, player: str, before: int, after: int) -> int:
+        """A ``reset_stacks`` table set the player's stack from ``before`` back to the buy-in,
+        ``after``, between hands: the difference moves wallet -> escrow (``buy_in``) or
+        escrow -> wallet (``cash_out``). Refused (nothing moves) when the books' stack is not
+        ``before`` or the wallet cannot pay. Returns the new stack."""
+        _check_units(after, "stack")
+        now = self.clock()
+        with self.storage.transaction() as tx:
+            table = self._table(tx, table_id)
+            seat = self._seat(tx, table_id, player)
+            if seat.stack != before:
+                raise StackMismatch(
+                    f"the table reset {player}'s stack from {before}; the books say {seat.stack}"
+                )
+            wallet = ensure_wallet(tx, player, table.currency)
+            escrow = escrow_key(table_id)
+            if after > before:
+                if wallet.balance < after - before:
+                    raise InsufficientFunds(
+                        wallet.key,
+                        wallet.balance,
+                        after - before,
+                        f"{player} holds {wallet.balance} units of {table.currency}; the stack "
+                        f"cannot be brought back to {after}",
+                    )
+                kind, debit, credit = TransferKind.BUY_IN, wallet.key, escrow
+            else:
+                kind, debit, credit = TransferKind.CASH_OUT, escrow, wallet.key
+            if after != before:
+                tx.post_transfer(
+                    new_transfer(
+                        kind,
+                        table.currency,
+                        debit,
+                        credit,
+                        abs(after - before),
+                        f"reset:{table_id}",
+                        now,
+                    )
+                )
+            tx.put_seat(SeatRow(table_id, player, seat.seat, after))
+            return after
 
     # -- hands
 
@@ -501,6 +542,13 @@ class Settlement:
         if row is None:
             raise UnknownAccount(f"no table {table_id!r}; open it first (Settlement.open_table)")
         return row
+
+    @staticmethod
+    def _seat(tx: Transaction, table_id: str, player: str) -> SeatRow:
+        seat = tx.get_seat(table_id, player)
+        if seat is None:
+            raise UnknownAccount(f"{player!r} has no seat at table {table_id}")
+        return seat
 
     @staticmethod
     def _player(tx: Transaction, player: str) -> None:

@@ -68,6 +68,7 @@ from feltroom.table import (
     SeatOffered,
     SeatOfferExpired,
     SeatReleased,
+    StackReset,
     TableView,
     TaxWithheld,
     TimeBankStarted,
@@ -93,6 +94,7 @@ Message = dict[str, Any]
 _PUBLIC: tuple[type, ...] = (
     PlayerSeated,
     ChipsAdded,
+    StackReset,
     SatOut,
     SatIn,
     SeatReleased,

@@ -128,6 +128,7 @@ class TableConfig:
     blind_prompt_seconds: int = 15
     seat_offer_seconds: int = 60
     mode: str = "cash"
+    reset_stacks: bool = False
     _derived: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -212,6 +213,27 @@ class TableConfig:
         if high is not None:
             _int("max_buy_in", high, low)
         derived["min_buy_in"], derived["max_buy_in"] = low, high
+        self._check_reset_stacks(low, high)
+
+    def _check_reset_stacks(self, low: int, high: int | None) -> None:
+        """``reset_stacks``: every stack is set back to the table's one buy-in before each hand
+        (play-money cash tables only; the room books the difference to or from the wallet)."""
+        if not isinstance(self.reset_stacks, bool):
+            raise InvalidConfiguration(
+                f"reset_stacks: {self.reset_stacks!r} is not valid; valid values are True, False"
+            )
+        if not self.reset_stacks:
+            return
+        if self.money != "play" or self.mode != "cash":
+            raise InvalidConfiguration(
+                f"reset_stacks: True is not valid for {self.money} money {self.mode} tables; "
+                "valid values are False (stacks are reset at play-money cash tables only)"
+            )
+        if high != low:
+            raise InvalidConfiguration(
+                f"reset_stacks: a table that resets stacks has one buy-in, not {low} to {high}; "
+                "set min_buy_in and max_buy_in to the same amount"
+            )
 
     # ------------------------------------------------------------------ derived values
 

@@ -44,6 +44,7 @@ __all__ = [
     "SeatOfferExpired",
     "SeatOffered",
     "SeatReleased",
+    "StackReset",
     "TableEvent",
     "TaxWithheld",
     "TimeBankStarted",
@@ -67,6 +68,17 @@ class PlayerSeated:
 class ChipsAdded:
     seat: int
     amount: int
+    stack: int
+
+
+@dataclass(frozen=True, slots=True)
+class StackReset:
+    """At a ``reset_stacks`` table, the stack was set back to the buy-in between hands: from
+    ``before`` to ``stack`` (the room books the difference to or from the wallet)."""
+
+    seat: int
+    account: str
+    before: int
     stack: int
 
 
@@ -307,6 +319,7 @@ class CameBack:
 TableEvent = (
     PlayerSeated
     | ChipsAdded
+    | StackReset
     | SatOut
     | SatIn
     | SeatReleased

@@ -53,6 +53,7 @@ from feltroom.table.events import (
     SeatOffered,
     SeatOfferExpired,
     SeatReleased,
+    StackReset,
     TableEvent,
     TaxWithheld,
     TimeBankStarted,
@@ -115,12 +116,15 @@ class Table:
         *,
         deck_source: DeckSource | None = None,
         may_protect: Callable[[str], bool] | None = None,
+        may_reset: Callable[[str, int], bool] | None = None,
     ) -> None:
         self.config = config
         self._structure = config.engine_structure()  # the config is frozen: built once
         self._rake_rule = config.rake_rule()
         self._decks: DeckSource = deck_source if deck_source is not None else CsprngDeckSource()
         self._may_protect = may_protect if may_protect is not None else (lambda account: False)
+        # reset_stacks: may ``account`` bring ``amount`` more chips (the room asks the wallet)?
+        self._may_reset = may_reset if may_reset is not None else (lambda account, amount: True)
         self.seats: dict[int, Seat] = {}
         self._arrivals = 0
         self.hand: Hand | None = None
@@ -480,6 +484,8 @@ class Table:
         if not self.can_start():
             raise IllegalAction("at least two players must be present to deal a hand")
         events: list[TableEvent] = self._charge_session_fees(now)
+        if self.config.reset_stacks:
+            events += self._reset_stacks([n for n, s in self.seats.items() if not s.sitting_out])
         plan, first = self._plan()
         events += first
         if plan is None:
@@ -819,6 +825,10 @@ class Table:
         )
         self.last_result = result
         events.append(HandFinished(result))
+        if cfg.reset_stacks:
+            events += self._reset_stacks(
+                [s for s in hand.seats if not self.seats[s].leave_after_hand]
+            )
         for s in hand.seats:
             player = self.seats[s]
             player.pre_action = None
@@ -830,6 +840,29 @@ class Table:
                 events += self._sit_out_now(player, now, "timeout")  # R-SIT-2
             elif player.stack == 0:
                 events += self._sit_out_now(player, now, "busted")
+        return events
+
+    def _reset_stacks(self, seats: list[int]) -> list[TableEvent]:
+        """``reset_stacks``: set each of these seats' stacks back to the table's buy-in (after
+        each hand, and before a deal after session fees). A player whose wallet cannot bring
+        the chips that are missing (``may_reset``) keeps their stack, and is sat out as usual
+        when it is empty."""
+        target = self.config.buy_in_min
+        events: list[TableEvent] = []
+        for number in seats:
+            player = self.seats[number]
+            before = player.stack
+            if before == target or (
+                before < target and not self._may_reset(player.account, target - before)
+            ):
+                continue
+            player.stack = target
+            if target > before:
+                player.brought += target - before
+                self.brought += target - before
+            else:
+                self.taken += before - target
+            events.append(StackReset(number, player.account, before, target))
         return events
 
     # ------------------------------------------------------------------ views

@@ -126,6 +126,9 @@ export function applyEvent(t, e, names) {
     case "chips_added":
       if (s) s.stack = e.stack;
       return `${who(e.seat)} adds ${e.amount}`;
+    case "stack_reset":
+      if (s) s.stack = e.stack;
+      return `${who(e.seat)}'s stack is reset from ${e.before} to ${e.stack}`;
     case "sat_out":
       if (s) s.sittingOut = true;
       return `${who(e.seat)} sits out (${e.reason.replace("_", " ")})`;
