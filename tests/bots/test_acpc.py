@@ -302,7 +302,7 @@ def test_a_bot_that_does_not_speak_version_2_is_refused_and_the_seat_is_never_ta
     async def scenario() -> None:
         room = room_for(storage, TABLES)
         async with live_server(room) as live:
-            await live.account("acpcv")
+            await live.account("acpcv", chips=20_000)
             port: asyncio.Future[int] = asyncio.get_running_loop().create_future()
             settings = BridgeSettings(live.http, 0, "acpcv", "password-acpcv", "acpc-nl")
             bridge = Bridge(settings, listening=port.set_result)
