@@ -158,6 +158,88 @@ min_buy_in = 40
 max_buy_in = 400
 first_button = "first_seated"
 act_seconds = 30
+
+[[table]]
+id = "open"
+name = "Open Limit"
+structure = "fixed_limit"
+lower = 2
+upper = 4
+max_seats = 6
+first_button = "first_seated"
+act_seconds = 30
+
+[[table]]
+id = "seats4"
+name = "4-max NL"
+structure = "no_limit"
+big_blind = 2
+small_blind = 1
+max_seats = 4
+min_buy_in = 40
+max_buy_in = 400
+first_button = "first_seated"
+act_seconds = 30
+
+[[table]]
+id = "seats5"
+name = "5-max NL"
+structure = "no_limit"
+big_blind = 2
+small_blind = 1
+max_seats = 5
+min_buy_in = 40
+max_buy_in = 400
+first_button = "first_seated"
+act_seconds = 30
+
+[[table]]
+id = "seats7"
+name = "7-max NL"
+structure = "no_limit"
+big_blind = 2
+small_blind = 1
+max_seats = 7
+min_buy_in = 40
+max_buy_in = 400
+first_button = "first_seated"
+act_seconds = 30
+
+[[table]]
+id = "seats8"
+name = "8-max NL"
+structure = "no_limit"
+big_blind = 2
+small_blind = 1
+max_seats = 8
+min_buy_in = 40
+max_buy_in = 400
+first_button = "first_seated"
+act_seconds = 30
+
+[[table]]
+id = "seats9"
+name = "9-max NL"
+structure = "no_limit"
+big_blind = 2
+small_blind = 1
+max_seats = 9
+min_buy_in = 40
+max_buy_in = 400
+first_button = "first_seated"
+act_seconds = 30
+
+[[table]]
+id = "seats10"
+name = "10-max NL"
+structure = "no_limit"
+big_blind = 2
+small_blind = 1
+max_seats = 10
+min_buy_in = 40
+max_buy_in = 400
+first_button = "first_seated"
+act_seconds = 30
 """
 
 
@@ -179,6 +261,21 @@ class Room:
                     connection.close()
 
         self.call(close)
+
+    def run(self, coroutine: Any) -> Any:
+        """Await ``coroutine`` on the server's event loop (a runtime command)."""
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(20)
+
+    def seat_players(self, table: str, names: list[str], buy_in: int) -> None:
+        """Sign up ``names`` (with play chips) and seat them at ``table`` from seat 1 on, from
+        the server's side (no browser): players that never act, for what a page shows."""
+        from feltroom.table import Entry
+
+        runtime = self.runtime
+        for seat, name in enumerate(names, start=1):
+            runtime.accounts.sign_up(name, "password-" + name)
+            runtime.cashier.grant(name, 10_000, f"seat-players:{name}")
+            self.run(runtime.join(table, name, seat, buy_in, Entry.POST))
 
     def call(self, fn: Any) -> Any:
         """Run ``fn()`` on the server's event loop (reads the tables between their steps)."""

@@ -22,7 +22,9 @@ def sign_up(browser: Any, url: str, name: str, *, width: int = 1280, height: int
     page.click("#signup")
     expect(page.locator("nav .who")).to_have_text(name)
     page.get_by_role("button", name="take a play-money grant").click()
-    expect(page.locator('nav .balance[data-currency="PLAY"]')).to_contain_text("10000")
+    balance = page.locator('nav .balance[data-currency="PLAY"]')
+    expect(balance).to_have_attribute("data-amount", "10000")
+    expect(balance).to_have_text("Play chips 10,000")
     return page
 
 

@@ -1002,7 +1002,8 @@ class RoomRuntime:
             if amount < config.buy_in_min or (high is not None and amount > high):
                 raise IllegalAction(
                     f"a buy-in of {amount} is outside the table's bounds "
-                    f"({config.buy_in_bounds_text()}, R-BUYIN-1)"
+                    f"({config.buy_in_bounds_text()}, R-BUYIN-1)",
+                    details={"min": config.buy_in_min, "max": high, "stack": 0, "amount": amount},
                 )
             books = self.books_settlement
             await self.writer.call(books.buy_in, table_id, player, seat, amount)

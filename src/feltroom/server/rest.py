@@ -17,9 +17,9 @@ histories, all JSON under ``/api`` (docs/protocol.md, section "HTTP API").
 
 Every request that carries an ``Origin`` header must come from the served origin (browsers;
 cross-site requests are refused with 403). Every authenticated call sends ``Authorization: Bearer
-<token>``. Every error is ``{"error": {"code", "message"}}`` and changes nothing. Every call into
-the room (accounts, cashier, histories) blocks on the database, and sign-up and sign-in hash with
-Argon2: they all run in the thread pool, never on the event loop.
+<token>``. Every error is ``{"error": {"code", "message", "details"}}`` and changes nothing.
+Every call into the room (accounts, cashier, histories) blocks on the database, and sign-up and
+sign-in hash with Argon2: they all run in the thread pool, never on the event loop.
 
 The PHH export is built from the filtered view alone (``phh_of_view``): the hand is replayed
 through the engine from the public record with a deck that holds only the cards the requester may
@@ -138,29 +138,42 @@ class ApiError(Exception):
     """An error answer: the status, a code, a message that says what is valid."""
 
     def __init__(
-        self, status: int, code: str, message: str, headers: Mapping[str, str] | None = None
+        self,
+        status: int,
+        code: str,
+        message: str,
+        headers: Mapping[str, str] | None = None,
+        details: Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
         self.headers = dict(headers or {})
+        self.details = dict(details or {})
 
     def response(self) -> JSONResponse:
-        return error_response(self.status, self.code, self.message, self.headers)
+        return error_response(self.status, self.code, self.message, self.headers, self.details)
 
 
 def error_response(
-    status: int, code: str, message: str, headers: Mapping[str, str] | None = None
+    status: int,
+    code: str,
+    message: str,
+    headers: Mapping[str, str] | None = None,
+    details: Mapping[str, Any] | None = None,
 ) -> JSONResponse:
-    """The one shape of every error: ``{"error": {"code": ..., "message": ...}}``."""
+    """The one shape of every error: ``{"error": {"code", "message", "details"}}``; ``details``
+    (``{}`` when there is nothing to add) holds the figures behind the message."""
     return JSONResponse(
-        {"error": {"code": code, "message": message}}, status_code=status, headers=headers
+        {"error": {"code": code, "message": message, "details": dict(details or {})}},
+        status_code=status,
+        headers=headers,
     )
 
 
-def _invalid(message: str) -> ApiError:
-    return ApiError(400, "invalid_field", message)
+def _invalid(message: str, details: Mapping[str, Any] | None = None) -> ApiError:
+    return ApiError(400, "invalid_field", message, details=details)
 
 
 def _malformed(message: str) -> ApiError:
@@ -556,7 +569,9 @@ def rest_routes(
         try:
             valid_name(name, "player name")
         except RoomError as error:
-            raise _invalid(str(error)) from None
+            raise _invalid(
+                str(error), {"field": "name", "min_length": 1, "max_length": 32}
+            ) from None
         if name.lower() in RESERVED_NAMES:
             raise _invalid(
                 f"the name {name!r} is reserved; choose another (reserved: "
@@ -645,6 +660,7 @@ def rest_routes(
             f"{datetime.fromtimestamp(next_at, UTC).isoformat()} (in "
             f"{max(1, math.ceil(next_at - now))} s)",
             _retry_after(next_at - now),
+            {"next_at": next_at, "every": limits.grant_every},
         )
         with cashier.storage.transaction(write=False) as tx:
             if tx.get_operation("grant", key) is not None:
@@ -656,6 +672,7 @@ def rest_routes(
                 "refused",
                 f"{player} holds {held} play chips; a grant tops the balance up to "
                 f"{limits.grant_to} and is possible below that",
+                details={"held": held, "grant_to": limits.grant_to},
             )
         try:
             receipt = cashier.grant(player, limits.grant_to - held, key)

@@ -198,7 +198,7 @@ class Table:
         if not 1 <= seat <= cfg.max_seats:
             raise IllegalAction(f"seat {seat} does not exist: seats are 1..{cfg.max_seats}")
         if seat in self.seats:
-            raise IllegalAction(f"seat {seat} is taken")
+            raise IllegalAction(f"seat {seat} is taken", details={"seat": seat})
         if self.seat_of(account) is not None:
             raise IllegalAction(f"{account} already has seat {self.seat_of(account)} here")
         offer = self._offers.get(seat)
@@ -247,17 +247,22 @@ class Table:
         cfg = self.config
         low, high = cfg.buy_in_min, cfg.buy_in_max
         f = cfg.exponent
+        details = {"min": low, "max": high, "stack": stack, "amount": amount}
         if not isinstance(amount, int) or isinstance(amount, bool) or amount <= 0:
-            raise IllegalAction(f"a buy-in is a positive whole number of units, not {amount!r}")
+            raise IllegalAction(
+                f"a buy-in is a positive whole number of units, not {amount!r}", details=details
+            )
         if stack == 0 and amount < low:
             raise IllegalAction(
                 f"You need to post a minimum buy-in of {format_amount(low, f)} to play at this "
-                f"table ({cfg.buy_in_bounds_text()})"
+                f"table ({cfg.buy_in_bounds_text()})",
+                details=details,
             )
         if high is not None and stack + amount > high:
             raise IllegalAction(
                 f"the maximum buy-in at this table is {format_amount(high, f)}: you may bring "
-                f"at most {format_amount(high - stack, f)} more ({cfg.buy_in_bounds_text()})"
+                f"at most {format_amount(high - stack, f)} more ({cfg.buy_in_bounds_text()})",
+                details=details,
             )
 
     def verify_add_chips(self, seat: int, amount: int) -> None:

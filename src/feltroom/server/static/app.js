@@ -81,6 +81,95 @@ function chips(n) {
   return Number(n).toLocaleString("en-US");
 }
 
+/** An amount held as a decimal string ("12.50") in ``currency``, as people read it. */
+function amountText(currency, text) {
+  if (currency === "PLAY") return `${chips(text)} play chips`;
+  const value = Number(text).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  return `${currency} ${value}`;
+}
+
+/** ``units`` (the table's smallest unit) in the table's currency: "1,000" play chips, "USD 10.00". */
+function money(entry, units) {
+  const currency = entry ? entry.currency : "PLAY";
+  const exponent = entry && entry.settings ? entry.settings.exponent || 0 : 0;
+  if (currency === "PLAY" || exponent === 0) return chips(units);
+  return amountText(currency, Number(units) / 10 ** exponent);
+}
+
+// ------------------------------------------------------------------ errors in sentences
+
+/** A time (Unix seconds) in the player's zone: "07:00", or "Dec 3, 07:00" past today. */
+function localTime(seconds) {
+  const when = new Date(seconds * 1000);
+  const time = when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  if (when.toDateString() === new Date().toDateString()) return time;
+  return `${when.toLocaleDateString([], { month: "short", day: "numeric" })}, ${time}`;
+}
+
+/**
+ * A refusal (a websocket `error` or an ApiError) in a sentence for people, from its `code` and
+ * `details` (docs/protocol.md, errors): amounts in the table's currency, the table's name, times
+ * in the player's zone. The server's own message is the last resort.
+ */
+function errorText(error, tableId = null) {
+  const d = error.details || {};
+  const entry = tableId ? lobbyEntry(tableId) : null;
+  const name = entry ? entry.name : tableId ? "this table" : "";
+  const amount = (units) => money(entry, units);
+  const field = d.field || "";
+  switch (error.code) {
+    case "illegal_action":
+      if (d.min !== undefined && d.amount !== undefined && (d.action === "bet" || d.action === "raise")) {
+        const verb = d.action === "bet" ? "bet is" : "raise is to";
+        return d.amount < d.min ? `The minimum ${verb} ${amount(d.min)}.` : `The maximum ${verb} ${amount(d.max)}.`;
+      }
+      if (d.min !== undefined && d.stack !== undefined) {
+        if (d.stack > 0) {
+          return d.max === null ? `Add at least 1 chip.`
+            : `You may add up to ${amount(Math.max(0, d.max - d.stack))}: the most you can have at ${name} is ${amount(d.max)}.`;
+        }
+        return d.max === null ? `The buy-in at ${name} is at least ${amount(d.min)}.`
+          : `The buy-in at ${name} is ${amount(d.min)} to ${amount(d.max)}.`;
+      }
+      if (d.seat !== undefined) return `Seat ${d.seat} is taken: choose a free seat.`;
+      if (d.wanted) return `Here it would be a ${d.wanted}.`;
+      return sentence(error.message);
+    case "refused":
+      if (d.balance !== undefined && d.amount !== undefined) {
+        return `You hold ${amount(d.balance)}, not ${amount(d.amount)}: take fewer chips${entry && entry.currency === "PLAY" ? " or get play chips" : ""}.`;
+      }
+      if (d.held !== undefined) return `You hold ${chips(d.held)} play chips: free chips top a balance up to ${chips(d.grant_to)}.`;
+      return sentence(error.message);
+    case "rate_limited":
+      if (d.next_at !== undefined) return `You had free play chips recently: the next are yours at ${localTime(d.next_at)}.`;
+      return "Too many messages at once: wait a moment and try again.";
+    case "invalid_field":
+      if (/(amount|buy_in)$/.test(field)) return "Enter a whole number of chips.";
+      if (field === "name") return `A name has 1 to ${d.max_length} characters: letters, digits, '_', '.' or '-', starting with a letter or digit.`;
+      if (field === "chat.text") return `A chat line has 1 to ${d.max_length} characters.`;
+      return sentence(error.message);
+    case "not_your_turn":
+      return d.to_act === null ? "No hand is being played at the moment." : "It is not your turn yet.";
+    case "stale_hand":
+      return "That hand is over.";
+    case "not_joined":
+      return `You have no seat at ${name || "this table"}: sit down first.`;
+    case "not_found":
+      return "That table does not exist (any more): choose one in the lobby.";
+    case "closed":
+      return "Not connected: reconnecting…";
+    default:
+      return sentence(error.message);
+  }
+}
+
+/** The server's message as a sentence: the rule references and protocol names left out. */
+function sentence(text) {
+  const plain = String(text || "Refused.").replace(/\s*\((?:R-[A-Z]+-\d+(?:,\s*)?)+\)/g, "")
+    .replace(/;\s*legal:.*$/, "");
+  return plain.charAt(0).toUpperCase() + plain.slice(1) + (/[.!?]$/.test(plain) ? "" : ".");
+}
+
 // ------------------------------------------------------------------ start and the account
 
 async function start() {
@@ -132,8 +221,10 @@ async function refreshBalance() {
 function renderNav() {
   nav.replaceChildren();
   if (!state.player) return;
-  const balances = Object.entries(state.balances).map(([currency, amount]) =>
-    h("span", { class: "balance", dataset: { currency } }, `${currency === "PLAY" ? "Play chips" : currency} ${amount}`),
+  const held = Object.keys(state.balances).length ? state.balances : { PLAY: "0" };
+  const balances = Object.entries(held).map(([currency, amount]) =>
+    h("span", { class: "balance", dataset: { currency, amount } },
+      currency === "PLAY" ? `Play chips ${chips(amount)}` : amountText(currency, amount)),
   );
   nav.append(...[
     h("span", { class: "who" }, state.player),
@@ -150,11 +241,12 @@ function renderNav() {
 async function grant() {
   try {
     const answer = await api("POST", "/api/grant", {});
-    toast(`Granted ${answer.granted} play chips.`, "info");
+    toast(`You received ${chips(answer.granted)} play chips.`, "info");
   } catch (error) {
-    toast(error.message);
+    toast(errorText(error));
   }
-  refreshBalance();
+  await refreshBalance();
+  if (state.view === "lobby") render();
 }
 
 async function signOut() {
@@ -173,14 +265,37 @@ async function signOut() {
   route();
 }
 
+const NAME_HINT = "1 to 32 letters, digits, '_', '.' or '-', starting with a letter or digit.";
+
+/** Why a name cannot be signed up, in a sentence; null when it can. */
+function nameProblem(value) {
+  if (value.length > 32) return `A name has at most 32 characters; this one has ${value.length}.`;
+  if (value && !/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(value)) return `That name cannot be used: ${NAME_HINT}`;
+  return null;
+}
+
 function renderAuth() {
   const message = h("p", { class: "form-error", role: "alert" });
-  const name = h("input", { id: "auth-name", name: "name", autocomplete: "username", required: true, maxlength: 32 });
+  // no maxlength: a longer name is said to be too long, never cut without a word
+  const name = h("input", { id: "auth-name", name: "name", autocomplete: "username", required: true, "aria-describedby": "auth-name-hint" });
+  const hint = h("p", { class: "hint", id: "auth-name-hint" }, NAME_HINT);
+  name.addEventListener("input", () => {
+    const problem = nameProblem(name.value);
+    hint.textContent = problem || NAME_HINT;
+    hint.classList.toggle("form-error", Boolean(problem));
+    name.setAttribute("aria-invalid", problem ? "true" : "false");
+  });
   const password = h("input", {
     id: "auth-password", name: "password", type: "password", autocomplete: "current-password", required: true, minlength: 8,
   });
   async function submit(kind) {
     message.textContent = "";
+    const problem = kind === "signup" ? nameProblem(name.value) : null;
+    if (problem) {
+      message.textContent = problem;
+      name.focus();
+      return;
+    }
     try {
       if (kind === "signup") {
         await api("POST", "/api/signup", { name: name.value, password: password.value });
@@ -192,7 +307,7 @@ function renderAuth() {
       connect();
       route();
     } catch (error) {
-      message.textContent = error.message;
+      message.textContent = errorText(error);
     }
   }
   const form = h(
@@ -201,7 +316,7 @@ function renderAuth() {
     h("h1", {}, "feltroom"),
     h("p", {}, "Texas Hold'em, play money and real. Sign in or sign up to take a seat."),
     h("label", { for: "auth-name" }, "Name"),
-    name,
+    name, hint,
     h("label", { for: "auth-password" }, "Password (8 characters or more)"),
     password,
     h("div", { class: "row" },
@@ -218,9 +333,11 @@ function renderAuth() {
 function onWelcome(m) {
   for (const { table } of m.seats) watchTable(table);
   const watched = JSON.parse(sessionStorage.getItem("feltroom.watch") || "[]");
+  for (const { table } of m.seats) state.tables.get(table).observing = Promise.resolve(state.tables.get(table));
   for (const id of watched) {
-    if (!m.seats.some((s) => s.table === id)) state.socket.request({ type: "observe", table: id });
-    watchTable(id);
+    const t = watchTable(id);
+    if (!m.seats.some((s) => s.table === id)) t.observing = null; // observed again below
+    observeTable(id);
   }
   if (state.lobbySubscribed || state.view === "lobby") subscribeLobby();
   if (!location.hash && m.seats.length > 0) {
@@ -263,12 +380,12 @@ function onMessage(m) {
     return;
   }
   if (m.type === "error") {
-    toast(m.message);
+    toast(errorText(m, m.table || null));
     return;
   }
   const t = m.table ? state.tables.get(m.table) : null;
   if (!t) {
-    if (m.type === "seat_offer") toast(`A seat is free for you at ${m.table}: open the table to take it.`, "info");
+    if (m.type === "seat_offer") toast(`A seat is free for you at ${lobbyEntry(m.table) ? lobbyEntry(m.table).name : "a table you wait for"}: open the table to take it.`, "info");
     return;
   }
   let line = null;
@@ -320,12 +437,7 @@ function route() {
   if (hash.startsWith("table/")) {
     state.view = "table";
     state.current = decodeURIComponent(hash.slice(6));
-    if (!state.tables.has(state.current) && state.connection === "open") {
-      watchTable(state.current);
-      state.socket.request({ type: "observe", table: state.current }).then((r) => {
-        if (r.type === "error") toast(r.message);
-      });
-    }
+    observeTable(state.current);
     if (!lobbyEntry(state.current)) ensureLobby();
   } else if (hash === "history") {
     state.view = "history";
@@ -360,7 +472,7 @@ async function ensureLobby() {
     if (state.lobby.length === 0) state.lobby = answer.tables;
     render();
   } catch (error) {
-    toast(error.message);
+    toast(errorText(error));
   }
 }
 
@@ -396,9 +508,16 @@ function renderLobby() {
           h("button", { type: "button", onclick: () => openTable(t.id, false), "aria-label": `observe ${t.name}` }, "Observe"),
           h("button", { type: "button", onclick: () => joinWaitList(t.id), "aria-label": `join the waiting list of ${t.name}` },
             `Wait list${t.waiting ? ` (${t.waiting})` : ""}`))));
+  const play = Number(state.balances.PLAY || 0);
+  const empty = Object.values(state.balances).every((v) => Number(v) === 0);
   app.replaceChildren(
     h("section", { class: "lobby" },
       h("h1", {}, "Lobby"),
+      empty && play === 0
+        ? h("p", { class: "hint grant-hint", id: "grant-hint" }, "You have no chips yet. ",
+          h("button", { type: "button", id: "grant-hint-take", onclick: grant }, "Take free play chips"),
+          " to sit at a play-money table.")
+        : null,
       h("div", { class: "filters" },
         select("structure", "Structure", ["fixed_limit", "pot_limit", "no_limit"], STRUCTURE_NAMES),
         select("stakes", "Stakes", distinct("stakes")),
@@ -410,12 +529,28 @@ function renderLobby() {
           h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: 7 }, state.lobby.length ? "No table matches." : "Loading tables…")))))));
 }
 
+/**
+ * Watch a table: the page asks the server to observe it once (a snapshot follows) unless it is
+ * already watching it. Resolves when the snapshot has arrived (or the request failed).
+ */
+function observeTable(id) {
+  const t = watchTable(id);
+  if (t.observing) return t.observing;
+  if (state.connection !== "open") return Promise.resolve(t); // asked again on the welcome
+  t.observing = state.socket.request({ type: "observe", table: id }).then((r) => {
+    if (r.type === "error") {
+      t.observing = null;
+      toast(errorText(r, id));
+    }
+    return t;
+  });
+  return t.observing;
+}
+
 async function openTable(id, join) {
+  const t = await observeTable(id); // the table's picture first: which seats are free
   location.hash = `#table/${encodeURIComponent(id)}`;
   if (join) {
-    const t = state.tables.get(id) || watchTable(id);
-    const wait = () => new Promise((r) => setTimeout(r, 100));
-    for (let i = 0; i < 30 && !t.info; i++) await wait();
     const entry = lobbyEntry(id);
     const seats = entry ? entry.seats : 10;
     for (let n = 1; n <= seats; n++) {
@@ -432,7 +567,7 @@ async function joinWaitList(id) {
   const t = watchTable(id);
   const reply = await state.socket.request({ type: "wait_list", table: id });
   if (reply.type === "error") {
-    toast(reply.message);
+    toast(errorText(reply, id));
     return;
   }
   t.onWaitList = true;
@@ -467,18 +602,21 @@ function buyInDialog(t, seat) {
     return;
   }
   const min = entry.settings.buy_in_min;
-  const max = entry.settings.buy_in_max;
+  const max = entry.settings.buy_in_max; // null: the table has no maximum (R-BUYIN-1)
   const balance = currencyBalance(entry);
-  const fallback = Math.min(balance, max);
+  const fallback = max === null ? balance : Math.min(balance, max); // R-BUYIN-2
   const amount = h("input", {
     id: "buy-in", type: "number", min, max, step: 1, value: Math.max(min, fallback), required: true,
   });
+  const bounds = max === null
+    ? `Buy-in ${money(entry, min)} or more (no maximum); default ${money(entry, fallback)} (your balance).`
+    : `Buy-in ${money(entry, min)} to ${money(entry, max)}; default ${money(entry, fallback)} (your balance up to the maximum).`;
   const entryPost = h("input", { type: "radio", name: "entry", value: "post", id: "entry-post", checked: true });
   const entryWait = h("input", { type: "radio", name: "entry", value: "wait", id: "entry-wait" });
   const autoPost = h("input", { type: "checkbox", id: "sit-auto-post", checked: true });
   const error = h("p", { class: "form-error", role: "alert" });
   const body = h("div", {},
-    h("p", { class: "bounds" }, `Buy-in ${chips(min)} to ${chips(max)}; default ${chips(fallback)} (your balance up to the maximum). Balance: ${chips(balance)}.`),
+    h("p", { class: "bounds" }, `${bounds} Balance: ${money(entry, balance)}.`),
     h("label", { for: "buy-in" }, `Chips for seat ${seat}`), amount,
     h("fieldset", {}, h("legend", {}, "Enter the game"),
       h("label", {}, entryPost, " Post the big blind now"),
@@ -493,7 +631,7 @@ function buyInDialog(t, seat) {
         entry: entryWait.checked ? "wait" : "post", auto_post: autoPost.checked,
       });
       if (reply.type === "error") {
-        error.textContent = reply.message;
+        error.textContent = errorText(reply, t.id);
         return;
       }
       state.autoPost.set(t.id, autoPost.checked);
@@ -509,14 +647,16 @@ function addChipsDialog(t) {
   const entry = lobbyEntry(t.id);
   const me = t.seats.get(t.you);
   if (!entry || !me) return;
-  const room = Math.max(0, entry.settings.buy_in_max - me.stack);
-  const amount = h("input", { id: "add-chips", type: "number", min: 1, max: room, value: room, step: 1 });
+  const max = entry.settings.buy_in_max; // null: no maximum (R-BUYIN-1)
+  const balance = currencyBalance(entry);
+  const room = max === null ? balance : Math.max(0, Math.min(balance, max - me.stack));
+  const amount = h("input", { id: "add-chips", type: "number", min: 1, max: max === null ? null : Math.max(0, max - me.stack), value: room, step: 1 });
   const error = h("p", { class: "form-error", role: "alert" });
   const add = h("button", {
     type: "button", id: "add-chips-ok",
     onclick: async () => {
       const reply = await state.socket.request({ type: "add_chips", table: t.id, amount: Number(amount.value) });
-      if (reply.type === "error") error.textContent = reply.message;
+      if (reply.type === "error") error.textContent = errorText(reply, t.id);
       else {
         d.close();
         refreshBalance();
@@ -524,17 +664,25 @@ function addChipsDialog(t) {
     },
   }, "Add");
   const d = dialog("Add chips", h("div", {},
-    h("p", {}, `Between hands, up to the table's maximum buy-in ${chips(entry.settings.buy_in_max)}: at most ${chips(room)} now.`),
+    h("p", { class: "bounds" }, max === null
+      ? `This table has no maximum: add up to your balance, ${money(entry, balance)}.`
+      : `Up to the table's maximum buy-in ${money(entry, max)}: at most ${money(entry, Math.max(0, max - me.stack))} now (your balance: ${money(entry, balance)}).`,
+      t.hand !== null ? " A hand is being played: the chips join your stack when it ends." : ""),
     h("label", { for: "add-chips" }, "Chips"), amount, error), [add, h("button", { value: "cancel" }, "Cancel")]);
 }
 
 // ------------------------------------------------------------------ the table
 
+/**
+ * Send a table message; a refusal is said once: under the action buttons for an action (no
+ * toast over the seat controls), in a toast otherwise.
+ */
 async function send(t, message) {
   const reply = await state.socket.request({ table: t.id, ...message });
   if (reply.type === "error") {
-    t.error = reply.message;
-    toast(reply.message);
+    const text = errorText(reply, t.id);
+    if (message.type === "act") t.error = text;
+    else toast(text);
     if (state.current === t.id) renderTable(t);
   }
   return reply;
@@ -550,7 +698,7 @@ function seatPosition(seat, seats, you) {
 function renderSeat(t, n, seats) {
   const s = t.seats.get(n);
   const pos = seatPosition(n, seats, t.you);
-  const style = `left:${pos.x}%;top:${pos.y}%`;
+  const style = `--x:${pos.x.toFixed(2)}%;--y:${pos.y.toFixed(2)}%`; // kept inside the felt by the CSS
   if (!s) {
     const canSit = t.you === null && state.player;
     return h("div", { class: "seat empty", style, dataset: { seat: n } },
@@ -587,7 +735,7 @@ function renderTable(t) {
   const entry = lobbyEntry(t.id);
   const seats = entry ? entry.seats : Math.max(2, ...t.seats.keys());
   const me = t.you !== null ? t.seats.get(t.you) : null;
-  const felt = h("div", { class: "felt", role: "group", "aria-label": "the table" },
+  const felt = h("div", { class: seats >= 9 ? "felt many" : "felt", role: "group", "aria-label": "the table", dataset: { seats } },
     h("div", { class: "oval" }),
     h("div", { class: "center" },
       h("div", { class: "board", "aria-label": "board" }, t.board.map(cardEl)),
@@ -688,50 +836,76 @@ function renderActions(t, entry) {
   return box;
 }
 
+/**
+ * The wager controls (R-BET-6): the box takes any amount the server offered, the slider steps by
+ * the big blind (its last step is the maximum), and the presets are fractions of the pot after a
+ * call: ⅓, ½, ¾ and pot (at Pot-Limit the pot is the maximum), then all-in. The pot is the
+ * server's (dead money in it, never in a seat's bet).
+ */
 function raiseControls(t, entry, legal, act) {
   const verb = legal.bet ? "Bet" : "Raise to";
   const verbId = legal.bet ? "bet" : "raise";
   const structure = entry ? entry.structure : "no_limit";
   const min = legal.raise_min;
   const max = legal.raise_max;
+  const me = t.seats.get(t.you) || { stack: 0, bet: 0 };
+  const allIn = max === me.stack + me.bet;
   const wrap = h("div", { class: "raise", id: "raise-controls", dataset: { min, max, structure } });
   if (min === max) {
     wrap.append(h("button", { type: "button", id: `act-${verbId}`, class: "wager", "aria-keyshortcuts": "R", onclick: () => act(verbId, min) },
-      `${verb} ${chips(min)}${max === (t.seats.get(t.you) || {}).stack + (t.seats.get(t.you) || {}).bet ? " (all-in)" : ""}`));
+      `${verb} ${chips(min)}${allIn ? " (all-in)" : ""}`));
     return wrap;
   }
-  const me = t.seats.get(t.you);
   const call = legal.call || 0;
   const facing = me.bet + call;
   const potAfterCall = t.pot + call;
   const clamp = (x) => Math.max(min, Math.min(max, Math.floor(x)));
+  const step = Math.max(1, (entry && entry.settings && entry.settings.big_blind_amount) || 1);
+  const steps = Math.ceil((max - min) / step);
+  const toAmount = (k) => Math.min(max, min + k * step);
+  const toStep = (amount) => Math.max(0, Math.min(steps, Math.round((amount - min) / step)));
   // what the player typed survives a redraw (a chat line, a clock event) within this turn
   const key = `${t.hand}:${min}:${max}`;
   const start = t.draft && t.draft.key === key ? t.draft.value : String(min);
   const remember = (value) => (t.draft = { key, value });
-  const amount = h("input", { type: "number", id: "raise-amount", min, max, step: 1, value: start, "aria-label": `${verb} amount, ${min} to ${max}` });
-  const slider = h("input", { type: "range", id: "raise-slider", min, max, step: 1, value: start, "aria-label": `${verb} amount slider` });
-  slider.addEventListener("input", () => { amount.value = slider.value; remember(slider.value); });
-  amount.addEventListener("input", () => { slider.value = amount.value; remember(amount.value); });
-  const preset = (label, value, id) =>
-    h("button", { type: "button", class: "preset", id, dataset: { amount: value },
-      onclick: () => { amount.value = value; slider.value = value; remember(String(value)); } }, `${label} ${chips(value)}`);
-  const presets = h("div", { class: "row presets" }, preset("Min", min, "preset-min"));
-  if (structure === "no_limit") {
-    const half = clamp(facing + potAfterCall / 2);
-    const pot = clamp(facing + potAfterCall);
-    if (half > min && half < max) presets.append(preset("½ Pot", half, "preset-half"));
-    if (pot > min && pot < max) presets.append(preset("Pot", pot, "preset-pot"));
-    presets.append(preset("All-in", max, "preset-allin"));
-  } else {
-    presets.append(preset("Pot", max, "preset-pot"));
+  const amount = h("input", { type: "number", id: "raise-amount", min, max, step: 1, value: start, inputmode: "numeric", "aria-label": `${verb} amount, ${min} to ${max}` });
+  const slider = h("input", {
+    type: "range", id: "raise-slider", min: 0, max: steps, step: 1, value: toStep(Number(start)),
+    dataset: { min, max, step }, "aria-label": `${verb} amount slider, in steps of the big blind`,
+    "aria-valuetext": chips(Number(start)),
+  });
+  slider.addEventListener("input", () => {
+    const value = toAmount(Number(slider.value));
+    amount.value = value;
+    slider.setAttribute("aria-valuetext", chips(value));
+    remember(String(value));
+  });
+  amount.addEventListener("input", () => {
+    slider.value = toStep(Number(amount.value));
+    slider.setAttribute("aria-valuetext", chips(Number(amount.value)));
+    remember(amount.value);
+  });
+  const preset = (label, value, id, shortcut) =>
+    h("button", { type: "button", class: "preset", id, dataset: { amount: value }, "aria-keyshortcuts": shortcut,
+      onclick: () => { amount.value = value; slider.value = toStep(value); remember(String(value)); } }, `${label} ${chips(value)}`);
+  const presets = h("div", { class: "row presets" }, preset("Min", min, "preset-min", "1"));
+  const fractions = [["⅓ Pot", 1 / 3, "preset-third", "2"], ["½ Pot", 1 / 2, "preset-half", "3"], ["¾ Pot", 3 / 4, "preset-three-quarters", "4"]];
+  for (const [label, part, id, shortcut] of fractions) {
+    const value = clamp(facing + potAfterCall * part);
+    if (value > min && value < max) presets.append(preset(label, value, id, shortcut));
+  }
+  const pot = clamp(facing + potAfterCall);
+  if (structure === "pot_limit") presets.append(preset("Pot", max, "preset-pot", "5"));
+  else {
+    if (pot > min && pot < max) presets.append(preset("Pot", pot, "preset-pot", "5"));
+    presets.append(preset("All-in", max, "preset-allin", "6"));
   }
   wrap.append(
     presets,
     h("div", { class: "row" }, slider, amount,
       h("button", { type: "button", id: `act-${verbId}`, class: "wager", "aria-keyshortcuts": "R",
         onclick: () => act(verbId, Number(amount.value)) }, verb)),
-    h("p", { class: "range", id: "raise-range" }, `${verb} ${chips(min)} to ${chips(max)}`));
+    h("p", { class: "range", id: "raise-range" }, `${verb} ${chips(min)} to ${chips(max)}${structure === "pot_limit" ? " (pot limit)" : ""}`));
   return wrap;
 }
 
@@ -861,7 +1035,7 @@ async function loadHistory() {
     state.history.hands = list.hands;
     state.history.formats = list.formats;
   } catch (error) {
-    toast(error.message);
+    toast(errorText(error));
   }
   if (state.view === "history") renderHistory();
   const history = state.history;
@@ -879,7 +1053,7 @@ async function checkDeal(id) {
     const result = await verifyProof(proof, state.commitments.get(id) || null);
     return { status: result.ok ? "verified" : "failed", ...result };
   } catch (error) {
-    return { status: "unavailable", problems: [error.message] };
+    return { status: "unavailable", problems: [errorText(error)] };
   }
 }
 
@@ -890,7 +1064,7 @@ async function openHand(id) {
   try {
     detail.hand = await api("GET", `/api/hands/${id}`);
   } catch (error) {
-    toast(error.message);
+    toast(errorText(error));
     return;
   }
   renderHistory();
@@ -916,7 +1090,7 @@ async function download(id, format, info) {
     a.click();
     a.remove();
   } catch (error) {
-    toast(error.message);
+    toast(errorText(error));
   }
 }
 

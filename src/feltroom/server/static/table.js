@@ -219,7 +219,11 @@ export function applyEvent(t, e, names) {
       if (s && e.fee === "session_fee") s.stack -= e.amount;
       return `${e.account} pays ${e.amount} (${e.fee.replace("_", " ")})`;
     case "posted":
-      put(t, e.seat, e.amount);
+      if (DEAD_MONEY.has(e.forced)) {
+        // antes and dead blinds go straight into the pot: no live bet (R-MISS-1/2, R-BLIND-1)
+        if (s) s.stack -= e.amount;
+        t.pot += e.amount;
+      } else put(t, e.seat, e.amount);
       if (s) {
         s.allIn = e.all_in;
         s.last = e.forced.replace("_", " ");
@@ -374,6 +378,9 @@ export function owed(t) {
   for (const s of t.seats.values()) if (s.inHand) top = Math.max(top, s.bet);
   return Math.max(0, Math.min(top - me.bet, me.stack));
 }
+
+// Forced bets that are dead money: in the pot, never part of the seat's bet to call.
+const DEAD_MONEY = new Set(["ante", "dead"]);
 
 // How a forced bet reads in a sentence ("posts the entry blind 2").
 const FORCED_NAMES = {
