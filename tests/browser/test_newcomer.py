@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from .helpers import server_legal, sign_up, sit, to_act
+from .helpers import fold_or_check, server_legal, server_stacks, server_to_act, sign_up, sit, to_act
 
 pytestmark = pytest.mark.browser
 
@@ -179,3 +179,44 @@ def test_refusals_are_sentences_with_the_table_s_name_and_amounts(room: Any, bro
     hana.fill("#buy-in", "12.5")
     hana.click("#buy-in-sit")
     expect(hana.locator(".dialog .form-error")).to_have_text("Enter a whole number of chips.")
+
+
+def test_r_buyin_3_chips_bought_during_a_hand_join_the_stack_when_it_ends(
+    room: Any, browser: Any
+) -> None:
+    """Add chips during a hand: accepted at once (the wallet pays now), shown as pending, and
+    on the stack when the hand ends, never in the hand in progress (R-BUYIN-3)."""
+    kai = sign_up(browser, room.url, "kai")
+    lea = sign_up(browser, room.url, "lea")
+    sit(kai, "full", 1, 100)
+    sit(lea, "full", 2, 100)
+    pages = {1: kai, 2: lea}
+    to_act(pages, room=room, table="full")
+    stack = server_stacks(room, "full")[1]
+    kai.click("#add-chips-open")
+    expect(kai.locator(".dialog .bounds")).to_contain_text("the chips join your stack when it ends")
+    kai.fill("#add-chips", "50")
+    kai.click("#add-chips-ok")
+    expect(kai.locator("#toast")).to_have_text("50 will join your stack when this hand ends.")
+    expect(kai.locator("#pending-chips")).to_have_text("+50 after this hand")
+    expect(kai.locator('nav .balance[data-currency="PLAY"]')).to_have_attribute(
+        "data-amount", "9850"
+    )
+    assert server_stacks(room, "full")[1] == stack  # not in the hand in progress
+    hand = room.call(lambda: room.runtime.runners["full"].playing)
+    while room.call(lambda: room.runtime.runners["full"].playing) == hand:
+        if server_to_act(room, "full") is not None:
+            fold_or_check(room, "full", pages)
+        kai.wait_for_timeout(200)
+    ended = room.call(lambda: room.runtime.runners["full"].last_hand_id)
+    assert ended == hand
+    expect(kai.locator("#pending-chips")).to_have_count(0)
+    added = server_stacks(room, "full")[1]
+    expect(kai.locator('.seat.mine[data-seat="1"] .stack')).to_have_attribute(
+        "data-stack", str(added)
+    )
+    # all 50 fitted under the maximum (400): nothing came back to the wallet
+    expect(kai.locator('nav .balance[data-currency="PLAY"]')).to_have_attribute(
+        "data-amount", "9850"
+    )
+    assert room.call(lambda: room.runtime.runners["full"].pending_chips) == {}

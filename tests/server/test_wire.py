@@ -772,13 +772,16 @@ async def _hub_frames(storage: SqlStorage) -> list[tuple[str, Message]]:
             await hub.receive(connection, json.dumps(hello))
         await hub.receive(alice, '{"type": "lobby", "id": 3}')
         await hub.receive(alice, '{"type": "sit", "id": 4, "table": "hu", "seat": 1}')
-        await hub.receive(bob, '{"type": "sit", "id": 4, "table": "hu", "seat": 2}')
+        sit = {"type": "sit", "id": 4, "table": "hu", "seat": 2, "buy_in": 300}
+        await hub.receive(bob, json.dumps(sit))  # room for chips added during the hand
         await hub.receive(bob, '{"type": "chat", "id": 5, "table": "hu", "text": "gl"}')
         await runtime.advance(runtime.clock())  # deals: alice, the button, acts first
         playing = runtime.runners["hu"].playing
         check = {"type": "act", "id": 6, "table": "hu", "hand": playing, "action": "check"}
         await hub.receive(alice, json.dumps(check))
         await hub.receive(alice, '{"type": "ping", "id": 7}')
+        # R-BUYIN-3: chips added during the hand are pending (``ok`` with ``pending``)
+        await hub.receive(bob, '{"type": "add_chips", "id": 8, "table": "hu", "amount": 1}')
         await runtime.runners["hu"].fail(RuntimeError("a test failure"), runtime.clock())
         hub.start()  # lobby updates
         for _ in range(500):
@@ -809,7 +812,7 @@ def produced(played: list[Fanout], storage: SqlStorage) -> dict[str, list[Messag
 def keys_of(produced: dict[str, list[Message]], name: str) -> set[str]:
     """The fields the code gives messages of this label (all alike, ``error`` aside)."""
     shapes = {frozenset(m) for m in produced[name]}
-    if name == "error":  # ``legal`` only with illegal_action refusing an act
+    if name in ("error", "ok"):  # ``legal`` only with illegal_action; ``pending`` only if so
         return set().union(*shapes)
     assert len(shapes) == 1, (name, shapes)
     return set(next(iter(shapes)))
@@ -824,6 +827,7 @@ def test_the_hub_frames_cover_the_replies_lobby_chat_and_an_illegal_action(
     assert set(errors["illegal_action"]["legal"]) == LEGAL_KEYS
     assert errors["illegal_action"]["legal"]["call"] == 1
     assert "legal" not in errors["unauthenticated"]
+    assert {"type": "ok", "ref": 8, "pending": True} in produced["ok"]
     # the line reaches both players at the table, the speaker included
     assert [(m["player"], m["text"]) for m in produced["chat"]] == [("bob", "gl")] * 2
 
@@ -884,6 +888,8 @@ def test_every_outbound_example_has_the_fields_the_code_gives_it(
         keys = keys_of(produced, name)
         if name == "error" and "legal" not in example:
             keys -= {"legal"}
+        if name == "ok" and "pending" not in example:
+            keys -= {"pending"}
         assert set(example) == keys, (name, sorted(set(example) ^ keys))
         if name == "error" and "legal" in example:
             assert example["code"] == "illegal_action"

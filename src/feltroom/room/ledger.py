@@ -14,6 +14,9 @@ wallet   ``wallet:<player>:<CUR>``    a player's money off the tables
 escrow   ``escrow:<table>``           the chips on one table (the sum of its stacks)
 house    ``house:<CUR>``              rake, collection fees and session fees
 tax      ``tax:<CUR>``                winnings tax withheld (R-TAX-1)
+pending  ``pending:<table>:<player>`` chips a seated player bought during a hand:
+                                      into the escrow when it ends, up to the table
+                                      maximum, the rest back to the wallet (R-BUYIN-3)
 external ``external:<CUR>``           the world outside: deposits, withdrawals,
                                       play-money grants; the only account that may
                                       go below zero
@@ -91,6 +94,7 @@ class AccountKind(Enum):
     HOUSE = "house"
     TAX = "tax"
     EXTERNAL = "external"
+    PENDING = "pending"  # chips bought during a hand, held until it ends (R-BUYIN-3)
 
 
 class TransferKind(Enum):
@@ -112,6 +116,10 @@ def wallet_key(player: str, code: str) -> str:
 
 def escrow_key(table_id: str) -> str:
     return f"escrow:{table_id}"
+
+
+def pending_key(table_id: str, player: str) -> str:
+    return f"pending:{table_id}:{player}"
 
 
 def house_key(code: str) -> str:

@@ -453,14 +453,15 @@ class Hub:
             await runtime.leave(m.table, player)
             return None
         if kind == "add_chips":
-            await runtime.add_chips(m.table, player, m.amount)
-            return None
+            _, pending = await runtime.buy_chips(m.table, player, m.amount)
+            return _pending_ok(m.id) if pending else None
         if kind == "sit_out":
             await runtime.sit_out(m.table, player)
             return None
         if kind == "sit_in":
-            await runtime.sit_in(m.table, player, Entry.WAIT if m.entry == "wait" else Entry.POST)
-            return None
+            entry = Entry.WAIT if m.entry == "wait" else Entry.POST
+            later = await runtime.sit_in(m.table, player, entry)
+            return _pending_ok(m.id) if later else None
         if kind == "post_blind":
             await runtime.post_blind(m.table, player)
             return None
@@ -592,6 +593,12 @@ class _NotYourTurn(IllegalAction):
 
 class _NotFound(RoomError):
     pass
+
+
+def _pending_ok(ref: int | None) -> Message:
+    """``ok`` for a request done when the hand in progress ends (chips added during a hand,
+    R-BUYIN-3, or sitting in on them)."""
+    return {**protocol.ok(ref), "pending": True}
 
 
 def _check_wager(action: str, amount: int, legal: LegalActions) -> None:

@@ -169,6 +169,16 @@ class Table:
         except KeyError:
             raise IllegalAction(f"seat {seat} is empty") from None
 
+    @property
+    def between_hands(self) -> bool:
+        """No hand in progress and none being planned (no blind prompt waiting)."""
+        return not self.in_hand and self._pending is None
+
+    def verify_chips_bounds(self, seat: int, amount: int) -> None:
+        """Raise ``IllegalAction`` unless ``amount`` more chips keep the seat within the buy-in
+        bounds (R-BUYIN-1/3), whether or not a hand is in progress."""
+        self._check_buy_in(amount, self._seat(seat).stack)
+
     def _between_hands(self, what: str) -> None:
         if self.in_hand or self._pending is not None:
             raise IllegalAction(f"{what} only between hands (R-BUYIN-3)")

@@ -396,6 +396,7 @@ function onMessage(m) {
   }
   else if (m.type === "event") {
     line = applyEvent(t, m, { me: state.player });
+    if (m.kind === "chips_added" && m.seat === t.you) refreshBalance(); // what did not fit came back
     if (m.kind === "seat_released" && m.account === state.player) {
       // the wallet is credited as the seat is released: ask again shortly if the books lag
       for (const wait of [0, 700, 2000]) setTimeout(refreshBalance, wait);
@@ -655,11 +656,18 @@ function addChipsDialog(t) {
   const add = h("button", {
     type: "button", id: "add-chips-ok",
     onclick: async () => {
-      const reply = await state.socket.request({ type: "add_chips", table: t.id, amount: Number(amount.value) });
+      const wanted = Number(amount.value);
+      const reply = await state.socket.request({ type: "add_chips", table: t.id, amount: wanted });
       if (reply.type === "error") error.textContent = errorText(reply, t.id);
       else {
+        if (reply.pending) {
+          // R-BUYIN-3: paid now, on the stack when the hand in progress ends
+          t.pendingChips = (t.pendingChips || 0) + wanted;
+          toast(`${money(entry, wanted)} will join your stack when this hand ends.`, "info");
+        }
         d.close();
         refreshBalance();
+        if (state.current === t.id) renderTable(t);
       }
     },
   }, "Add");
@@ -956,11 +964,16 @@ function renderSeatControls(t, entry) {
   const autoMuck = h("input", { type: "checkbox", id: "auto-muck", checked: setting("auto_muck", state.autoMuck) });
   toggle(autoMuck, "auto_muck", state.autoMuck);
   box.append(h("label", {}, autoPost, " Auto-post blinds"), h("label", {}, autoMuck, " Auto-muck losing hands"));
-  if (t.hand === null) box.append(h("button", { type: "button", id: "add-chips-open", onclick: () => addChipsDialog(t) }, "Add chips"));
+  box.append(h("button", { type: "button", id: "add-chips-open", onclick: () => addChipsDialog(t) }, "Add chips"));
+  if (t.pendingChips) box.append(h("span", { class: "pending-chips", id: "pending-chips" }, `+${chips(t.pendingChips)} after this hand`));
   if (me.sittingOut) {
     const owes = me.owes === "MS" || me.owes === "ML";
-    box.append(h("button", { type: "button", id: "sit-in", onclick: () => send(t, { type: "sit_in", entry: "post" }) }, owes ? "Sit in and post the missed blinds" : "Sit in"));
-    if (owes) box.append(h("button", { type: "button", id: "sit-in-wait", onclick: () => send(t, { type: "sit_in", entry: "wait" }) }, "Sit in, wait for the big blind"));
+    const sitIn = async (entry) => {
+      const reply = await send(t, { type: "sit_in", entry });
+      if (reply.type === "ok" && reply.pending) toast("You sit in as your chips join your stack, when this hand ends.", "info");
+    };
+    box.append(h("button", { type: "button", id: "sit-in", onclick: () => sitIn("post") }, owes ? "Sit in and post the missed blinds" : "Sit in"));
+    if (owes) box.append(h("button", { type: "button", id: "sit-in-wait", onclick: () => sitIn("wait") }, "Sit in, wait for the big blind"));
   } else {
     box.append(h("button", { type: "button", id: "sit-out", onclick: () => send(t, { type: "sit_out" }) }, "Sit out"));
   }

@@ -123,6 +123,7 @@ export function applyEvent(t, e, names) {
       return `${e.account} sits in seat ${e.seat} with ${e.buy_in}`;
     case "chips_added":
       if (s) s.stack = e.stack;
+      if (e.seat === t.you) t.pendingChips = 0; // chips bought during the hand have joined
       return `${who(e.seat)} adds ${e.amount}`;
     case "sat_out":
       if (s) s.sittingOut = true;
