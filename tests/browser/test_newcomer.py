@@ -11,7 +11,16 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from .helpers import fold_or_check, server_legal, server_stacks, server_to_act, sign_up, sit, to_act
+from .helpers import (
+    fold_or_check,
+    server_legal,
+    server_stacks,
+    server_to_act,
+    sign_up,
+    sit,
+    three_at,
+    to_act,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -220,3 +229,70 @@ def test_r_buyin_3_chips_bought_during_a_hand_join_the_stack_when_it_ends(
         "data-amount", "9850"
     )
     assert room.call(lambda: room.runtime.runners["full"].pending_chips) == {}
+
+
+def server_hand(room: Any, table: str) -> dict[str, Any] | None:
+    """The hand in progress as the presets need it: the pot, the dead money, the live bet of
+    the seat to act and the highest one (None between hands)."""
+
+    def read() -> dict[str, Any] | None:
+        hand = room.runtime.runners[table].table.hand
+        if hand is None or hand.is_over or hand.to_act is None:
+            return None
+        bets = dict(zip(hand.seats, hand.bets, strict=True))
+        return {
+            "seat": hand.to_act,
+            "street": hand.street,
+            "pot": hand.pot_total,
+            "dead": hand.dead_money,
+            "bet": bets[hand.to_act],
+        }
+
+    result: dict[str, Any] | None = room.call(read)
+    return result
+
+
+def test_r_miss_1_bet_presets_count_a_dead_blind_in_the_pot_not_as_a_bet(
+    room: Any, browser: Any
+) -> None:
+    """A player coming back posts the missed small blind dead (R-MISS-1/2): it is in the pot
+    but is not a live bet, so the presets (⅓, ½, ¾ pot, pot) are the fractions of the pot after a
+    call, counted from the server's figures, on the returning player's own page (R-BET-6)."""
+    pages = three_at(room, browser, "livepots", [("mia", 200), ("ned", 200), ("ola", 200)])
+    ola = pages[3]
+    ola.click("#sit-out")
+    for _ in range(40):
+        if ola.locator("#sit-in-wait").count():
+            break
+        if server_to_act(room, "livepots") is not None:
+            fold_or_check(room, "livepots", {1: pages[1], 2: pages[2]})
+        ola.wait_for_timeout(200)
+    expect(ola.locator("#sit-in")).to_contain_text("post the missed blinds")
+    ola.click("#sit-in")
+    checked = False
+    for _ in range(150):
+        hand = server_hand(room, "livepots")
+        if hand is None:
+            ola.wait_for_timeout(200)
+            continue
+        if hand["seat"] == 3 and hand["dead"] > 0 and hand["street"] == 0:
+            expect(ola.locator("#raise-controls")).to_be_visible()
+            legal = server_legal(room, "livepots")
+            assert legal is not None
+            low, high = legal["raise_min"], legal["raise_max"]
+            call = legal["call"] or 0
+            facing = hand["bet"] + call
+            for part, fraction in (("third", 1 / 3), ("half", 1 / 2), ("three-quarters", 3 / 4)):
+                value = max(low, min(high, int(facing + (hand["pot"] + call) * fraction)))
+                preset = ola.locator(f"#preset-{part}")
+                if low < value < high:
+                    expect(preset).to_have_attribute("data-amount", str(value))
+                else:
+                    expect(preset).to_have_count(0)
+            pot = max(low, min(high, facing + hand["pot"] + call))
+            if low < pot < high:
+                expect(ola.locator("#preset-pot")).to_have_attribute("data-amount", str(pot))
+            checked = True
+            break
+        fold_or_check(room, "livepots", pages)
+    assert checked, "the returning player never acted preflop with a dead blind in the pot"
