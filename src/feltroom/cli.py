@@ -398,7 +398,7 @@ def _add_room_commands(commands: Any) -> None:
     serve.add_argument(
         "--bot-style",
         choices=("random", "station", "tag"),
-        default="random",
+        default="tag",
         help="how house bots play (docs/bots.md)",
     )
     serve.set_defaults(handler=_serve)

@@ -5,6 +5,7 @@ driven by Playwright. Skipped when chromium or Playwright is missing."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import shutil
 import socket
 import tempfile
@@ -286,22 +287,18 @@ class Room:
         return asyncio.run_coroutine_threadsafe(run(), self.loop).result(10)
 
 
-@pytest.fixture(scope="module")
-def room() -> Iterator[Room]:
+@contextlib.contextmanager
+def serve_room(tables: str, settings: RuntimeSettings) -> Iterator[Room]:
+    """A real server for ``tables`` with ``settings`` (uvicorn in a thread, on a free port, a
+    temporary SQLite database) while the block runs."""
     folder = Path(tempfile.mkdtemp(prefix="feltroom-browser-"))
     storage = open_storage(f"sqlite:///{folder / 'room.sqlite3'}")
     runtime = RoomRuntime(
         Settlement(storage),
         Accounts(storage, argon2=Argon2Settings.cheap()),
         Cashier(storage),
-        parse_tables(TABLES, "browser test tables"),
-        settings=RuntimeSettings(
-            house_bots=0,
-            bot_think=(0.0, 0.0),
-            between_hands=2.0,
-            poll=0.05,
-            selftest_first=10**9,
-        ),
+        parse_tables(tables, "browser test tables"),
+        settings=settings,
     )
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -329,6 +326,19 @@ def room() -> Iterator[Room]:
         sock.close()
         storage.close()
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def room() -> Iterator[Room]:
+    settings = RuntimeSettings(
+        house_bots=0,
+        bot_think=(0.0, 0.0),
+        between_hands=2.0,
+        poll=0.05,
+        selftest_first=10**9,
+    )
+    with serve_room(TABLES, settings) as served:
+        yield served
 
 
 @pytest.fixture(scope="module")

@@ -96,14 +96,21 @@ Listener = Callable[["TableRunner", Sequence[object]], None]
 ``RoomEvent`` values), in the order they happened."""
 
 
+BOT_RESTACK = 3
+"""A house bot whose stack passes this many times its buy-in (the table's maximum) leaves and
+buys in again, between hands."""
+
+
 @dataclass(frozen=True, slots=True)
 class RuntimeSettings:
     """How the room runs its tables.
 
     ``house_bots``: bots per table (one seat stays free at tables of more than two seats).
     ``bot_think``: a bot's thinking time, drawn between the two bounds (0, 0: at once).
-    ``bot_style``: how house bots play: ``random`` (the default), ``station`` or ``tag``.
-    ``between_hands``: the pause after a hand before the next deal (people see the showdown).
+    ``bot_style``: how house bots play: ``tag`` (the default), ``station`` or ``random``.
+    ``between_hands``: the pause after a hand before the next deal.
+    ``after_showdown``: the pause after a hand that went to a showdown, so that people can read
+    who won what with which hand (at least ``between_hands``).
     ``poll``: how often a table with a person to act looks at its clock.
     ``error_pause``: how long a table that failed stays paused.
     ``selftest_first`` / ``selftest_interval``: when the shuffle self-test runs (R-RNG-2).
@@ -114,8 +121,9 @@ class RuntimeSettings:
 
     house_bots: int = 3
     bot_think: tuple[float, float] = (0.5, 2.0)
-    bot_style: str = "random"
+    bot_style: str = "tag"
     between_hands: float = 2.0
+    after_showdown: float = 4.0
     poll: float = 0.5
     error_pause: float = 60.0
     selftest_first: float = 600.0
@@ -504,24 +512,40 @@ class TableRunner:
                 await self._handle(table.sit_in(seat, now, entry), now)
 
     async def _keep_bots(self, now: float) -> None:
-        """Seat the table's house bots and buy again for those that went broke."""
+        """Seat the table's house bots and buy again for those that went broke. Between hands a
+        bot leaves when a person waits for a seat at the full table (the seat is offered to
+        them), and a bot whose stack passed ``BOT_RESTACK`` times the maximum buy-in leaves and
+        buys in again (stacks stay at the table's size)."""
         if not self.spec.play_money:
             return  # house bots play play money only
         table = self.table
         config = self.spec.config
         amount = bot_buy_in(config)
+        people_waiting = [a for a in table.waiting if a not in self.bots]
+        if people_waiting and self.bots and len(table.seats) >= config.max_seats:
+            account = next(iter(self.bots))
+            seat = table.seat_of(account)
+            if seat is not None:
+                log.info("table %s: %s leaves for a player waiting", self.table_id, account)
+                await self._handle(table.leave(seat, now), now)
         for account in list(self.bots):
             seat = table.seat_of(account)
             if seat is None:
                 del self.bots[account]
                 continue
             player = table.seats[seat]
+            if player.stack > BOT_RESTACK * amount:
+                log.debug("table %s: %s leaves to buy in again", self.table_id, account)
+                await self._handle(table.leave(seat, now), now)
+                continue  # seated again below with a fresh buy-in
             if player.stack == 0:
                 log.debug("table %s: %s buys in again", self.table_id, account)
                 await self.writer.call(self.room.bot_buy_in, self.table_id, account, seat, amount)
                 await self._handle(table.add_chips(seat, amount, now), now)
             if table.seats[seat].sitting_out:
                 await self._handle(table.sit_in(seat, now), now)
+        if people_waiting:
+            return  # the free seats are for the people waiting
         wanted = bot_seats(config, self.room.settings.house_bots)
         k = 0
         while len(self.bots) < wanted:
@@ -611,7 +635,11 @@ class TableRunner:
                 player.stack = book
         self.stats.add(figures_of(result.hand, now))
         self.room.hands_settled += 1
-        self.next_deal = now + self.room.settings.between_hands
+        settings = self.room.settings
+        pause = settings.between_hands
+        if result.hand.showdown_seats:
+            pause = max(pause, settings.after_showdown)
+        self.next_deal = now + pause
 
     def outcome(self, result: HandResult) -> HandOutcome:
         """The settlement's view of a finished hand: per player the chips put in, the chips
