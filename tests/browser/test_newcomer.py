@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from .helpers import (
     fold_or_check,
@@ -296,3 +297,52 @@ def test_r_miss_1_bet_presets_count_a_dead_blind_in_the_pot_not_as_a_bet(
             break
         fold_or_check(room, "livepots", pages)
     assert checked, "the returning player never acted preflop with a dead blind in the pot"
+
+
+def test_r_show_1_the_showdown_names_the_winning_hand_and_highlights_its_five_cards(
+    room: Any, browser: Any
+) -> None:
+    """Two players check and call to a showdown: the winner's seat reads "wins N with ..." in
+    the words of the hand the server evaluated (R-SHOW-1), its five cards are highlighted on
+    both pages."""
+    pia = sign_up(browser, room.url, "pia")
+    quin = sign_up(browser, room.url, "quin")
+    sit(pia, "side", 1, 100)
+    sit(quin, "side", 2, 100)
+    pages = {1: pia, 2: quin}
+    to_act(pages, room=room, table="side")
+    hand = room.call(lambda: room.runtime.runners["side"].playing)
+    while room.call(lambda: room.runtime.runners["side"].playing) == hand:
+        seat = server_to_act(room, "side")
+        if seat is None:
+            pia.wait_for_timeout(100)
+            continue
+        page = pages[seat]
+        button = "#act-check" if page.locator("#act-check").count() else "#act-call"
+        try:
+            page.click(button, timeout=3_000)
+        except PlaywrightTimeoutError:
+            continue
+
+    def result() -> tuple[list[tuple[list[int], list[int]]], dict[int, Any]]:
+        from feltroom.server.wire import showdown_hand
+
+        finished = room.runtime.runners["side"].table.last_result.hand
+        pots = [(list(p.winners), list(p.shares)) for p in finished.results]
+        made = {s: showdown_hand(finished.hole_cards(s), finished.board) for s in finished.seats}
+        return pots, made
+
+    pots, made = room.call(result)
+    winners, shares = pots[0]
+    for page in (pia, quin):
+        for winner, share in zip(winners, shares, strict=True):
+            words = made[winner]["description"]
+            badge = page.locator(f'.seat[data-seat="{winner}"] .badge.win')
+            expect(badge).to_contain_text(f"wins {share}")
+            expect(badge).to_contain_text(words.split(", ", 1)[-1])
+        best = set().union(*(made[w]["cards"] for w in winners))
+        expect(page.locator(".card.best")).to_have_count(len(best))
+        shown = set(page.eval_on_selector_all(".card.best", "els => els.map(e => e.dataset.card)"))
+        assert shown == best
+    assert pia.errors == []
+    assert quin.errors == []

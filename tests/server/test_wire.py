@@ -932,3 +932,16 @@ def test_after_table_reloaded_the_hub_sends_a_fresh_snapshot(storage: SqlStorage
         snapshot = mine[reloaded + 1]
         assert snapshot["view"]["hand"] is None
         assert [s["sitting_out"] for s in snapshot["view"]["seats"]] == [True, True]
+
+
+def test_r_show_1_the_showdown_names_each_shown_hand_and_its_five_cards() -> None:
+    """R-SHOW-1: the best five of seven; ``hand_result.hands`` carries the words and the five
+    cards the page highlights. Without a complete board there is no showdown hand."""
+    from feltroom.cards import parse_cards
+
+    flush = wire.showdown_hand(parse_cards("Ah Kh"), parse_cards("2h 7h 9h Qs Qd"))
+    assert flush == {"description": "Flush, Ace high", "cards": ["Ah", "Kh", "2h", "7h", "9h"]}
+    board = wire.showdown_hand(parse_cards("2c 3d"), parse_cards("Ts Js Qs Ks As"))
+    assert board is not None
+    assert sorted(board["cards"]) == sorted(["Ts", "Js", "Qs", "Ks", "As"])  # the board plays
+    assert wire.showdown_hand(parse_cards("Ah Kh"), parse_cards("2h 7h 9c")) is None

@@ -17,6 +17,7 @@ added there, so a field that should stay private cannot slip out by default.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields
@@ -210,8 +211,27 @@ def _hand_result(table: str, hand_id: int | None, event: HandFinished) -> Messag
         "shown": {
             str(seat): to_wire(hand.hole_cards(seat)) for seat in hand.seats if seat in shown
         },
+        "hands": {
+            str(seat): made
+            for seat in hand.seats
+            if seat in shown and (made := showdown_hand(hand.hole_cards(seat), hand.board))
+        },
         "rake": result.rake,
     }
+
+
+def showdown_hand(
+    hole: Sequence[Card | None], board: Sequence[Card | None]
+) -> dict[str, Any] | None:
+    """A shown hand at the showdown (R-SHOW-1): its words ("Flush, Ace high") and the five cards
+    that make it, from the two hole cards and the five cards of the board; ``None`` before the
+    board is complete or without both hole cards."""
+    cards = [c for c in (*hole, *board) if c is not None]
+    if len(cards) != 7:
+        return None
+    best = evaluate(cards)
+    five = next(c for c in itertools.combinations(cards, 5) if evaluate(c) == best)
+    return {"description": best.description, "cards": [str(c) for c in five]}
 
 
 def describe_hand(hole: Sequence[Card | None], board: Sequence[Card | None]) -> str | None:

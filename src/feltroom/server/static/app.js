@@ -61,20 +61,34 @@ const RANK_NAMES = {
   T: "ten", J: "jack", Q: "queen", K: "king", A: "ace",
 };
 
-function cardEl(card) {
+function cardEl(card, best = null) {
   if (!card) return h("span", { class: "card back", "aria-label": "face-down card" });
   const rank = card[0];
   const suit = card[1];
+  // at a showdown: the five cards of the winning hand stand out, the others step back
+  const mark = best instanceof Set ? (best.has(card) ? " best" : " dim") : "";
   return h(
     "span",
     {
-      class: `card suit-${suit}`,
+      class: `card suit-${suit}${mark}`,
       dataset: { card },
       "aria-label": `${RANK_NAMES[rank] || rank} of ${SUIT_NAMES[suit]}`,
     },
     h("span", { class: "rank" }, rank === "T" ? "10" : rank),
     h("span", { class: "suit" }, SUITS[suit]),
   );
+}
+
+// How a hand's category reads after "wins 570 with": "a flush, Ace high".
+const HAND_PHRASES = {
+  "High Card": "high card", "One Pair": "a pair", "Two Pair": "two pair", "Three of a Kind": "three of a kind",
+  Straight: "a straight", Flush: "a flush", "Full House": "a full house", "Four of a Kind": "four of a kind",
+  "Straight Flush": "a straight flush",
+};
+
+function handPhrase(description) {
+  const [category, ...rest] = description.split(", ");
+  return [HAND_PHRASES[category] || category.toLowerCase(), ...rest].join(", ");
 }
 
 function chips(n) {
@@ -412,6 +426,7 @@ function onMessage(m) {
     if (m.type === "turn") t.error = null;
     applyMessage(t, m, now);
   }
+  if (m.type === "hand_result") showPotsInTurn(t);
   if (m.type === "hand_result" && t.you !== null) {
     const me = t.seats.get(t.you);
     t.showable = Boolean(me && me.inHand && !me.folded && !(String(t.you) in m.shown));
@@ -423,6 +438,36 @@ function onMessage(m) {
     if (t.log.length > 200) t.log.shift();
   }
   if (state.view === "table" && state.current === t.id) renderTable(t);
+}
+
+/** The showdown, one pot after the other: each pot's winners and their hand for a moment. */
+function showPotsInTurn(t) {
+  clearInterval(t.potTimer);
+  t.potStep = 0;
+  if (t.pots.length < 2) return;
+  t.potTimer = setInterval(() => {
+    if (t.potStep >= t.pots.length - 1 || t.hand !== null) {
+      clearInterval(t.potTimer);
+      return;
+    }
+    t.potStep += 1;
+    if (state.view === "table" && state.current === t.id) renderTable(t);
+  }, POT_STEP_MS);
+}
+const POT_STEP_MS = 1500;
+
+/** The pots shown so far (all of them during a hand's end before the result, one by one after). */
+function potsShown(t) {
+  return t.result ? t.pots.slice(0, (t.potStep || 0) + 1) : t.pots;
+}
+
+/** The five cards of the current pot's winning hand (a showdown only), or null. */
+function bestCards(t) {
+  if (!t.result || !t.result.hands) return null;
+  const pot = potsShown(t).at(-1);
+  if (!pot) return null;
+  const cards = pot.winners.flatMap((w) => (t.result.hands[String(w)] || { cards: [] }).cards);
+  return cards.length ? new Set(cards) : null;
 }
 
 // ------------------------------------------------------------------ routing
@@ -712,15 +757,20 @@ function renderSeat(t, n, seats) {
     return h("div", { class: "seat empty", style, dataset: { seat: n } },
       canSit ? h("button", { type: "button", onclick: () => buyInDialog(t, n), "aria-label": `sit in seat ${n}` }, `Sit ${n}`) : h("span", {}, `Seat ${n}`));
   }
-  const winner = t.pots.some((p) => p.winners.includes(n));
-  const won = t.pots.reduce((sum, p) => sum + p.winners.reduce((a, w, i) => a + (w === n ? p.shares[i] : 0), 0), 0);
+  const pots = potsShown(t);
+  const current = pots.at(-1);
+  const winner = pots.some((p) => p.winners.includes(n));
+  const won = pots.reduce((sum, p) => sum + p.winners.reduce((a, w, i) => a + (w === n ? p.shares[i] : 0), 0), 0);
+  const made = t.result && t.result.hands ? t.result.hands[String(n)] : null;
+  const best = bestCards(t);
+  const winsNow = current && current.winners.includes(n);
   const classes = ["seat", s.folded ? "folded" : "", t.toAct === n ? "acting" : "", n === t.you ? "mine" : "",
     winner ? "winner" : "", s.disconnected ? "disconnected" : "", s.sittingOut ? "out" : ""].join(" ");
   const bx = 50 + (pos.x - 50) * 0.6;
   const by = 50 + (pos.y - 50) * 0.55;
   return [
     h("div", { class: classes, style, dataset: { seat: n, player: s.player }, "aria-label": `seat ${n}: ${s.player}` },
-      h("div", { class: "cards" }, s.cards ? s.cards.map(cardEl) : s.hasCards ? [cardEl(null), cardEl(null)] : null),
+      h("div", { class: "cards" }, s.cards ? s.cards.map((c) => cardEl(c, best)) : s.hasCards ? [cardEl(null), cardEl(null)] : null),
       h("div", { class: "name" }, s.player,
         t.button === n ? h("span", { class: "dealer", title: "button", "aria-label": "button" }, "D") : null,
         t.small === n && t.hand !== null ? h("span", { class: "blind", title: "small blind" }, "SB") : null,
@@ -732,7 +782,8 @@ function renderSeat(t, n, seats) {
         s.marker ? h("span", { class: "badge" }, s.marker) : null,
         s.allIn ? h("span", { class: "badge allin" }, "all-in") : null,
         s.last && !s.allIn ? h("span", { class: "last" }, s.last) : null,
-        winner ? h("span", { class: "badge win", dataset: { won } }, `wins ${chips(won)}`) : null),
+        winner ? h("span", { class: `badge win${winsNow ? " now" : ""}`, dataset: { won } },
+          `wins ${chips(won)}${made ? ` with ${handPhrase(made.description)}` : ""}`) : null),
       t.toAct === n ? h("div", { class: "timer", role: "progressbar", "aria-label": `time to act for ${s.player}`, "aria-valuemin": 0, "aria-valuemax": 100 },
         h("div", { class: "timer-fill" }), h("span", { class: "timer-count" })) : null),
     s.bet > 0 ? h("div", { class: "bet", style: `left:${bx}%;top:${by}%`, dataset: { seat: n, bet: s.bet } }, chips(s.bet)) : null,
@@ -746,7 +797,7 @@ function renderTable(t) {
   const felt = h("div", { class: seats >= 9 ? "felt many" : "felt", role: "group", "aria-label": "the table", dataset: { seats } },
     h("div", { class: "oval" }),
     h("div", { class: "center" },
-      h("div", { class: "board", "aria-label": "board" }, t.board.map(cardEl)),
+      h("div", { class: "board", "aria-label": "board" }, t.board.map((c) => cardEl(c, bestCards(t)))),
       h("div", { class: "pot", dataset: { pot: t.pot } }, t.hand !== null || t.pot > 0 && !t.result ? `Pot ${chips(t.pot)}` : ""),
       !t.pots.length && t.hand !== null && t.livePots && t.livePots.length > 1
         ? h("div", { class: "pots live-pots" }, t.livePots.map((p, i) =>
@@ -754,10 +805,14 @@ function renderTable(t) {
             `${i === 0 ? "Main pot" : `Side pot ${i}`} ${chips(p.amount)}`)))
         : null,
       t.pots.length
-        ? h("div", { class: "pots" }, t.pots.map((p) =>
-          h("div", { class: "pot-line", dataset: { index: p.index, amount: p.amount } },
+        ? h("div", { class: "pots" }, potsShown(t).map((p, k, all) =>
+          h("div", { class: `pot-line${k === all.length - 1 ? " current" : ""}`, dataset: { index: p.index, amount: p.amount } },
             `${p.index === 0 ? "Main pot" : `Side pot ${p.index}`} ${chips(p.amount)}: `,
-            p.winners.map((w, i) => `${t.seats.get(w) ? t.seats.get(w).player : `seat ${w}`} wins ${chips(p.shares[i])}`).join(", "))))
+            p.winners.map((w, i) => {
+              const made = t.result && t.result.hands ? t.result.hands[String(w)] : null;
+              const name = t.seats.get(w) ? t.seats.get(w).player : `seat ${w}`;
+              return `${name} wins ${chips(p.shares[i])}${made ? ` with ${handPhrase(made.description)}` : ""}`;
+            }).join(", "))))
         : null),
     [...Array(seats).keys()].map((i) => renderSeat(t, i + 1, seats)));
   const mine = me && me.cards
