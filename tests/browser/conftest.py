@@ -161,6 +161,20 @@ first_button = "first_seated"
 act_seconds = 30
 
 [[table]]
+id = "bank"
+name = "Bank NL"
+structure = "no_limit"
+big_blind = 2
+small_blind = 1
+max_seats = 2
+min_buy_in = 40
+max_buy_in = 400
+first_button = "first_seated"
+act_seconds = 2
+countdown_seconds = 2
+time_bank_seconds = 6
+
+[[table]]
 id = "open"
 name = "Open Limit"
 structure = "fixed_limit"

@@ -99,7 +99,7 @@ def check_history_and_chat(room: Any, browser: Any) -> None:
     page.fill("#auth-name", "alice")
     page.fill("#auth-password", "wrong password")
     page.click("#signin")
-    expect(page.locator(".auth .form-error")).to_contain_text("wrong name or password")
+    expect(page.locator(".auth .form-error")).to_contain_text("Wrong name or password.")
     page.fill("#auth-password", "password-alice")
     page.click("#signin")
     expect(page.locator("nav .who")).to_have_text("alice")

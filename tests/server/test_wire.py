@@ -44,7 +44,14 @@ TABLE = "holdem-1"
 OBSERVER = "olga"  # watches the table without a seat
 WAITING = "wanda"  # on the waiting list (watching, no seat)
 CARD = re.compile(r"(?<![A-Za-z0-9])([2-9TJQKA][cdhs])(?![A-Za-z0-9])")
-PLAY = {"money": "play", "exponent": 0, "min_buy_in": 40, "max_buy_in": 1000}
+# Play money, and no time bank (the presets have one, R-TIME-1): a turn's clock is 7 + 15 s.
+PLAY = {
+    "money": "play",
+    "exponent": 0,
+    "min_buy_in": 40,
+    "max_buy_in": 1000,
+    "time_bank_seconds": 0,
+}
 LEGAL_KEYS = {"fold", "check", "call", "raise_min", "raise_max", "bet"}
 
 
@@ -245,6 +252,7 @@ def test_R_BET_6_only_the_player_to_act_gets_the_legal_actions_exactly() -> None
                     "hand",
                     "seat",
                     "countdown_at",
+                    "bank_at",
                     "deadline",
                     "legal",
                 }
@@ -665,6 +673,7 @@ def test_a_snapshot_has_the_documented_view() -> None:
         "deadline",
         "turn_started",
         "countdown_at",
+        "bank_at",
         "waiting",
         "legal",
         "muted",
@@ -676,6 +685,7 @@ def test_a_snapshot_has_the_documented_view() -> None:
     assert snap["view"]["turn_started"] is not None
     assert snap["view"]["countdown_at"] == turn["countdown_at"]
     assert snap["view"]["deadline"] == turn["deadline"]
+    assert snap["view"]["bank_at"] == turn["bank_at"]
     assert snap["view"]["turn_started"] < snap["view"]["countdown_at"] <= snap["view"]["deadline"]
     assert snap["view"]["pot"] == 3
     assert snap["view"]["board"] == []

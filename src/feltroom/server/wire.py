@@ -180,6 +180,7 @@ def _turn(table: str, hand_id: int | None, event: TurnStarted, legal: Message | 
         "hand": hand_id,
         "seat": event.seat,
         "countdown_at": event.countdown_at,
+        "bank_at": event.bank_at,
         "deadline": event.deadline,
         "legal": legal,
     }
@@ -430,6 +431,7 @@ def snapshot(
             "deadline": view.deadline,
             "turn_started": view.turn_started,
             "countdown_at": view.countdown_at,
+            "bank_at": view.bank_at,
             "waiting": view.waiting,
             "legal": legal_of(hand.legal) if hand is not None else None,
             "muted": sorted(muted),

@@ -178,12 +178,13 @@ class HandStarted:
 
 @dataclass(frozen=True, slots=True)
 class TurnStarted:
-    """It is ``seat``'s turn; the countdown shows from ``countdown_at``; time runs out at
-    ``deadline`` (R-TIME-1)."""
+    """It is ``seat``'s turn; the countdown shows from ``countdown_at``; the seat's time bank
+    runs from ``bank_at`` (the base time ends there); time runs out at ``deadline`` (R-TIME-1)."""
 
     seat: int
     countdown_at: float
     deadline: float
+    bank_at: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

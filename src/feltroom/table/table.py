@@ -103,6 +103,8 @@ class TableView:
     """When the turn of ``to_act`` began (its clock), so that a resumed client can draw it."""
     countdown_at: float | None = None
     """When that turn's countdown begins (R-TIME-1)."""
+    bank_at: float | None = None
+    """When that turn's time bank begins: the base time ends there (R-TIME-1)."""
 
 
 class Table:
@@ -602,10 +604,20 @@ class Table:
         dealt = [s for s in plan.dealt if self.seats[s].stack > 0]
         if len(dealt) < 2:
             return events
+        cfg = self.config
         for seat in dealt:
             player = self.seats[seat]
             player.owes = Owes.NOTHING
             player.timed_out = False
+            player.hands_dealt += 1
+            if (
+                cfg.time_bank_refill_seconds
+                and player.hands_dealt % cfg.time_bank_refill_hands == 0
+            ):
+                # R-TIME-1: the bank refills, never past its size
+                player.time_bank = min(
+                    float(cfg.time_bank_seconds), player.time_bank + cfg.time_bank_refill_seconds
+                )
         self.hand_number += 1
         self.plan = plan
         self.last = plan.positions
@@ -704,7 +716,8 @@ class Table:
             self._clock = TurnClock(
                 seat, now, cfg.act_seconds, cfg.countdown_seconds, max(0.0, player.time_bank)
             )
-            events.append(TurnStarted(seat, self._clock.countdown_at, self._clock.deadline))
+            clock = self._clock
+            events.append(TurnStarted(seat, clock.countdown_at, clock.deadline, clock.bank_at))
             return events
         self._clock = None
         return events + self._finish(now)
@@ -885,6 +898,7 @@ class Table:
             len(self.waiting),
             self._clock.started if self._clock is not None else None,
             self._clock.countdown_at if self._clock is not None else None,
+            self._clock.bank_at if self._clock is not None else None,
         )
 
 

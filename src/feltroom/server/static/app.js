@@ -784,8 +784,10 @@ function renderSeat(t, n, seats) {
         s.last && !s.allIn ? h("span", { class: "last" }, s.last) : null,
         winner ? h("span", { class: `badge win${winsNow ? " now" : ""}`, dataset: { won } },
           `wins ${chips(won)}${made ? ` with ${handPhrase(made.description)}` : ""}`) : null),
-      t.toAct === n ? h("div", { class: "timer", role: "progressbar", "aria-label": `time to act for ${s.player}`, "aria-valuemin": 0, "aria-valuemax": 100 },
-        h("div", { class: "timer-fill" }), h("span", { class: "timer-count" })) : null),
+      t.toAct === n ? h("div", { class: "clock" },
+        h("div", { class: "timer", role: "progressbar", "aria-label": `time to act for ${s.player}`, "aria-valuemin": 0, "aria-valuemax": 100 },
+          h("div", { class: "timer-fill" }), h("span", { class: "timer-count" })),
+        h("div", { class: "bank", hidden: true }, h("div", { class: "bank-fill" }), h("span", { class: "bank-count" }))) : null),
     s.bet > 0 ? h("div", { class: "bet", style: `left:${bx}%;top:${by}%`, dataset: { seat: n, bet: s.bet } }, chips(s.bet)) : null,
   ];
 }
@@ -1059,8 +1061,12 @@ function tick() {
   const t = state.tables.get(state.current);
   if (!t || t.toAct === null || t.deadline === null) return;
   const now = state.socket.now();
-  const total = Math.max(0.1, t.deadline - (t.turnStart || now));
-  const left = Math.max(0, t.deadline - now);
+  // the base time (act + countdown) and the time bank apart (R-TIME-1)
+  const bankAt = t.bankAt !== null && t.bankAt !== undefined ? Math.min(t.bankAt, t.deadline) : t.deadline;
+  const total = Math.max(0.1, bankAt - (t.turnStart || now));
+  const left = Math.max(0, bankAt - now);
+  const bankSize = Math.max(0, t.deadline - bankAt);
+  const bankLeft = now < bankAt ? bankSize : Math.max(0, t.deadline - now);
   const fill = app.querySelector(".timer-fill");
   const count = app.querySelector(".timer-count");
   const bar = app.querySelector(".timer");
@@ -1068,9 +1074,17 @@ function tick() {
   const pct = Math.round((100 * left) / total);
   fill.style.width = `${pct}%`;
   bar.setAttribute("aria-valuenow", pct);
-  const counting = t.countdownAt !== null && now >= t.countdownAt;
+  const counting = t.countdownAt !== null && now >= t.countdownAt && now < bankAt;
   bar.classList.toggle("counting", counting);
   count.textContent = counting ? `${Math.ceil(left)}s` : "";
+  const bank = app.querySelector(".clock .bank");
+  if (bank) {
+    bank.hidden = bankSize <= 0;
+    bank.classList.toggle("running", now >= bankAt);
+    bank.querySelector(".bank-fill").style.width = `${bankSize ? Math.round((100 * bankLeft) / bankSize) : 0}%`;
+    bank.querySelector(".bank-count").textContent = `Time bank ${Math.ceil(bankLeft)}s`;
+    bank.dataset.left = Math.ceil(bankLeft);
+  }
   const expires = app.querySelector("#blind-prompt .expires");
   if (expires) expires.textContent = `${Math.max(0, Math.ceil(Number(expires.dataset.expires) - now))}s`;
 }

@@ -40,6 +40,7 @@ export function newTable(id) {
     deadline: null,
     turnStart: null,
     countdownAt: null,
+    bankAt: null,
     legal: null,
     waiting: 0,
     muted: [],
@@ -76,6 +77,7 @@ export function applySnapshot(t, m) {
   // a turn under way: its start and countdown as the server's clock has them
   t.turnStart = v.turn_started;
   t.countdownAt = v.countdown_at;
+  t.bankAt = v.bank_at; // the base time ends and the time bank begins (R-TIME-1)
   t.legal = v.legal;
   t.waiting = v.waiting;
   t.muted = v.muted;
@@ -335,6 +337,7 @@ export function applyMessage(t, m, now) {
       t.deadline = m.deadline;
       t.turnStart = now;
       t.countdownAt = m.countdown_at;
+      t.bankAt = m.bank_at;
       t.countdownEnds = null;
       t.legal = m.seat === t.you ? m.legal : null;
       return null;
