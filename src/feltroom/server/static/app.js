@@ -46,6 +46,22 @@ function h(tag, attrs = {}, ...children) {
   return el;
 }
 
+// The table's announcements for screen readers: a persistent aria-live log outside the page that
+// is redrawn, so that each line is read once (cards dealt, actions, whose turn, the showdown).
+const announcer = document.getElementById("announce");
+function announce(text) {
+  if (!announcer || !text) return;
+  announcer.append(h("p", {}, text));
+  while (announcer.childElementCount > 30) announcer.firstElementChild.remove();
+}
+
+function cardWords(cards) {
+  return cards.map((c) => {
+    const rank = c[0];
+    return `${RANK_NAMES[rank] || (rank === "T" ? "ten" : rank)} of ${SUIT_NAMES[c[1]]}`;
+  }).join(", ");
+}
+
 let toastTimer = null;
 function toast(text, kind = "error") {
   toastBox.textContent = text;
@@ -62,7 +78,7 @@ const RANK_NAMES = {
 };
 
 function cardEl(card, best = null) {
-  if (!card) return h("span", { class: "card back", "aria-label": "face-down card" });
+  if (!card) return h("span", { class: "card back", role: "img", "aria-label": "face-down card" });
   const rank = card[0];
   const suit = card[1];
   // at a showdown: the five cards of the winning hand stand out, the others step back
@@ -71,6 +87,7 @@ function cardEl(card, best = null) {
     "span",
     {
       class: `card suit-${suit}${mark}`,
+      role: "img",
       dataset: { card },
       "aria-label": `${RANK_NAMES[rank] || rank} of ${SUIT_NAMES[suit]}`,
     },
@@ -243,7 +260,7 @@ function renderNav() {
   nav.append(...[
     h("span", { class: "who" }, state.player),
     ...balances,
-    h("button", { type: "button", onclick: grant, "aria-label": "take a play-money grant" }, "Get play chips"),
+    h("button", { type: "button", onclick: grant, "aria-label": "Get play chips: take a play-money grant" }, "Get play chips"),
     h("a", { href: "#lobby" }, "Lobby"),
     h("a", { href: "#history" }, "History"),
     h("button", { type: "button", onclick: signOut }, "Sign out"),
@@ -437,7 +454,37 @@ function onMessage(m) {
     t.log.push(line);
     if (t.log.length > 200) t.log.shift();
   }
+  if (state.view === "table" && state.current === t.id) announceMessage(t, m, line);
   if (state.view === "table" && state.current === t.id) renderTable(t);
+}
+
+/** What a screen reader hears of a table message (the table shown only). */
+function announceMessage(t, m, line) {
+  if (m.type === "event" && m.kind === "board_dealt") {
+    announce(`${["", "Flop", "Turn", "River"][m.street]}: ${cardWords(m.cards)}.`);
+    return;
+  }
+  if (m.type === "event" && m.kind === "cards_shown") {
+    announce(`${t.seats.get(m.seat) ? t.seats.get(m.seat).player : `Seat ${m.seat}`} shows ${cardWords(m.cards)}.`);
+    return;
+  }
+  if (line) announce(line);
+  if (m.type === "hole_cards" && m.seat === t.you) announce(`Your cards: ${cardWords(m.cards)}.`);
+  if (m.type === "turn" && m.seat === t.you && m.legal) {
+    const l = m.legal;
+    const options = [l.fold ? "fold (F)" : null, l.check ? "check (C)" : null, l.call !== null ? `call ${chips(l.call)} (C)` : null,
+      l.raise_min !== null ? `${l.bet ? "bet" : "raise to"} ${chips(l.raise_min)} to ${chips(l.raise_max)} (R)` : null].filter(Boolean);
+    announce(`Your turn: ${options.join(", ")}.`);
+  }
+  if (m.type === "hand_result") {
+    for (const p of m.pots) {
+      for (const [i, w] of p.winners.entries()) {
+        const made = m.hands && m.hands[String(w)];
+        const name = t.seats.get(w) ? t.seats.get(w).player : `Seat ${w}`;
+        announce(`${name} wins ${chips(p.shares[i])}${made ? ` with ${handPhrase(made.description)}` : ""}.`);
+      }
+    }
+  }
 }
 
 /** The showdown, one pot after the other: each pot's winners and their hand for a moment. */
@@ -550,9 +597,9 @@ function renderLobby() {
         h("td", { class: "num" }, chips(t.average_pot)),
         h("td", { class: "num" }, t.hands_per_hour),
         h("td", { class: "row-actions" },
-          h("button", { type: "button", onclick: () => openTable(t.id, true), "aria-label": `join ${t.name}` }, "Join"),
-          h("button", { type: "button", onclick: () => openTable(t.id, false), "aria-label": `observe ${t.name}` }, "Observe"),
-          h("button", { type: "button", onclick: () => joinWaitList(t.id), "aria-label": `join the waiting list of ${t.name}` },
+          h("button", { type: "button", onclick: () => openTable(t.id, true), "aria-label": `Join ${t.name}` }, "Join"),
+          h("button", { type: "button", onclick: () => openTable(t.id, false), "aria-label": `Observe ${t.name}` }, "Observe"),
+          h("button", { type: "button", onclick: () => joinWaitList(t.id), "aria-label": `Wait list${t.waiting ? ` (${t.waiting})` : ""}: join the waiting list of ${t.name}` },
             `Wait list${t.waiting ? ` (${t.waiting})` : ""}`))));
   const play = Number(state.balances.PLAY || 0);
   const empty = Object.values(state.balances).every((v) => Number(v) === 0);
@@ -625,8 +672,14 @@ async function joinWaitList(id) {
 // ------------------------------------------------------------------ dialogs
 
 function dialog(title, body, buttons) {
+  // Enter in a field does what the first button does (sit down, add), as a click would; the
+  // buttons are plain buttons, so that Enter never means Cancel
+  const submit = (e) => {
+    e.preventDefault();
+    buttons[0].click();
+  };
   const d = h("dialog", { class: "dialog", "aria-label": title },
-    h("form", { method: "dialog" },
+    h("form", { method: "dialog", onsubmit: submit },
       h("h2", {}, title), body,
       h("div", { class: "row" }, buttons)));
   document.body.append(d);
@@ -685,7 +738,7 @@ function buyInDialog(t, seat) {
       refreshBalance();
     },
   }, "Sit down");
-  const d = dialog(`Buy in at ${entry.name}`, body, [sit, h("button", { value: "cancel" }, "Cancel")]);
+  const d = dialog(`Buy in at ${entry.name}`, body, [sit, h("button", { type: "button", value: "cancel", onclick: (e) => e.target.closest("dialog").close() }, "Cancel")]);
   amount.focus();
 }
 
@@ -721,7 +774,7 @@ function addChipsDialog(t) {
       ? `This table has no maximum: add up to your balance, ${money(entry, balance)}.`
       : `Up to the table's maximum buy-in ${money(entry, max)}: at most ${money(entry, Math.max(0, max - me.stack))} now (your balance: ${money(entry, balance)}).`,
       t.hand !== null ? " A hand is being played: the chips join your stack when it ends." : ""),
-    h("label", { for: "add-chips" }, "Chips"), amount, error), [add, h("button", { value: "cancel" }, "Cancel")]);
+    h("label", { for: "add-chips" }, "Chips"), amount, error), [add, h("button", { type: "button", value: "cancel", onclick: (e) => e.target.closest("dialog").close() }, "Cancel")]);
 }
 
 // ------------------------------------------------------------------ the table
@@ -755,7 +808,7 @@ function renderSeat(t, n, seats) {
   if (!s) {
     const canSit = t.you === null && state.player;
     return h("div", { class: "seat empty", style, dataset: { seat: n } },
-      canSit ? h("button", { type: "button", onclick: () => buyInDialog(t, n), "aria-label": `sit in seat ${n}` }, `Sit ${n}`) : h("span", {}, `Seat ${n}`));
+      canSit ? h("button", { type: "button", onclick: () => buyInDialog(t, n), "aria-label": `Sit ${n}: sit in seat ${n}` }, `Sit ${n}`) : h("span", {}, `Seat ${n}`));
   }
   const pots = potsShown(t);
   const current = pots.at(-1);
@@ -769,10 +822,10 @@ function renderSeat(t, n, seats) {
   const bx = 50 + (pos.x - 50) * 0.6;
   const by = 50 + (pos.y - 50) * 0.55;
   return [
-    h("div", { class: classes, style, dataset: { seat: n, player: s.player }, "aria-label": `seat ${n}: ${s.player}` },
+    h("div", { class: classes, style, dataset: { seat: n, player: s.player }, role: "group", "aria-label": `seat ${n}: ${s.player}` },
       h("div", { class: "cards" }, s.cards ? s.cards.map((c) => cardEl(c, best)) : s.hasCards ? [cardEl(null), cardEl(null)] : null),
       h("div", { class: "name" }, s.player,
-        t.button === n ? h("span", { class: "dealer", title: "button", "aria-label": "button" }, "D") : null,
+        t.button === n ? h("span", { class: "dealer", title: "button", role: "img", "aria-label": "dealer button" }, "D") : null,
         t.small === n && t.hand !== null ? h("span", { class: "blind", title: "small blind" }, "SB") : null,
         t.big === n && t.hand !== null ? h("span", { class: "blind", title: "big blind" }, "BB") : null),
       h("div", { class: "stack", dataset: { stack: s.stack } }, chips(s.stack)),
@@ -799,7 +852,7 @@ function renderTable(t) {
   const felt = h("div", { class: seats >= 9 ? "felt many" : "felt", role: "group", "aria-label": "the table", dataset: { seats } },
     h("div", { class: "oval" }),
     h("div", { class: "center" },
-      h("div", { class: "board", "aria-label": "board" }, t.board.map((c) => cardEl(c, bestCards(t)))),
+      h("div", { class: "board", role: "group", "aria-label": "board" }, t.board.map((c) => cardEl(c, bestCards(t)))),
       h("div", { class: "pot", dataset: { pot: t.pot } }, t.hand !== null || t.pot > 0 && !t.result ? `Pot ${chips(t.pot)}` : ""),
       !t.pots.length && t.hand !== null && t.livePots && t.livePots.length > 1
         ? h("div", { class: "pots live-pots" }, t.livePots.map((p, i) =>
@@ -818,7 +871,7 @@ function renderTable(t) {
         : null),
     [...Array(seats).keys()].map((i) => renderSeat(t, i + 1, seats)));
   const mine = me && me.cards
-    ? h("div", { class: "my-hand", "aria-label": "your hand" },
+    ? h("div", { class: "my-hand", role: "group", "aria-label": "your hand" },
       h("div", { class: "cards" }, me.cards.map(cardEl)),
       t.description ? h("div", { class: "words", id: "hand-words" }, t.description) : null)
     : null;
@@ -888,6 +941,10 @@ function renderActions(t, entry) {
     if (legal.call !== null) buttons.append(h("button", { type: "button", id: "act-call", "aria-keyshortcuts": "C", onclick: () => act("call") }, `Call ${chips(legal.call)}`));
     box.append(buttons);
     if (legal.raise_min !== null) box.append(raiseControls(t, entry, legal, act));
+    box.append(h("p", { class: "shortcuts", id: "shortcuts" }, "Keys: ",
+      h("kbd", {}, "F"), " fold · ", h("kbd", {}, "C"), " check or call · ", h("kbd", {}, "R"), " or ", h("kbd", {}, "Enter"),
+      " bet or raise · ", h("kbd", {}, "1"), "–", h("kbd", {}, "6"), " min, ⅓, ½, ¾, pot, all-in · ",
+      h("kbd", {}, "Tab"), " to move between the controls"));
     if (t.error) box.append(h("p", { class: "form-error", id: "act-error", role: "alert" }, t.error));
     return box;
   }
@@ -1089,6 +1146,8 @@ function tick() {
   if (expires) expires.textContent = `${Math.max(0, Math.ceil(Number(expires.dataset.expires) - now))}s`;
 }
 
+const PRESET_KEYS = { 1: "preset-min", 2: "preset-third", 3: "preset-half", 4: "preset-three-quarters", 5: "preset-pot", 6: "preset-allin" };
+
 function onKey(e) {
   if (state.view !== "table") return;
   const target = e.target;
@@ -1103,7 +1162,9 @@ function onKey(e) {
     }
   };
   const key = e.key.toLowerCase();
-  if (key === "f") click("act-fold");
+  const preset = PRESET_KEYS[e.key];
+  if (preset) click(preset);
+  else if (key === "f") click("act-fold");
   else if (key === "c") document.getElementById("act-check") ? click("act-check") : click("act-call");
   else if (key === "r" || e.key === "Enter") document.getElementById("act-raise") ? click("act-raise") : click("act-bet");
 }
@@ -1265,7 +1326,7 @@ function renderHistory() {
         h("button", { type: "button", id: "replay-next", onclick: () => move(1) }, "Next ▶"),
         h("button", { type: "button", id: "replay-last", onclick: () => move(steps.length) }, "End »"),
         h("span", { "aria-live": "polite" }, `step ${step + 1} of ${steps.length}`)),
-      h("div", { class: "board replay-board", "aria-label": "board at this step" }, steps[step].board.map(cardEl)),
+      h("div", { class: "board replay-board", role: "group", "aria-label": "board at this step" }, steps[step].board.map(cardEl)),
       h("ol", { class: "replay" }, steps.slice(0, step + 1).map((s, i) => h("li", { class: i === step ? "current" : "" }, s.text))));
   } else if (open) detail = h("p", {}, "Loading the hand…");
   app.replaceChildren(h("section", { class: "history" }, h("h1", {}, "Your hands"), h("div", { class: "history-body" }, list, detail)));
