@@ -77,8 +77,8 @@ const RANK_NAMES = {
   T: "ten", J: "jack", Q: "queen", K: "king", A: "ace",
 };
 
-function cardEl(card, best = null) {
-  if (!card) return h("span", { class: "card back", role: "img", "aria-label": "face-down card" });
+function cardEl(card, best = null, extra = "") {
+  if (!card) return h("span", { class: `card back${extra}`, role: "img", "aria-label": "face-down card" });
   const rank = card[0];
   const suit = card[1];
   // at a showdown: the five cards of the winning hand stand out, the others step back
@@ -86,7 +86,7 @@ function cardEl(card, best = null) {
   return h(
     "span",
     {
-      class: `card suit-${suit}${mark}`,
+      class: `card suit-${suit}${mark}${extra}`,
       role: "img",
       dataset: { card },
       "aria-label": `${RANK_NAMES[rank] || rank} of ${SUIT_NAMES[suit]}`,
@@ -125,6 +125,98 @@ function money(entry, units) {
   const exponent = entry && entry.settings ? entry.settings.exponent || 0 : 0;
   if (currency === "PLAY" || exponent === 0) return chips(units);
   return amountText(currency, Number(units) / 10 ** exponent);
+}
+
+// ------------------------------------------------------------------ motion and sound
+
+// Both follow the browser's reduced-motion setting: with it, no animation, and sound starts off.
+const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
+const motion = () => !reducedMotion.matches;
+document.body.dataset.motion = motion() ? "full" : "reduced";
+reducedMotion.addEventListener("change", () => (document.body.dataset.motion = motion() ? "full" : "reduced"));
+
+const SOUND_KEY = "feltroom.sound";
+function soundOn() {
+  const saved = localStorage.getItem(SOUND_KEY);
+  return saved === null ? motion() : saved === "on";
+}
+
+function toggleSound() {
+  localStorage.setItem(SOUND_KEY, soundOn() ? "off" : "on");
+  renderNav();
+}
+
+let audio = null;
+const TONES = { deal: [[660, 0.03]], chips: [[1200, 0.025], [900, 0.025]], turn: [[880, 0.09], [1320, 0.12]], win: [[523, 0.1], [659, 0.1], [784, 0.16]] };
+
+/** A short sound (deal, chips, turn, win), made with Web Audio; nothing when muted. */
+function sound(kind) {
+  if (!soundOn()) return;
+  document.body.dataset.sounds = String(Number(document.body.dataset.sounds || 0) + 1);
+  document.body.dataset.lastSound = kind;
+  try {
+    audio = audio || new AudioContext();
+    let at = audio.currentTime;
+    for (const [hz, seconds] of TONES[kind]) {
+      const osc = audio.createOscillator();
+      const gain = audio.createGain();
+      osc.frequency.value = hz;
+      gain.gain.setValueAtTime(0.08, at);
+      gain.gain.exponentialRampToValueAtTime(0.001, at + seconds);
+      osc.connect(gain).connect(audio.destination);
+      osc.start(at);
+      osc.stop(at + seconds);
+      at += seconds;
+    }
+  } catch (_) {
+    /* no audio device: silence */
+  }
+}
+
+/** Chips flying from one point of the felt to another (percent), for a moment. */
+function fly(from, to, amount) {
+  if (!motion() || state.view !== "table") return;
+  const felt = app.querySelector(".felt");
+  if (!felt) return;
+  const chip = h("div", { class: "fly", "aria-hidden": "true",
+    style: `left:${from.x}%;top:${from.y}%;--to-x:${to.x}%;--to-y:${to.y}%` }, chips(amount));
+  felt.append(chip);
+  setTimeout(() => chip.remove(), 900);
+}
+
+const CENTER = { x: 50, y: 48 };
+
+function betSpot(t, seat) {
+  const entry = lobbyEntry(t.id);
+  const seats = entry ? entry.seats : Math.max(2, ...t.seats.keys());
+  const pos = seatPosition(seat, seats, t.you);
+  return { x: 50 + (pos.x - 50) * 0.6, y: 50 + (pos.y - 50) * 0.55, seat: pos };
+}
+
+/** The motion and the sound of a table message, once it is drawn. */
+function animate(t, m, bets) {
+  if (m.type === "hole_cards" && m.seat === t.you) sound("deal");
+  if (m.type === "turn" && m.seat === t.you && m.legal) sound("turn");
+  if (m.type !== "event") return;
+  if (m.kind === "board_dealt") {
+    sound("deal");
+    for (const [seat, bet] of bets) fly(betSpot(t, seat), CENTER, bet); // the bets to the pot
+  }
+  if (["called", "raised", "posted"].includes(m.kind)) sound("chips");
+  if (m.kind === "pot_awarded") {
+    sound("win");
+    m.winners.forEach((w, i) => fly(CENTER, betSpot(t, w).seat, m.shares[i])); // the pot to the winner
+  }
+}
+
+/** Cards seen before on this page: the deal animation is for new ones only. */
+const dealt = new Set();
+function dealClass(t, where, card) {
+  const key = `${t.id}:${t.lastHand}:${where}:${card}`;
+  if (dealt.has(key)) return "";
+  if (dealt.size > 2000) dealt.clear();
+  dealt.add(key);
+  return motion() ? " deal-in" : "";
 }
 
 // ------------------------------------------------------------------ errors in sentences
@@ -263,6 +355,8 @@ function renderNav() {
     h("button", { type: "button", onclick: grant, "aria-label": "Get play chips: take a play-money grant" }, "Get play chips"),
     h("a", { href: "#lobby" }, "Lobby"),
     h("a", { href: "#history" }, "History"),
+    h("button", { type: "button", id: "sound", "aria-pressed": soundOn() ? "true" : "false", onclick: toggleSound,
+      title: "sounds of the table (off by default when the browser asks for reduced motion)" }, soundOn() ? "Sound on" : "Sound off"),
     h("button", { type: "button", onclick: signOut }, "Sign out"),
     state.connection === "connecting" || state.connection === "reconnecting"
       ? h("span", { class: "conn", role: "status" }, `${state.connection}…`) : null,
@@ -420,6 +514,7 @@ function onMessage(m) {
     return;
   }
   let line = null;
+  const bets = [...t.seats.values()].filter((s) => s.bet > 0).map((s) => [s.seat, s.bet]);
   if (m.type === "snapshot") {
     applySnapshot(t, m);
     state.autoPost.delete(t.id); // the snapshot's settings are the server's: they win
@@ -454,8 +549,11 @@ function onMessage(m) {
     t.log.push(line);
     if (t.log.length > 200) t.log.shift();
   }
-  if (state.view === "table" && state.current === t.id) announceMessage(t, m, line);
-  if (state.view === "table" && state.current === t.id) renderTable(t);
+  if (state.view === "table" && state.current === t.id) {
+    announceMessage(t, m, line);
+    renderTable(t);
+    animate(t, m, bets);
+  }
 }
 
 /** What a screen reader hears of a table message (the table shown only). */
@@ -823,7 +921,8 @@ function renderSeat(t, n, seats) {
   const by = 50 + (pos.y - 50) * 0.55;
   return [
     h("div", { class: classes, style, dataset: { seat: n, player: s.player }, role: "group", "aria-label": `seat ${n}: ${s.player}` },
-      h("div", { class: "cards" }, s.cards ? s.cards.map((c) => cardEl(c, best)) : s.hasCards ? [cardEl(null), cardEl(null)] : null),
+      h("div", { class: "cards" }, s.cards ? s.cards.map((c) => cardEl(c, best, dealClass(t, `seat${n}`, c)))
+        : s.hasCards ? [0, 1].map((k) => cardEl(null, null, dealClass(t, `seat${n}`, `back${k}`))) : null),
       h("div", { class: "name" }, s.player,
         t.button === n ? h("span", { class: "dealer", title: "button", role: "img", "aria-label": "dealer button" }, "D") : null,
         t.small === n && t.hand !== null ? h("span", { class: "blind", title: "small blind" }, "SB") : null,
@@ -852,7 +951,7 @@ function renderTable(t) {
   const felt = h("div", { class: seats >= 9 ? "felt many" : "felt", role: "group", "aria-label": "the table", dataset: { seats } },
     h("div", { class: "oval" }),
     h("div", { class: "center" },
-      h("div", { class: "board", role: "group", "aria-label": "board" }, t.board.map((c) => cardEl(c, bestCards(t)))),
+      h("div", { class: "board", role: "group", "aria-label": "board" }, t.board.map((c) => cardEl(c, bestCards(t), dealClass(t, "board", c)))),
       h("div", { class: "pot", dataset: { pot: t.pot } }, t.hand !== null || t.pot > 0 && !t.result ? `Pot ${chips(t.pot)}` : ""),
       !t.pots.length && t.hand !== null && t.livePots && t.livePots.length > 1
         ? h("div", { class: "pots live-pots" }, t.livePots.map((p, i) =>
