@@ -374,3 +374,7 @@ def test_r_show_1_the_showdown_names_the_winning_hands_and_errors_are_sentences(
         {"type": "error", "code": "refused", "message": "the table is paused", "details": {}}
     )
     assert error_sentence(other) == "The table is paused."
+    no_figures = RequestRefused(
+        {"type": "error", "code": "refused", "message": "too late (buy-in 40 to 400, R-BUYIN-1)"}
+    )
+    assert error_sentence(no_figures) == "Too late (buy-in 40 to 400)."  # no rule ids

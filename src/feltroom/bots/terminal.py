@@ -314,6 +314,7 @@ def hand_phrase(description: str) -> str:
 
 
 _RULE_IDS = re.compile(r"\s*\((?:R-[A-Z]+-\d+(?:,\s*)?)+\)")
+_RULE_REF = re.compile(r",\s*R-[A-Z]+-\d+")
 
 
 def error_sentence(error: RequestRefused) -> str:
@@ -343,7 +344,8 @@ def error_sentence(error: RequestRefused) -> str:
         return "That hand is over."
     if code == "invalid_field" and str(details.get("field", "")).endswith(("amount", "buy_in")):
         return "Type a whole number of chips."
-    text = _RULE_IDS.sub("", error.detail).split("; legal:")[0].strip() or "Refused"
+    text = _RULE_IDS.sub("", error.detail)
+    text = _RULE_REF.sub("", text).split("; legal:")[0].strip() or "Refused"
     text = text[0].upper() + text[1:]
     return text if text.endswith((".", "!", "?")) else text + "."
 

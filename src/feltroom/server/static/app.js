@@ -289,7 +289,7 @@ function errorText(error, tableId = null) {
 /** The server's message as a sentence: the rule references and protocol names left out. */
 function sentence(text) {
   const plain = String(text || "Refused.").replace(/\s*\((?:R-[A-Z]+-\d+(?:,\s*)?)+\)/g, "")
-    .replace(/;\s*legal:.*$/, "");
+    .replace(/,\s*R-[A-Z]+-\d+/g, "").replace(/;\s*legal:.*$/, "");
   return plain.charAt(0).toUpperCase() + plain.slice(1) + (/[.!?]$/.test(plain) ? "" : ".");
 }
 
