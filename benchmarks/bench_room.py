@@ -65,6 +65,7 @@ def main(argv: list[str]) -> int:
         storage = open_storage(f"sqlite:///{folder / 'room.sqlite3'}")
         settings = RuntimeSettings(
             house_bots=args.house_bots,
+            bot_style="random",  # the benchmark's figures are for the random brain
             bot_think=(0.0, 0.0),
             between_hands=0.0,
             selftest_first=float("inf"),

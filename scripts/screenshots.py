@@ -1,6 +1,8 @@
 """Screenshots of the browser client for the README (docs/screenshots/): the lobby and a table
-on a 1280x800 desktop and a 390-px-wide phone. Starts a room on a free port with a temporary
-database and house bots, plays into a hand in Debian's chromium with Playwright, and saves PNGs.
+on a 1280x800 desktop and a 390-px-wide phone, a showdown (the winning hand named and its five
+cards highlighted) and a full 9-max table on the phone. Starts a room on a free port with a
+temporary database and house bots, plays into a hand in Debian's chromium with Playwright, and
+saves PNGs.
 
 Usage: .venv/bin/python scripts/screenshots.py [OUT_DIR]
 """
@@ -24,6 +26,7 @@ from feltroom.room.runtime import RoomRuntime, RuntimeSettings
 from feltroom.room.tables_config import parse_tables
 from feltroom.server import create_app
 from feltroom.store import open_storage
+from feltroom.table import Entry
 
 TABLES = "\n".join(
     f"""
@@ -42,6 +45,8 @@ act_seconds = 60
         ("birch", "Birch", "fixed_limit", "lower = 2\nupper = 4", 9),
         ("cedar", "Cedar", "pot_limit", "big_blind = 10\nsmall_blind = 5", 6),
         ("maple", "Maple", "no_limit", "big_blind = 20\nsmall_blind = 10", 2),
+        ("pine", "Pine", "no_limit", "big_blind = 2\nsmall_blind = 1", 3),
+        ("ash", "Ash", "no_limit", "big_blind = 2\nsmall_blind = 1", 9),
     )
 )
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run"]
@@ -78,10 +83,23 @@ def main(out: Path) -> None:
     sock.bind(("127.0.0.1", 0))
     url = f"http://127.0.0.1:{sock.getsockname()[1]}"
     server = uvicorn.Server(uvicorn.Config(create_app(runtime), log_level="warning"))
-    thread = threading.Thread(target=lambda: asyncio.run(server.serve(sockets=[sock])), daemon=True)
+    loop = asyncio.new_event_loop()
+
+    def serve() -> None:
+        asyncio.set_event_loop(loop)
+        loop.run_until_complete(server.serve(sockets=[sock]))
+
+    thread = threading.Thread(target=serve, daemon=True)
     thread.start()
     while not server.started:
         time.sleep(0.05)
+    # a full 9-max table: the house bots and players seated from the server's side
+    for k in range(1, 7):
+        name = f"player{k}"
+        runtime.accounts.sign_up(name, "password-" + name)
+        runtime.cashier.grant(name, 1000, f"shots:{name}")
+        join = runtime.join("ash", name, k, 200, Entry.POST)
+        asyncio.run_coroutine_threadsafe(join, loop).result(20)
     try:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
@@ -130,6 +148,15 @@ def main(out: Path) -> None:
             mobile.goto(url + "/#lobby")
             mobile.wait_for_selector('tr[data-table="oak"]')
             shoot(mobile, out / "lobby-phone.png")
+            mobile.goto(url + "/#table/ash")
+            mobile.wait_for_selector(".felt .seat .card.back", timeout=60_000)
+            mobile.wait_for_timeout(500)
+            shoot(mobile, out / "table-9max-phone.png", full_page=True)
+            # a showdown between the house bots: the winning hand named, its cards highlighted
+            page.goto(url + "/#table/pine")
+            page.wait_for_selector(".seat .badge.win.now:has-text(' with ')", timeout=180_000)
+            page.wait_for_timeout(400)
+            shoot(page, out / "showdown-desktop.png")
             browser.close()
     finally:
         server.should_exit = True

@@ -460,6 +460,7 @@ def _serve(args: argparse.Namespace) -> int:
         bot_think=(think / 4, think),
         bot_style=args.bot_style,
         between_hands=2.0 if think > 0 else 0.0,
+        after_showdown=4.0 if think > 0 else 0.0,  # think 0 (benchmarks): the next hand at once
     )
     runtime = RoomRuntime(
         Settlement(storage), Accounts(storage), Cashier(storage), tables, settings=settings
@@ -546,7 +547,7 @@ def _add_room_commands(commands: Any) -> None:
     serve.add_argument(
         "--bot-style",
         choices=("random", "station", "tag"),
-        default="random",
+        default="tag",
         help="how house bots play (docs/bots.md)",
     )
     serve.add_argument(

@@ -26,10 +26,14 @@ class InvalidConfiguration(FeltroomError, ValueError):
 class IllegalAction(FeltroomError):
     """An action the rules do not allow at this moment; nothing was changed.
 
-    ``reason`` says why; ``legal`` carries the options that were legal instead.
+    ``reason`` says why; ``legal`` carries the options that were legal instead; ``details`` the
+    figures a program (or a page writing a sentence) needs, such as ``{"min": 40, "max": 400}``.
     """
 
-    def __init__(self, reason: str, legal: Any = None) -> None:
+    def __init__(
+        self, reason: str, legal: Any = None, details: dict[str, Any] | None = None
+    ) -> None:
         super().__init__(reason if legal is None else f"{reason}; legal: {legal}")
         self.reason = reason
         self.legal = legal
+        self.details: dict[str, Any] = dict(details or {})

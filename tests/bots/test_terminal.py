@@ -14,7 +14,7 @@ import sys
 import termios
 from typing import Any
 
-from feltroom.bots.client import TableState
+from feltroom.bots.client import RequestRefused, TableState
 from feltroom.bots.terminal import (
     QUIT,
     AskAmount,
@@ -23,6 +23,8 @@ from feltroom.bots.terminal import (
     Send,
     buy_in_bounds,
     describe,
+    error_sentence,
+    hand_phrase,
     key_command,
     lobby_lines,
     render,
@@ -304,7 +306,9 @@ def test_play_through_a_pseudo_terminal_against_a_live_server(storage: SqlStorag
                 )
                 pty.type("100\r")
                 await pty.expect(r"big blind \(w\)\? ")
-                pty.type("p\r")
+                pty.type("p")  # one key, no Enter (docs/play.md)
+                # the hand's words, as the server's hand_strength gives them (as on the web)
+                await pty.expect(r"Your cards: \S\S \S\S — (High Card|One Pair), ", 25)
                 offered = await pty.expect(r"Your turn: [^\r\n]*c=(check|call \d+)", 25)
                 table = runtime.runners["three"].table
                 seat = table.seat_of("carol")
@@ -336,3 +340,50 @@ def test_keys_name_the_turn_they_answer() -> None:
     act = {"type": "act", "table": "holdem-1", "hand": 4711, "turn_id": 12}
     assert key_command("f", state) == Send({**act, "action": "fold"})
     assert key_command("c", state) == Send({**act, "action": "call"})
+
+
+def test_r_show_1_the_showdown_names_the_winning_hands_and_errors_are_sentences() -> None:
+    """The last hand's pots read "alice wins 570 with a flush, Ace high" (R-SHOW-1, the
+    server's ``hands``); a refusal reads as a sentence from its ``code`` and ``details``."""
+    state = _state()
+    state.apply(
+        {
+            "type": "hand_result",
+            "table": "holdem-1",
+            "hand": 4711,
+            "pots": [{"amount": 600, "rake": 30, "winners": [1], "shares": [570]}],
+            "stacks": {"1": 770},
+            "shown": {"1": ["Ah", "Kh"]},
+            "hands": {"1": {"description": "Flush, Ace high", "cards": ["Ah", "Kh"]}},
+            "rake": 30,
+        }
+    )
+    screen = Screen(state=state, player="alice", title="T")
+    assert any("bob wins 570 with a flush, Ace high" in line for line in render(screen))
+    assert hand_phrase("Two Pair, Kings and Sevens") == "two pair, Kings and Sevens"
+    raise_error = RequestRefused(
+        {
+            "type": "error",
+            "code": "illegal_action",
+            "message": "the minimum raise is to 100; legal: ...",
+            "details": {"action": "raise", "amount": 99, "min": 100, "max": 400},
+        }
+    )
+    assert error_sentence(raise_error) == "The minimum raise is to 100."
+    buy_in = RequestRefused(
+        {
+            "type": "error",
+            "code": "illegal_action",
+            "message": "a buy-in of 12 is outside the table's bounds (buy-in 40 to 400, R-BUYIN-1)",
+            "details": {"min": 40, "max": 400, "stack": 0, "amount": 12},
+        }
+    )
+    assert error_sentence(buy_in) == "The buy-in here is 40 to 400."
+    other = RequestRefused(
+        {"type": "error", "code": "refused", "message": "the table is paused", "details": {}}
+    )
+    assert error_sentence(other) == "The table is paused."
+    no_figures = RequestRefused(
+        {"type": "error", "code": "refused", "message": "too late (buy-in 40 to 400, R-BUYIN-1)"}
+    )
+    assert error_sentence(no_figures) == "Too late (buy-in 40 to 400)."  # no rule ids

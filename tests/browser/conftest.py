@@ -5,6 +5,7 @@ driven by Playwright. Skipped when chromium or Playwright is missing."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import shutil
 import socket
 import tempfile
@@ -158,6 +159,102 @@ min_buy_in = 40
 max_buy_in = 400
 first_button = "first_seated"
 act_seconds = 30
+
+[[table]]
+id = "bank"
+name = "Bank NL"
+structure = "no_limit"
+big_blind = 2
+small_blind = 1
+max_seats = 2
+min_buy_in = 40
+max_buy_in = 400
+first_button = "first_seated"
+act_seconds = 2
+countdown_seconds = 2
+time_bank_seconds = 6
+
+[[table]]
+id = "open"
+name = "Open Limit"
+structure = "fixed_limit"
+lower = 2
+upper = 4
+max_seats = 6
+first_button = "first_seated"
+act_seconds = 30
+
+[[table]]
+id = "seats4"
+name = "4-max NL"
+structure = "no_limit"
+big_blind = 2
+small_blind = 1
+max_seats = 4
+min_buy_in = 40
+max_buy_in = 400
+first_button = "first_seated"
+act_seconds = 30
+
+[[table]]
+id = "seats5"
+name = "5-max NL"
+structure = "no_limit"
+big_blind = 2
+small_blind = 1
+max_seats = 5
+min_buy_in = 40
+max_buy_in = 400
+first_button = "first_seated"
+act_seconds = 30
+
+[[table]]
+id = "seats7"
+name = "7-max NL"
+structure = "no_limit"
+big_blind = 2
+small_blind = 1
+max_seats = 7
+min_buy_in = 40
+max_buy_in = 400
+first_button = "first_seated"
+act_seconds = 30
+
+[[table]]
+id = "seats8"
+name = "8-max NL"
+structure = "no_limit"
+big_blind = 2
+small_blind = 1
+max_seats = 8
+min_buy_in = 40
+max_buy_in = 400
+first_button = "first_seated"
+act_seconds = 30
+
+[[table]]
+id = "seats9"
+name = "9-max NL"
+structure = "no_limit"
+big_blind = 2
+small_blind = 1
+max_seats = 9
+min_buy_in = 40
+max_buy_in = 400
+first_button = "first_seated"
+act_seconds = 30
+
+[[table]]
+id = "seats10"
+name = "10-max NL"
+structure = "no_limit"
+big_blind = 2
+small_blind = 1
+max_seats = 10
+min_buy_in = 40
+max_buy_in = 400
+first_button = "first_seated"
+act_seconds = 30
 """
 
 
@@ -180,6 +277,21 @@ class Room:
 
         self.call(close)
 
+    def run(self, coroutine: Any) -> Any:
+        """Await ``coroutine`` on the server's event loop (a runtime command)."""
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(20)
+
+    def seat_players(self, table: str, names: list[str], buy_in: int) -> None:
+        """Sign up ``names`` (with play chips) and seat them at ``table`` from seat 1 on, from
+        the server's side (no browser): players that never act, for what a page shows."""
+        from feltroom.table import Entry
+
+        runtime = self.runtime
+        for seat, name in enumerate(names, start=1):
+            runtime.accounts.sign_up(name, "password-" + name)
+            runtime.cashier.grant(name, 10_000, f"seat-players:{name}")
+            self.run(runtime.join(table, name, seat, buy_in, Entry.POST))
+
     def call(self, fn: Any) -> Any:
         """Run ``fn()`` on the server's event loop (reads the tables between their steps)."""
 
@@ -189,22 +301,18 @@ class Room:
         return asyncio.run_coroutine_threadsafe(run(), self.loop).result(10)
 
 
-@pytest.fixture(scope="module")
-def room() -> Iterator[Room]:
+@contextlib.contextmanager
+def serve_room(tables: str, settings: RuntimeSettings) -> Iterator[Room]:
+    """A real server for ``tables`` with ``settings`` (uvicorn in a thread, on a free port, a
+    temporary SQLite database) while the block runs."""
     folder = Path(tempfile.mkdtemp(prefix="feltroom-browser-"))
     storage = open_storage(f"sqlite:///{folder / 'room.sqlite3'}")
     runtime = RoomRuntime(
         Settlement(storage),
         Accounts(storage, argon2=Argon2Settings.cheap()),
         Cashier(storage),
-        parse_tables(TABLES, "browser test tables"),
-        settings=RuntimeSettings(
-            house_bots=0,
-            bot_think=(0.0, 0.0),
-            between_hands=2.0,
-            poll=0.05,
-            selftest_first=10**9,
-        ),
+        parse_tables(tables, "browser test tables"),
+        settings=settings,
     )
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -232,6 +340,19 @@ def room() -> Iterator[Room]:
         sock.close()
         storage.close()
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def room() -> Iterator[Room]:
+    settings = RuntimeSettings(
+        house_bots=0,
+        bot_think=(0.0, 0.0),
+        between_hands=2.0,
+        poll=0.05,
+        selftest_first=10**9,
+    )
+    with serve_room(TABLES, settings) as served:
+        yield served
 
 
 @pytest.fixture(scope="module")

@@ -8,9 +8,23 @@ from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 
-def sign_up(browser: Any, url: str, name: str, *, width: int = 1280, height: int = 800) -> Page:
-    """A new browser context (its own storage), signed up as ``name`` with a play-money grant."""
-    context = browser.new_context(viewport={"width": width, "height": height})
+def sign_up(
+    browser: Any,
+    url: str,
+    name: str,
+    *,
+    width: int = 1280,
+    height: int = 800,
+    reduced_motion: str = "no-preference",
+    init_script: str | None = None,
+) -> Page:
+    """A new browser context (its own storage), signed up as ``name`` with a play-money grant;
+    ``reduced_motion`` is the browser's setting, ``init_script`` runs in every page first."""
+    context = browser.new_context(
+        viewport={"width": width, "height": height}, reduced_motion=reduced_motion
+    )
+    if init_script is not None:
+        context.add_init_script(init_script)
     context.set_default_timeout(20_000)
     page = context.new_page()
     errors: list[str] = []
@@ -22,7 +36,9 @@ def sign_up(browser: Any, url: str, name: str, *, width: int = 1280, height: int
     page.click("#signup")
     expect(page.locator("nav .who")).to_have_text(name)
     page.get_by_role("button", name="take a play-money grant").click()
-    expect(page.locator('nav .balance[data-currency="PLAY"]')).to_contain_text("10000")
+    balance = page.locator('nav .balance[data-currency="PLAY"]')
+    expect(balance).to_have_attribute("data-amount", "10000")
+    expect(balance).to_have_text("Play chips 10,000")
     return page
 
 

@@ -433,14 +433,71 @@ def test_R_BUYIN_3_add_chips_refused_changes_nothing_in_the_table_or_the_books(
         assert state(room, cashier) == before
         assert (room.stored_stacks("other"), cashier.balance("dave")["balances"]) == dave
         assert room.runners["other"].table.seats[1].stack == 40
-        # during a hand: refused, between hands only
+        # during a hand: refused, between hands only (``buy_chips`` holds them until its end)
         await room.join("hu", "bob", 2, 100)
         await tick(room, clock)
         assert room.runners["hu"].table.in_hand
         before = state(room, cashier)
         with pytest.raises(IllegalAction, match=r"only between hands \(R-BUYIN-3\)"):
             await room.add_chips("hu", "alice", 50)
+        with pytest.raises(IllegalAction, match="maximum buy-in at this table is 200"):
+            await room.buy_chips("hu", "alice", 101)
         assert state(room, cashier) == before
+        await room.stop()
+
+    asyncio.run(scenario())
+    audited(storage)
+
+
+# Rules: R-BUYIN-3
+def test_R_BUYIN_3_chips_bought_during_a_hand_join_the_stack_after_it_up_to_the_maximum(
+    make_room: Room, clock: Clock, players: tuple[str, ...], cashier: Cashier, storage: SqlStorage
+) -> None:
+    """During a hand ``buy_chips`` debits the wallet at once but leaves the stack (and the
+    books' stack) alone: chips never enter a hand in progress. When the hand ends they join the
+    stack up to the table maximum then (200); the rest goes back to the wallet."""
+    room, recorder = person_room(make_room)
+
+    async def scenario() -> None:
+        runner = await heads_up(room, clock)
+        table = runner.table
+        during = table.seats[1].stack
+        assert await room.buy_chips("hu", "alice", 60) == (during, 60)
+        with pytest.raises(IllegalAction, match="maximum buy-in at this table is 200"):
+            await room.buy_chips("hu", "alice", 41)  # 100 + 60 + 41 > 200
+        assert await room.buy_chips("hu", "alice", 40) == (during, 100)
+        assert cashier.balance("alice")["balances"]["PLAY"] == "800"
+        assert room.stored_stacks("hu") == {"alice": 100, "bob": 100}
+        assert table.seats[1].stack == during
+        await room.act("hu", "alice", RaiseTo(4))
+        await room.act("hu", "bob", Fold())  # alice ends the hand with 102
+        await tick(room, clock)
+        assert ChipsAdded(1, 98, 200) in recorder.of(ChipsAdded)
+        assert room.stored_stacks("hu")["alice"] == 200
+        assert cashier.balance("alice")["balances"]["PLAY"] == "802"  # 2 did not fit
+        assert runner.pending_chips == {}
+        await room.stop()
+
+    asyncio.run(scenario())
+    audited(storage)
+
+
+# Rules: R-BUYIN-3
+def test_R_BUYIN_3_chips_pending_when_the_player_leaves_go_back_to_the_wallet(
+    make_room: Room, clock: Clock, players: tuple[str, ...], cashier: Cashier, storage: SqlStorage
+) -> None:
+    room, _ = person_room(make_room)
+
+    async def scenario() -> None:
+        runner = await heads_up(room, clock)
+        await room.buy_chips("hu", "bob", 50)
+        assert cashier.balance("bob")["balances"]["PLAY"] == "850"
+        await room.leave("hu", "bob")  # folded at his turn, released after the hand
+        await room.act("hu", "alice", Call())
+        await tick(room, clock)
+        assert runner.table.seat_of("bob") is None
+        assert cashier.balance("bob")["balances"]["PLAY"] == "998"  # 100 - 2 + 50 back
+        assert runner.pending_chips == {}
         await room.stop()
 
     asyncio.run(scenario())

@@ -6,13 +6,16 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Sequence
 
 import pytest
 
 from feltroom.room import Accounts, Cashier, audit
+from feltroom.room import runtime as runtime_module
 from feltroom.room.runtime import RoomRuntime
 from feltroom.rules import Action
 from feltroom.store import SqlStorage
+from feltroom.table import PlayerSeated, SeatOffered, SeatReleased
 
 from .support import HEADS_UP, TWO_TABLES, Clock, Room, run_for
 
@@ -173,3 +176,95 @@ def test_after_a_crash_the_unsettled_hand_is_void_and_the_tables_come_back_from_
     assert row.status == "void"
     report = audit(storage, shuffles=0)
     assert report["pass"], report["problems"]
+
+
+class _Events:
+    """A listener keeping every event of the room."""
+
+    def __init__(self) -> None:
+        self.seen: list[object] = []
+
+    def __call__(self, runner: object, events: Sequence[object]) -> None:
+        self.seen.extend(events)
+
+
+def test_a_house_bot_leaves_a_full_heads_up_table_for_a_person_waiting(
+    make_room: Room, clock: Clock, accounts: Accounts, cashier: Cashier, storage: SqlStorage
+) -> None:
+    """Two house bots fill a heads-up table; a person joins its waiting list: after the hand a
+    bot leaves, the seat is offered to the person, no bot takes it, and the person sits and
+    plays against the other bot. The books balance."""
+    accounts.sign_up("wendy", "correct horse")
+    cashier.grant("wendy", 1000, "welcome-wendy")
+    room = make_room(HEADS_UP, house_bots=2, bot_think=(0.0, 0.0), between_hands=0.5)
+    events = _Events()
+    room.add_listener(events)
+
+    def offer() -> SeatOffered | None:
+        return next((e for e in events.seen if isinstance(e, SeatOffered)), None)
+
+    async def scenario() -> None:
+        await room.start()
+        await run_for(room, clock, 2.0)
+        runner = room.runners["hu"]
+        assert len(runner.bots) == 2
+        assert len(runner.table.seats) == 2
+        await room.join_waiting_list("hu", "wendy")
+        for _ in range(200):
+            if offer() is not None:
+                break
+            await run_for(room, clock, 0.5)
+        offered = offer()
+        assert offered is not None
+        assert offered.account == "wendy"
+        assert len(runner.bots) == 1
+        await run_for(room, clock, 2.0)
+        assert offered.seat not in runner.table.seats  # kept for the person, not taken by a bot
+        await room.join("hu", "wendy", offered.seat, 100)
+        await run_for(room, clock, 2.0)
+        assert runner.table.seat_of("wendy") == offered.seat
+        assert len(runner.bots) == 1
+        await room.stop()
+
+    asyncio.run(scenario())
+    assert audit(storage, shuffles=0)["problems"] == []
+
+
+def test_a_house_bot_above_three_maximum_buy_ins_leaves_and_buys_in_again(
+    make_room: Room, clock: Clock, storage: SqlStorage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A house bot whose stack passed ``BOT_RESTACK`` (3) times its buy-in (the table maximum)
+    leaves between hands and buys in again with the maximum, so no stack grows without bound.
+    Heads-up two bots can hold at most two buy-ins, so the test lowers the bound to one buy-in:
+    the first bot to win a pot leaves and comes back with the maximum. The default style is
+    ``tag``."""
+    assert runtime_module.BOT_RESTACK == 3
+    monkeypatch.setattr(runtime_module, "BOT_RESTACK", 1)
+    room = make_room(HEADS_UP, house_bots=2, bot_think=(0.0, 0.0), between_hands=0.5)
+    assert room.settings.bot_style == "tag"
+    events = _Events()
+    room.add_listener(events)
+
+    async def scenario() -> None:
+        await room.start()
+        runner = room.runners["hu"]
+        maximum = runner.spec.config.buy_in_max
+        assert maximum is not None
+        for _ in range(400):
+            if any(isinstance(e, SeatReleased) for e in events.seen):
+                break
+            await run_for(room, clock, 0.5)
+        released = [e for e in events.seen if isinstance(e, SeatReleased)]
+        assert released, "no bot won a pot"
+        assert released[0].chips > maximum
+        await run_for(room, clock, 1.0)
+        assert len(runner.bots) == 2
+        again = runner.table.seat_of(released[0].account)
+        assert again is not None
+        seated = [e for e in events.seen if isinstance(e, PlayerSeated)]
+        assert seated[-1].account == released[0].account
+        assert seated[-1].buy_in == maximum
+        await room.stop()
+
+    asyncio.run(scenario())
+    assert audit(storage, shuffles=0)["problems"] == []

@@ -59,6 +59,7 @@ def room_for(storage: SqlStorage, text: str, **settings: Any) -> RoomRuntime:
         "house_bots": 0,
         "bot_think": (0.0, 0.0),
         "between_hands": 0.05,
+        "after_showdown": 0.05,  # hands follow at once, showdowns too
         "poll": 0.05,
         "selftest_first": 10**9,
     }

@@ -517,6 +517,7 @@ def test_protocol_errors_are_feltroom_errors_and_pickle() -> None:
         "ref": 3,
         "code": "invalid_field",
         "message": "x.y: expected z",
+        "details": {},
     }
     with pytest.raises(ValueError, match="codes are"):
         ProtocolError("illegal_action", "not a decoding error")
@@ -551,6 +552,7 @@ def test_reply_helpers() -> None:
         "ref": None,
         "code": "not_found",
         "message": "no table 'x'; tables are a, b",
+        "details": {},
     }
     with pytest.raises(ValueError, match="codes are"):
         error("oops", "not a code")

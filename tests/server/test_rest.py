@@ -69,7 +69,8 @@ def _error(response: Any, status: int, code: str) -> str:
     assert response.status_code == status, response.text
     body = response.json()
     assert set(body) == {"error"}
-    assert set(body["error"]) == {"code", "message"}
+    assert set(body["error"]) == {"code", "message", "details"}
+    assert isinstance(body["error"]["details"], dict)
     assert body["error"]["code"] == code
     message = body["error"]["message"]
     assert isinstance(message, str)

@@ -44,7 +44,14 @@ TABLE = "holdem-1"
 OBSERVER = "olga"  # watches the table without a seat
 WAITING = "wanda"  # on the waiting list (watching, no seat)
 CARD = re.compile(r"(?<![A-Za-z0-9])([2-9TJQKA][cdhs])(?![A-Za-z0-9])")
-PLAY = {"money": "play", "exponent": 0, "min_buy_in": 40, "max_buy_in": 1000}
+# Play money, and no time bank (the presets have one, R-TIME-1): a turn's clock is 7 + 15 s.
+PLAY = {
+    "money": "play",
+    "exponent": 0,
+    "min_buy_in": 40,
+    "max_buy_in": 1000,
+    "time_bank_seconds": 0,
+}
 LEGAL_KEYS = {"fold", "check", "call", "raise_min", "raise_max", "bet"}
 
 
@@ -245,6 +252,7 @@ def test_R_BET_6_only_the_player_to_act_gets_the_legal_actions_exactly() -> None
                     "hand",
                     "seat",
                     "countdown_at",
+                    "bank_at",
                     "deadline",
                     "turn_id",
                     "legal",
@@ -683,6 +691,7 @@ def test_a_snapshot_has_the_documented_view() -> None:
         "turn_started",
         "countdown_at",
         "turn_id",
+        "bank_at",
         "waiting",
         "legal",
         "muted",
@@ -695,6 +704,7 @@ def test_a_snapshot_has_the_documented_view() -> None:
     assert snap["view"]["countdown_at"] == turn["countdown_at"]
     assert snap["view"]["deadline"] == turn["deadline"]
     assert snap["view"]["turn_id"] == turn["turn_id"]
+    assert snap["view"]["bank_at"] == turn["bank_at"]
     assert snap["view"]["turn_started"] < snap["view"]["countdown_at"] <= snap["view"]["deadline"]
     assert snap["view"]["pot"] == 3
     assert snap["view"]["board"] == []
@@ -791,13 +801,16 @@ async def _hub_frames(storage: SqlStorage) -> list[tuple[str, Message]]:
             await hub.receive(connection, json.dumps(hello))
         await hub.receive(alice, '{"type": "lobby", "id": 3}')
         await hub.receive(alice, '{"type": "sit", "id": 4, "table": "hu", "seat": 1}')
-        await hub.receive(bob, '{"type": "sit", "id": 4, "table": "hu", "seat": 2}')
+        sit = {"type": "sit", "id": 4, "table": "hu", "seat": 2, "buy_in": 300}
+        await hub.receive(bob, json.dumps(sit))  # room for chips added during the hand
         await hub.receive(bob, '{"type": "chat", "id": 5, "table": "hu", "text": "gl"}')
         await runtime.advance(runtime.clock())  # deals: alice, the button, acts first
         playing = runtime.runners["hu"].playing
         check = {"type": "act", "id": 6, "table": "hu", "hand": playing, "action": "check"}
         await hub.receive(alice, json.dumps(check))
         await hub.receive(alice, '{"type": "ping", "id": 7}')
+        # R-BUYIN-3: chips added during the hand are pending (``ok`` with ``pending``)
+        await hub.receive(bob, '{"type": "add_chips", "id": 8, "table": "hu", "amount": 1}')
         await runtime.runners["hu"].fail(RuntimeError("a test failure"), runtime.clock())
         hub.start()  # lobby updates
         for _ in range(500):
@@ -828,7 +841,7 @@ def produced(played: list[Fanout], storage: SqlStorage) -> dict[str, list[Messag
 def keys_of(produced: dict[str, list[Message]], name: str) -> set[str]:
     """The fields the code gives messages of this label (all alike, ``error`` aside)."""
     shapes = {frozenset(m) for m in produced[name]}
-    if name == "error":  # ``legal`` only with illegal_action refusing an act
+    if name in ("error", "ok"):  # ``legal`` only with illegal_action; ``pending`` only if so
         return set().union(*shapes)
     assert len(shapes) == 1, (name, shapes)
     return set(next(iter(shapes)))
@@ -843,6 +856,7 @@ def test_the_hub_frames_cover_the_replies_lobby_chat_and_an_illegal_action(
     assert set(errors["illegal_action"]["legal"]) == LEGAL_KEYS
     assert errors["illegal_action"]["legal"]["call"] == 1
     assert "legal" not in errors["unauthenticated"]
+    assert {"type": "ok", "ref": 8, "pending": True} in produced["ok"]
     # the line reaches both players at the table, the speaker included
     assert [(m["player"], m["text"]) for m in produced["chat"]] == [("bob", "gl")] * 2
 
@@ -903,6 +917,8 @@ def test_every_outbound_example_has_the_fields_the_code_gives_it(
         keys = keys_of(produced, name)
         if name == "error" and "legal" not in example:
             keys -= {"legal"}
+        if name == "ok" and "pending" not in example:
+            keys -= {"pending"}
         assert set(example) == keys, (name, sorted(set(example) ^ keys))
         if name == "error" and "legal" in example:
             assert example["code"] == "illegal_action"
@@ -965,3 +981,16 @@ def test_turn_ids_increase_within_a_hand() -> None:
         assert len(ids) >= 4
         assert ids == sorted(set(ids)), ids
     assert fan.table.turn_id is None
+
+
+def test_r_show_1_the_showdown_names_each_shown_hand_and_its_five_cards() -> None:
+    """R-SHOW-1: the best five of seven; ``hand_result.hands`` carries the words and the five
+    cards the page highlights. Without a complete board there is no showdown hand."""
+    from feltroom.cards import parse_cards
+
+    flush = wire.showdown_hand(parse_cards("Ah Kh"), parse_cards("2h 7h 9h Qs Qd"))
+    assert flush == {"description": "Flush, Ace high", "cards": ["Ah", "Kh", "2h", "7h", "9h"]}
+    board = wire.showdown_hand(parse_cards("2c 3d"), parse_cards("Ts Js Qs Ks As"))
+    assert board is not None
+    assert sorted(board["cards"]) == sorted(["Ts", "Js", "Qs", "Ks", "As"])  # the board plays
+    assert wire.showdown_hand(parse_cards("Ah Kh"), parse_cards("2h 7h 9c")) is None

@@ -15,8 +15,8 @@ from feltroom.rules import Hand, NoLimit, blinds
 from feltroom.strategy import STYLES, RandomBrain, StationBrain, TagBrain
 
 
-def test_house_bot_styles_name_their_brains_and_random_stays_the_default() -> None:
-    assert RuntimeSettings().bot_style == "random"
+def test_house_bot_styles_name_their_brains_and_tag_is_the_default() -> None:
+    assert RuntimeSettings().bot_style == "tag"
     random_bot = house_bot("bot.t.1", "random", (0.5, 2.0))
     assert isinstance(random_bot.brain, RandomBrain)
     assert (random_bot.brain.fold, random_bot.brain.passive, random_bot.brain.aggressive) == (

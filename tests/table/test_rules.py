@@ -29,7 +29,14 @@ from feltroom.table import (
     preset,
 )
 
-PLAY = {"money": "play", "exponent": 0, "min_buy_in": 40, "max_buy_in": 1000}
+# Play money, and no time bank (the presets have one, R-TIME-1): a turn's clock is 7 + 15 s.
+PLAY = {
+    "money": "play",
+    "exponent": 0,
+    "min_buy_in": 40,
+    "max_buy_in": 1000,
+    "time_bank_seconds": 0,
+}
 
 
 def table(name: str = "dead_nl_1_2", **changes: object) -> Table:
@@ -334,6 +341,37 @@ def test_R_TIME_1_base_countdown_and_time_bank_carry_over() -> None:
     assert clock is not None
     assert clock.seat == 2
     assert clock.deadline == 32.0 + 22 + 30
+
+
+# Rules: R-TIME-1
+def test_R_TIME_1_the_time_bank_refills_by_5_s_every_10_hands_dealt_up_to_its_size() -> None:
+    """The presets' bank: 30 s, refilled by 5 s every 10 hands dealt to the player, never past
+    30 s; the turn's ``bank_at`` is where the base time ends."""
+    assert (preset("nl_25_50").time_bank_seconds, preset("limit_3_6").time_bank_seconds) == (30, 30)
+    assert preset("pl_25_50").time_bank_refill_seconds == 5
+    assert preset("pl_25_50").time_bank_refill_hands == 10
+    t = seated(2, first_button="first_seated", time_bank_seconds=30, time_bank_refill_seconds=5)
+    now = 0.0
+    t.start_hand(now)
+    turn = t._clock
+    assert turn is not None
+    assert turn.bank_at == turn.countdown_at + 15
+    assert turn.deadline == turn.bank_at + 30
+    seat = turn.seat
+    t.act(seat, Fold(), 7 + 15 + 12)  # 12 s of the bank used: 18 s left
+    assert t.seats[seat].time_bank == 18.0
+    banks = []
+    while t.seats[seat].hands_dealt < 30:
+        now += 100
+        t.start_hand(now)
+        hand = t.hand
+        assert hand is not None
+        t.act(hand.to_act, Fold(), now)  # at once: no bank used
+        banks.append((t.seats[seat].hands_dealt, t.seats[seat].time_bank))
+    assert (10, 23.0) in banks  # the 10th hand dealt: +5
+    assert (20, 28.0) in banks
+    assert (30, 30.0) in banks  # never past the bank's size
+    assert {bank for dealt, bank in banks if dealt < 10} == {18.0}
 
 
 # Rules: R-TIME-2

@@ -18,7 +18,14 @@ from feltroom.table import (
     preset,
 )
 
-PLAY = {"money": "play", "exponent": 0, "min_buy_in": 40, "max_buy_in": 1000}
+# Play money, and no time bank (the presets have one, R-TIME-1): a turn's clock is 7 + 15 s.
+PLAY = {
+    "money": "play",
+    "exponent": 0,
+    "min_buy_in": 40,
+    "max_buy_in": 1000,
+    "time_bank_seconds": 0,
+}
 
 
 def table(**changes: object) -> Table:

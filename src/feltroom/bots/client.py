@@ -229,6 +229,8 @@ class TableState:
     last_played: int | None = None
     """The id of the last of those hands."""
     last_result: Message | None = None
+    strength: str | None = None
+    """The client's own hand in words (``hand_strength``: "Two Pair, Kings and Sevens")."""
 
     @property
     def my_turn(self) -> bool:
@@ -296,6 +298,9 @@ class TableState:
             self.legal = message.get("legal") if message["seat"] == self.you else None
         elif kind == "blind_prompt":
             self.blind_prompt = message
+        elif kind == "hand_strength":
+            if message.get("seat") == self.you:
+                self.strength = message.get("description")
         elif kind == "hand_result":
             self._stacks(message.get("stacks", {}).items())
             if self.you is not None and str(self.you) in message.get("stacks", {}):
@@ -345,6 +350,7 @@ class TableState:
             self.in_progress = True
             self.street, self.board, self.pot = 0, [], 0
             self.to_act, self.legal, self.hole, self.blind_prompt = None, None, None, None
+            self.strength = None
             self.button, self.small, self.big = (
                 message.get("button"),
                 message.get("small"),
@@ -629,6 +635,7 @@ class Client:
             "hole_cards",
             "turn",
             "blind_prompt",
+            "hand_strength",
             "hand_result",
         ):
             self.tables.setdefault(table, TableState(table)).apply(message)

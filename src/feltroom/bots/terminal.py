@@ -21,6 +21,7 @@ import asyncio
 import codecs
 import contextlib
 import os
+import re
 import sys
 import termios
 import tty
@@ -295,6 +296,64 @@ def _offered(legal: Message) -> str:
     return "  ".join(options)
 
 
+# How a hand's category reads after "wins 570 with" (as the browser says it).
+_HAND_PHRASES = {
+    "High Card": "high card",
+    "One Pair": "a pair",
+    "Two Pair": "two pair",
+    "Three of a Kind": "three of a kind",
+    "Straight": "a straight",
+    "Flush": "a flush",
+    "Full House": "a full house",
+    "Four of a Kind": "four of a kind",
+    "Straight Flush": "a straight flush",
+}
+
+
+def hand_phrase(description: str) -> str:
+    """A showdown hand's words after "wins N with": "Flush, Ace high" -> "a flush, Ace high"."""
+    category, _, rest = description.partition(", ")
+    phrase = _HAND_PHRASES.get(category, category.lower())
+    return f"{phrase}, {rest}" if rest else phrase
+
+
+_RULE_IDS = re.compile(r"\s*\((?:R-[A-Z]+-\d+(?:,\s*)?)+\)")
+_RULE_REF = re.compile(r",\s*R-[A-Z]+-\d+")
+
+
+def error_sentence(error: RequestRefused) -> str:
+    """A refusal in a sentence for people, from its ``code`` and ``details`` (docs/protocol.md,
+    errors), as the browser writes it; the server's message, without rule ids and protocol
+    names, otherwise."""
+    details = error.reply.get("details") or {}
+    code = error.code
+    if code == "illegal_action" and {"min", "amount", "action"} <= set(details):
+        verb = "bet is" if details["action"] == "bet" else "raise is to"
+        if details["amount"] < details["min"]:
+            return f"The minimum {verb} {details['min']}."
+        return f"The maximum {verb} {details['max']}."
+    if code == "illegal_action" and {"min", "max", "stack"} <= set(details):
+        if details["stack"] == 0:
+            if details["max"] is None:
+                return f"The buy-in here is at least {details['min']}."
+            return f"The buy-in here is {details['min']} to {details['max']}."
+        if details["max"] is not None:
+            room = max(0, details["max"] - details["stack"])
+            return f"You may add up to {room}: the most you can have here is {details['max']}."
+    if code == "refused" and {"balance", "amount"} <= set(details):
+        return f"You hold {details['balance']}, not {details['amount']}: take fewer chips."
+    if code == "not_your_turn":
+        return "It is not your turn yet."
+    if code == "stale_hand":
+        return "That hand is over."
+    if code == "invalid_field" and str(details.get("field", "")).endswith(("amount", "buy_in")):
+        return "Type a whole number of chips."
+    text = _RULE_IDS.sub("", error.detail)
+    text = _RULE_REF.sub("", text).split("; legal:")[0].strip() or "Refused"
+    text = text[0].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
 def render(screen: Screen) -> list[str]:
     """The table screen as lines of text (no colours, no escape codes): the table and its
     seats (button and blinds, stacks, bets, cards one may see), the pot and board, whose turn
@@ -314,13 +373,18 @@ def render(screen: Screen) -> list[str]:
     if state.you is None:
         lines.append("You have no seat here.")
     elif state.hole is not None:
-        lines.append(f"Your cards: {' '.join(state.hole)}")
+        words = (
+            f" — {state.strength}" if state.strength else ""
+        )  # the server's words, as on the web
+        lines.append(f"Your cards: {' '.join(state.hole)}{words}")
     result = state.last_result
     if result is not None and not state.in_progress:
         for index, pot in enumerate(result.get("pots", [])):
             label = "Main pot" if index == 0 else f"Side pot {index}"
+            made = result.get("hands") or {}
             won = ", ".join(
-                f"{_name(state, w)} {s}"
+                f"{_name(state, w)} wins {s}"
+                + (f" with {hand_phrase(made[str(w)]['description'])}" if str(w) in made else "")
                 for w, s in zip(pot.get("winners", []), pot.get("shares", []), strict=False)
             )
             lines.append(f"{label} {pot.get('amount')} (rake {pot.get('rake')}): {won}")
@@ -575,6 +639,18 @@ class TerminalClient:
         self.say("Bye.")
         return 0
 
+    async def choose(self, prompt: str, keys: str) -> str:
+        """A question answered with one key of ``keys`` (no Enter), as docs/play.md says."""
+        self.out.write(prompt)
+        self.out.flush()
+        while True:
+            key = await self.keys.key()
+            if key is None:
+                raise _Quit
+            if key.lower() in keys:
+                self.say(key.lower())
+                return key.lower()
+
     async def ask(self, prompt: str, *, echo: bool = True) -> str:
         text = await self.keys.line(prompt, echo=echo)
         if text is None:
@@ -652,17 +728,19 @@ class TerminalClient:
                 break
             self.say("type a whole number of chips, or Enter")
         buy_in = int(text) if text else None
-        how = await self.ask("Post now to be dealt in at once (p) or wait for the big blind (w)? ")
+        how = await self.choose(
+            "Post now to be dealt in at once (p) or wait for the big blind (w)? ", "pw"
+        )
         try:
             await self.client.sit(
                 table,
                 free[0],
                 buy_in=buy_in,
-                entry="wait" if how.lower().startswith("w") else "post",
+                entry="wait" if how == "w" else "post",
                 auto_post=self.auto_post,
             )
         except RequestRefused as error:
-            self.say(f"The server refused: {error.detail}")
+            self.say(error_sentence(error))
             await self.client.unobserve(table)
             await self.ask("Enter to go back to the lobby ")
             return False
@@ -720,7 +798,7 @@ class TerminalClient:
         try:
             await self.client.request(message)
         except RequestRefused as error:
-            self.notice = f"server: {error.code}: {error.detail}"
+            self.notice = error_sentence(error)
             return False
         self.notice = ""
         return True

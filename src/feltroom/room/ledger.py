@@ -17,6 +17,9 @@ house     ``house:<CUR>``              rake, collection fees and session fees, t
 tax       ``tax:<CUR>``                winnings tax withheld (R-TAX-1)
 prizepool ``prizepool:<tournament>``   a tournament's buy-ins and overlay until paid
                                        out as prizes (R-TOURN-2; room/tournaments.py)
+pending   ``pending:<table>:<player>`` chips a seated player bought during a hand:
+                                       into the escrow when it ends, up to the table
+                                       maximum, the rest back to the wallet (R-BUYIN-3)
 external  ``external:<CUR>``           the world outside: deposits, withdrawals,
                                        play-money grants; the only account that may
                                        go below zero
@@ -95,6 +98,7 @@ class AccountKind(Enum):
     TAX = "tax"
     EXTERNAL = "external"
     PRIZEPOOL = "prizepool"
+    PENDING = "pending"  # chips bought during a hand, held until it ends (R-BUYIN-3)
 
 
 class TransferKind(Enum):
@@ -121,6 +125,10 @@ def wallet_key(player: str, code: str) -> str:
 
 def escrow_key(table_id: str) -> str:
     return f"escrow:{table_id}"
+
+
+def pending_key(table_id: str, player: str) -> str:
+    return f"pending:{table_id}:{player}"
 
 
 def house_key(code: str) -> str:

@@ -98,14 +98,21 @@ Listener = Callable[["TableRunner", Sequence[object]], None]
 ``RoomEvent`` values), in the order they happened."""
 
 
+BOT_RESTACK = 3
+"""A house bot whose stack passes this many times its buy-in (the table's maximum) leaves and
+buys in again, between hands."""
+
+
 @dataclass(frozen=True, slots=True)
 class RuntimeSettings:
     """How the room runs its tables.
 
     ``house_bots``: bots per table (one seat stays free at tables of more than two seats).
     ``bot_think``: a bot's thinking time, drawn between the two bounds (0, 0: at once).
-    ``bot_style``: how house bots play: ``random`` (the default), ``station`` or ``tag``.
-    ``between_hands``: the pause after a hand before the next deal (people see the showdown).
+    ``bot_style``: how house bots play: ``tag`` (the default), ``station`` or ``random``.
+    ``between_hands``: the pause after a hand before the next deal.
+    ``after_showdown``: the pause after a hand that went to a showdown, so that people can read
+    who won what with which hand (at least ``between_hands``).
     ``poll``: how often a table with a person to act looks at its clock.
     ``error_pause``: how long a table that failed stays paused.
     ``selftest_first`` / ``selftest_interval``: when the shuffle self-test runs (R-RNG-2).
@@ -116,8 +123,9 @@ class RuntimeSettings:
 
     house_bots: int = 3
     bot_think: tuple[float, float] = (0.5, 2.0)
-    bot_style: str = "random"
+    bot_style: str = "tag"
     between_hands: float = 2.0
+    after_showdown: float = 4.0
     poll: float = 0.5
     error_pause: float = 60.0
     selftest_first: float = 600.0
@@ -322,6 +330,10 @@ class TableRunner:
         self.playing: int | None = None  # the id of the hand being played
         self.last_hand_id: int | None = None  # the id of the last hand finished
         self.disconnected_at: dict[str, float] = {}  # people disconnected, since when
+        # chips bought during a hand, by account (in the books' pending accounts, R-BUYIN-3),
+        # and the players who asked to sit in once those chips are on their empty stack
+        self.pending_chips: dict[str, int] = {}
+        self.sit_in_after_chips: dict[str, Entry] = {}
         self.status = "running"
         self.error: str | None = None
         self.paused_until = 0.0
@@ -385,6 +397,7 @@ class TableRunner:
                 events += table.join_waiting_list(account, now)
         self.table = table
         self.playing = None
+        self.pending_chips = await self.writer.call(self.settlement.pending_chips, self.table_id)
         events.append(TableReloaded())
         self._publish(events)
 
@@ -468,8 +481,10 @@ class TableRunner:
         return wake
 
     async def _between_hands(self, now: float) -> None:
-        await self._keep_bots(now)
         table = self.table
+        if self.pending_chips and table.between_hands:
+            await self._apply_pending(now)
+        await self._keep_bots(now)
         if now < self.next_deal or not table.can_start():
             return
         if self.hand_id is None:
@@ -480,25 +495,67 @@ class TableRunner:
             return  # blinds prompted and not answered yet (R-BLIND-6)
         await self._handle(events, now)
 
+    async def _apply_pending(self, now: float) -> None:
+        """The hand has ended: the chips bought during it join their stacks, up to the table
+        maximum now (R-BUYIN-3); what does not fit, or is below the minimum for an empty stack,
+        goes back to the wallet. A player who asked to sit in meanwhile sits in."""
+        table = self.table
+        config = self.spec.config
+        for account, held in list(self.pending_chips.items()):
+            del self.pending_chips[account]
+            seat = table.seat_of(account)
+            if seat is None:
+                continue  # left: the books returned the chips with the stack
+            stack = table.seats[seat].stack
+            room = held if config.buy_in_max is None else max(0, config.buy_in_max - stack)
+            if stack == 0 and min(held, room) < config.buy_in_min:
+                room = 0  # not a buy-in: back to the wallet (R-BUYIN-1)
+            added, returned = await self.writer.call(
+                self.settlement.apply_pending, self.table_id, account, room
+            )
+            if returned:
+                log.info("table %s: %d of %s's chips returned", self.table_id, returned, account)
+            if added:
+                await self._handle(table.add_chips(seat, added, now), now)
+            entry = self.sit_in_after_chips.pop(account, None)
+            if entry is not None and table.seats[seat].stack > 0:
+                await self._handle(table.sit_in(seat, now, entry), now)
+
     async def _keep_bots(self, now: float) -> None:
-        """Seat the table's house bots and buy again for those that went broke."""
+        """Seat the table's house bots and buy again for those that went broke. Between hands a
+        bot leaves when a person waits for a seat at the full table (the seat is offered to
+        them), and a bot whose stack passed ``BOT_RESTACK`` times the maximum buy-in leaves and
+        buys in again (stacks stay at the table's size)."""
         if not self.spec.play_money:
             return  # house bots play play money only
         table = self.table
         config = self.spec.config
         amount = bot_buy_in(config)
+        people_waiting = [a for a in table.waiting if a not in self.bots]
+        if people_waiting and self.bots and len(table.seats) >= config.max_seats:
+            account = next(iter(self.bots))
+            seat = table.seat_of(account)
+            if seat is not None:
+                log.info("table %s: %s leaves for a player waiting", self.table_id, account)
+                await self._handle(table.leave(seat, now), now)
         for account in list(self.bots):
             seat = table.seat_of(account)
             if seat is None:
                 del self.bots[account]
                 continue
             player = table.seats[seat]
+            if player.stack > BOT_RESTACK * amount:
+                log.debug("table %s: %s leaves to buy in again", self.table_id, account)
+                await self._handle(table.leave(seat, now), now)
+                continue  # seated again below with a fresh buy-in
             if player.stack == 0:
                 log.debug("table %s: %s buys in again", self.table_id, account)
                 await self.writer.call(self.room.bot_buy_in, self.table_id, account, seat, amount)
                 await self._handle(table.add_chips(seat, amount, now), now)
             if table.seats[seat].sitting_out:
                 await self._handle(table.sit_in(seat, now), now)
+        if people_waiting:
+            return  # the free seats are for the people waiting
         wanted = bot_seats(config, self.room.settings.house_bots)
         k = 0
         while len(self.bots) < wanted:
@@ -557,6 +614,8 @@ class TableRunner:
                         event.chips,
                     )
                 self.bots.pop(event.account, None)
+                self.pending_chips.pop(event.account, None)  # the books returned them
+                self.sit_in_after_chips.pop(event.account, None)
             elif isinstance(event, StackReset):
                 await self.writer.call(
                     self.room.reset_stack,
@@ -602,7 +661,11 @@ class TableRunner:
                 player.stack = book
         self.stats.add(figures_of(result.hand, now))
         self.room.hands_settled += 1
-        self.next_deal = now + self.room.settings.between_hands
+        settings = self.room.settings
+        pause = settings.between_hands
+        if result.hand.showdown_seats:
+            pause = max(pause, settings.after_showdown)
+        self.next_deal = now + pause
 
     def outcome(self, result: HandResult) -> HandOutcome:
         """The settlement's view of a finished hand: per player the chips put in, the chips
@@ -1056,7 +1119,8 @@ class RoomRuntime:
             if amount < config.buy_in_min or (high is not None and amount > high):
                 raise IllegalAction(
                     f"a buy-in of {amount} is outside the table's bounds "
-                    f"({config.buy_in_bounds_text()}, R-BUYIN-1)"
+                    f"({config.buy_in_bounds_text()}, R-BUYIN-1)",
+                    details={"min": config.buy_in_min, "max": high, "stack": 0, "amount": amount},
                 )
             books = self.books_settlement
             await self.writer.call(books.buy_in, table_id, player, seat, amount)
@@ -1113,10 +1177,19 @@ class RoomRuntime:
     async def sit_out(self, table_id: str, player: str) -> None:
         await self._at_seat(table_id, player, Table.sit_out, running=False)
 
-    async def sit_in(self, table_id: str, player: str, entry: Entry = Entry.POST) -> None:
-        await self._at_seat(
-            table_id, player, lambda t, seat, now: t.sit_in(seat, now, entry), running=False
-        )
+    async def sit_in(self, table_id: str, player: str, entry: Entry = Entry.POST) -> bool:
+        """Come back (R-MISS-1/2). A busted player whose chips are pending (bought during the
+        hand) sits in as they join the stack, after the hand; returns True then."""
+        runner = self.runner(table_id)
+        async with runner.lock:
+            seat = runner.seat_of(player)
+            table = runner.table
+            if table.seats[seat].stack == 0 and runner.pending_chips.get(player):
+                runner.sit_in_after_chips[player] = entry
+                return True
+            now = self.clock()
+            await runner.command(table.sit_in(seat, now, entry), now)
+            return False
 
     async def post_blind(self, table_id: str, player: str) -> None:
         """Answer a blind prompt: post (R-BLIND-6); refused unless the player is prompted."""
@@ -1132,18 +1205,42 @@ class RoomRuntime:
         runner = self.runner(table_id)
         async with runner.lock:
             runner.check_running()
-            now = self.clock()
+            return await self._add_now(runner, player, amount)
+
+    async def _add_now(self, runner: TableRunner, player: str, amount: int) -> int:
+        """``add_chips`` under the table's lock."""
+        now = self.clock()
+        table = runner.table
+        seat = runner.seat_of(player)
+        table.verify_add_chips(seat, amount)
+        await self.writer.call(self.books_settlement.buy_in, runner.table_id, player, seat, amount)
+        try:
+            events = table.add_chips(seat, amount, now)
+        except IllegalAction as error:  # cannot happen under the lock; the books win
+            await runner.fail(error, now)
+            raise
+        await runner.command(events, now)
+        return table.seats[seat].stack
+
+    async def buy_chips(self, table_id: str, player: str, amount: int) -> tuple[int, int]:
+        """Add chips from the wallet: at once between hands (``add_chips``); during a hand, or
+        while a hand is being planned, the wallet is debited now and the chips join the stack
+        when the hand ends, up to the table maximum then (R-BUYIN-3: chips never enter a hand
+        in progress). Returns (the stack, the units pending: 0 when added at once)."""
+        runner = self.runner(table_id)
+        async with runner.lock:
+            runner.check_running()
             table = runner.table
             seat = runner.seat_of(player)
-            table.verify_add_chips(seat, amount)
-            await self.writer.call(self.books_settlement.buy_in, table_id, player, seat, amount)
-            try:
-                events = table.add_chips(seat, amount, now)
-            except IllegalAction as error:  # cannot happen under the lock; the books win
-                await runner.fail(error, now)
-                raise
-            await runner.command(events, now)
-            return table.seats[seat].stack
+            if not table.between_hands:
+                held = runner.pending_chips.get(player, 0)
+                table.verify_chips_bounds(seat, held + amount)
+                held = await self.writer.call(
+                    self.books_settlement.pend_chips, table_id, player, amount
+                )
+                runner.pending_chips[player] = held
+                return table.seats[seat].stack, held
+            return await self._add_now(runner, player, amount), 0
 
     async def join_waiting_list(self, table_id: str, player: str) -> int:
         """Put ``player`` on the table's waiting list; returns their place (1: first). A free

@@ -10,7 +10,10 @@ database alone, that each escrow equals the stacks at its table.
 - ``reset_stack`` books a ``reset_stacks`` table's reset between hands: the difference between
   the stack and the buy-in, wallet -> escrow or escrow -> wallet.
 - ``leave`` returns the stack escrow -> wallet (also for a seat released after sitting out too
-  long, R-SIT-2).
+  long, R-SIT-2), and any chips still pending.
+- ``pend_chips`` takes chips bought during a hand wallet -> the player's pending account (R-BUYIN-3:
+  they never enter the hand in progress); ``apply_pending`` moves them into the escrow when the
+  hand has ended, up to the table maximum then, and the rest back to the wallet.
 - ``begin_hand`` hands out a hand id that is never reused; ``settle_hand`` settles the hand in ONE
   transaction together with its record: rake and fees escrow -> house, tax withheld escrow -> tax
   (R-TAX-1), each player's contribution and payout, the new stacks. A hand is settled or voided
@@ -48,6 +51,7 @@ from feltroom.room.ledger import (
     ensure_wallet,
     escrow_key,
     new_transfer,
+    pending_key,
     valid_name,
     wallet_key,
 )
@@ -230,6 +234,86 @@ class Settlement:
             tx.put_seat(row)
             return row
 
+    def pend_chips(self, table_id: str, player: str, amount: int) -> int:
+        """Move ``amount`` units wallet -> the player's pending account at the table (chips
+        added during a hand, R-BUYIN-3); returns the units pending now. Refuses what the wallet
+        does not hold and a player without a seat at the table."""
+        _check_units(amount, "chips to add")
+        now = self.clock()
+        with self.storage.transaction() as tx:
+            table = self._known_table(tx, table_id)
+            if tx.get_seat(table_id, player) is None:
+                raise UnknownAccount(f"{player!r} has no seat at table {table_id}")
+            wallet = ensure_wallet(tx, player, table.currency)
+            if wallet.balance < amount:
+                raise InsufficientFunds(
+                    wallet.key,
+                    wallet.balance,
+                    amount,
+                    f"{player} holds {wallet.balance} units of {table.currency}; "
+                    f"at most {wallet.balance} can be added",
+                )
+            pending = tx.create_account(
+                pending_key(table_id, player), AccountKind.PENDING.value, table.currency, player
+            )
+            tx.post_transfer(
+                new_transfer(
+                    TransferKind.BUY_IN,
+                    table.currency,
+                    wallet.key,
+                    pending.key,
+                    amount,
+                    f"table:{table_id}",
+                    now,
+                )
+            )
+            return pending.balance + amount
+
+    def pending_chips(self, table_id: str) -> dict[str, int]:
+        """The units pending at the table, by player (those with any)."""
+        with self.storage.transaction(write=False) as tx:
+            found: dict[str, int] = {}
+            for row in tx.seats_at(table_id):
+                account = tx.get_account(pending_key(table_id, row.player))
+                if account is not None and account.balance > 0:
+                    found[row.player] = account.balance
+            return found
+
+    def apply_pending(self, table_id: str, player: str, room: int | None) -> tuple[int, int]:
+        """After a hand: the player's pending units go pending -> escrow onto the stack, at
+        most ``room`` of them (the table maximum less the stack; ``None``: no maximum), and the
+        rest pending -> wallet. Returns (added, returned)."""
+        now = self.clock()
+        with self.storage.transaction() as tx:
+            table = self._known_table(tx, table_id)
+            account = tx.get_account(pending_key(table_id, player))
+            held = 0 if account is None else account.balance
+            seat = tx.get_seat(table_id, player)
+            if account is None or held == 0:
+                return 0, 0
+            added = held if seat is None or room is None else max(0, min(held, room))
+            if seat is None:
+                added = 0
+            moves = [(added, escrow_key(table_id), TransferKind.BUY_IN)]
+            wallet = ensure_wallet(tx, player, table.currency)
+            moves.append((held - added, wallet.key, TransferKind.CASH_OUT))
+            for amount, credit, kind in moves:
+                if amount > 0:
+                    tx.post_transfer(
+                        new_transfer(
+                            kind,
+                            table.currency,
+                            account.key,
+                            credit,
+                            amount,
+                            f"table:{table_id}",
+                            now,
+                        )
+                    )
+            if seat is not None and added:
+                tx.put_seat(SeatRow(table_id, player, seat.seat, seat.stack + added))
+            return added, held - added
+
     def leave(self, table_id: str, player: str, expected_stack: int | None = None) -> int:
         """Return the player's stack escrow -> wallet and free the seat; returns the amount.
 
@@ -243,6 +327,19 @@ class Settlement:
             if expected_stack is not None and expected_stack != seat.stack:
                 raise StackMismatch(
                     f"the table says {player} has {expected_stack}; the books say {seat.stack}"
+                )
+            pending = tx.get_account(pending_key(table_id, player))
+            if pending is not None and pending.balance > 0:  # chips bought during the hand
+                tx.post_transfer(
+                    new_transfer(
+                        TransferKind.CASH_OUT,
+                        table.currency,
+                        pending.key,
+                        ensure_wallet(tx, player, table.currency).key,
+                        pending.balance,
+                        f"table:{table_id}",
+                        now,
+                    )
                 )
             if seat.stack:
                 wallet = ensure_wallet(tx, player, table.currency)

@@ -370,23 +370,31 @@ class ProtocolError(FeltroomError):
 
     ``code`` is one of ``DECODE_ERROR_CODES``; ``message`` says what was wrong and what would be
     valid; ``ref`` is the frame's request id when it could be read, so that a client can match
-    the error to its request even when the rest of the frame is broken.
+    the error to its request even when the rest of the frame is broken; ``details`` the
+    figures of the ``error`` message (docs/protocol.md, per code).
     """
 
-    def __init__(self, code: str, message: str, ref: int | None = None) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        ref: int | None = None,
+        details: Mapping[str, Any] | None = None,
+    ) -> None:
         if code not in DECODE_ERROR_CODES:
             raise ValueError(f"protocol error code {code!r}; codes are {DECODE_ERROR_CODES}")
-        super().__init__(code, message, ref)  # all three, so that the error pickles
+        super().__init__(code, message, ref, details)  # all four, so that the error pickles
         self.code = code
         self.message = message
         self.ref = ref
+        self.details: dict[str, Any] = dict(details or {})
 
     def __str__(self) -> str:
         return self.message
 
     def to_message(self) -> dict[str, Any]:
         """The ``error`` message that answers the refused frame."""
-        return error(self.code, self.message, self.ref)
+        return error(self.code, self.message, self.ref, details=self.details)
 
 
 # --------------------------------------------------------------------------- field descriptions
@@ -656,6 +664,7 @@ def _diagnose_object(
             "unknown_type",
             f"unknown message type {_short(kind)}; valid types are: {', '.join(INBOUND_TYPES)}",
             ref,
+            {"valid": list(INBOUND_TYPES)},
         )
     if kind == "hello":
         version = obj.get("version")
@@ -669,6 +678,7 @@ def _diagnose_object(
                 f"{kind}: unknown field {_show(name)}; the fields of {kind} are: "
                 f"{', '.join(order)}",
                 ref,
+                {"field": f"{kind}.{name}", "valid": list(order)},
             )
     for name in _REQUIRED[kind]:
         if name not in obj:
@@ -676,6 +686,7 @@ def _diagnose_object(
                 "invalid_field",
                 f"{kind}.{name}: missing; expected {_HELP[kind][name]}",
                 ref,
+                {"field": f"{kind}.{name}", "expected": _HELP[kind][name], "missing": True},
             )
     detail = str(exc) if exc is not None else "the frame was refused"
     match = _AT_FIELD.search(detail)
@@ -685,6 +696,11 @@ def _diagnose_object(
             "invalid_field",
             f"{kind}.{name}: expected {_HELP[kind][name]}, got {_show(obj[name])}",
             ref,
+            {
+                "field": f"{kind}.{name}",
+                "expected": _HELP[kind][name],
+                "got": _show(obj[name]),
+            },
         )
     if isinstance(exc, msgspec.DecodeError):
         # The standard library parser accepts what msgspec does not: a lone surrogate escape.
@@ -716,6 +732,7 @@ def _version_error(version: int, ref: int | None) -> ProtocolError:
         "version",
         f"hello.version: this server speaks protocol version {PROTOCOL_VERSION}, not {version}",
         ref,
+        {"version": PROTOCOL_VERSION, "got": version},
     )
 
 
@@ -745,12 +762,14 @@ def _amount_rule(
             "invalid_field",
             f"{kind}.amount: required for {field} {shown}; expected an integer 1..{MAX_AMOUNT}",
             ref,
+            {"field": f"{kind}.amount", "missing": True, "min": 1, "max": MAX_AMOUNT},
         )
     allowed = " and ".join(json.dumps(n) for n in needs)
     raise ProtocolError(
         "invalid_field",
         f"{kind}.amount: given only for {field} {allowed}; leave it out for {field} {shown}",
         ref,
+        {"field": f"{kind}.amount", "unexpected": True},
     )
 
 
@@ -768,7 +787,10 @@ def _check_chat(m: Chat) -> Chat:
     text = m.text.strip()
     if not 1 <= len(text) <= MAX_CHAT:
         raise ProtocolError(
-            "invalid_field", f"chat.text: expected {_TEXT_HELP}, got {len(text)} characters", m.id
+            "invalid_field",
+            f"chat.text: expected {_TEXT_HELP}, got {len(text)} characters",
+            m.id,
+            {"field": "chat.text", "min_length": 1, "max_length": MAX_CHAT, "length": len(text)},
         )
     return m if text == m.text else msgspec.structs.replace(m, text=text)
 
@@ -834,12 +856,21 @@ def error(
     message: str,
     ref: int | None = None,
     legal: Mapping[str, Any] | LegalActions | None = None,
+    details: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The reply to a refused request: ``code`` (one of ``ERROR_CODES``) for programs,
-    ``message`` (what would be valid) for people, ``legal`` when an action was illegal."""
+    ``message`` (what would be valid) for people, ``details`` (always there, ``{}`` when there
+    is nothing to add) the figures behind the message for a program or a page that writes its
+    own sentence, ``legal`` when an action was illegal."""
     if code not in ERROR_CODES:
         raise ValueError(f"error code {code!r}; codes are {', '.join(ERROR_CODES)}")
-    reply: dict[str, Any] = {"type": "error", "ref": ref, "code": code, "message": message}
+    reply: dict[str, Any] = {
+        "type": "error",
+        "ref": ref,
+        "code": code,
+        "message": message,
+        "details": dict(details or {}),
+    }
     if legal is not None:
         reply["legal"] = dict(legal) if isinstance(legal, Mapping) else legal_dict(legal)
     return reply

@@ -23,11 +23,11 @@ histories, all JSON under ``/api`` (docs/protocol.md, section "HTTP API").
 
 Every request that carries an ``Origin`` header must come from the served origin (browsers;
 cross-site requests are refused with 403). Every authenticated call sends ``Authorization: Bearer
-<token>``. Every error is ``{"error": {"code", "message"}}`` and changes nothing. Every call into
-the room (accounts, cashier, histories) blocks on the database: they run in the thread pool,
-never on the event loop. Sign-up and sign-in hash with Argon2 (64 MiB each by default): they run
-in a pool of their own of ``RestLimits.hash_pool`` threads, which bounds the memory and CPU that
-a crowd of sign-ups can take.
+<token>``. Every error is ``{"error": {"code", "message", "details"}}`` and changes nothing.
+Every call into the room (accounts, cashier, histories) blocks on the database: they run in the
+thread pool, never on the event loop. Sign-up and sign-in hash with Argon2 (64 MiB each by
+default): they run in a pool of their own of ``RestLimits.hash_pool`` threads, which bounds the
+memory and CPU that a crowd of sign-ups can take.
 
 The PHH, PokerStars and OHH files are built from the filtered view alone
 (``feltroom.server.hand_files``): the hand is replayed through the engine from the public record
@@ -155,29 +155,42 @@ class ApiError(Exception):
     """An error answer: the status, a code, a message that says what is valid."""
 
     def __init__(
-        self, status: int, code: str, message: str, headers: Mapping[str, str] | None = None
+        self,
+        status: int,
+        code: str,
+        message: str,
+        headers: Mapping[str, str] | None = None,
+        details: Mapping[str, Any] | None = None,
     ) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
         self.headers = dict(headers or {})
+        self.details = dict(details or {})
 
     def response(self) -> JSONResponse:
-        return error_response(self.status, self.code, self.message, self.headers)
+        return error_response(self.status, self.code, self.message, self.headers, self.details)
 
 
 def error_response(
-    status: int, code: str, message: str, headers: Mapping[str, str] | None = None
+    status: int,
+    code: str,
+    message: str,
+    headers: Mapping[str, str] | None = None,
+    details: Mapping[str, Any] | None = None,
 ) -> JSONResponse:
-    """The one shape of every error: ``{"error": {"code": ..., "message": ...}}``."""
+    """The one shape of every error: ``{"error": {"code", "message", "details"}}``; ``details``
+    (``{}`` when there is nothing to add) holds the figures behind the message."""
     return JSONResponse(
-        {"error": {"code": code, "message": message}}, status_code=status, headers=headers
+        {"error": {"code": code, "message": message, "details": dict(details or {})}},
+        status_code=status,
+        headers=headers,
     )
 
 
-def _invalid(message: str) -> ApiError:
-    return ApiError(400, "invalid_field", message)
+def _invalid(message: str, details: Mapping[str, Any] | None = None) -> ApiError:
+    return ApiError(400, "invalid_field", message, details=details)
 
 
 def _malformed(message: str) -> ApiError:
@@ -471,10 +484,12 @@ def rest_routes(
         try:
             valid_name(name, "player name")
         except RoomError as error:
-            raise _invalid(str(error)) from None
+            raise _invalid(
+                str(error), {"field": "name", "min_length": 1, "max_length": 32}
+            ) from None
         why = reserved(name)
         if why is not None:
-            raise _invalid(why)
+            raise _invalid(why, {"field": "name"})
         if not password_min <= len(password) <= limits.password_max:
             raise _invalid(
                 f"a password has {password_min} to {limits.password_max} characters, "
@@ -580,6 +595,7 @@ def rest_routes(
             f"{datetime.fromtimestamp(next_at, UTC).isoformat()} (in "
             f"{max(1, math.ceil(next_at - now))} s)",
             _retry_after(next_at - now),
+            {"next_at": next_at, "every": limits.grant_every},
         )
         with cashier.storage.transaction(write=False) as tx:
             if tx.get_operation("grant", key) is not None:
@@ -591,6 +607,7 @@ def rest_routes(
                 "refused",
                 f"{player} holds {held} play chips; a grant tops the balance up to "
                 f"{limits.grant_to} and is possible below that",
+                details={"held": held, "grant_to": limits.grant_to},
             )
         try:
             receipt = cashier.grant(player, limits.grant_to - held, key)

@@ -28,7 +28,7 @@ from starlette.concurrency import run_in_threadpool
 from feltroom.errors import FeltroomError, IllegalAction
 from feltroom.room import RoomError
 from feltroom.room.accounts import token_hash
-from feltroom.room.errors import NotSeated, StaleHand, StaleTurn
+from feltroom.room.errors import InsufficientFunds, NotSeated, StaleHand, StaleTurn
 from feltroom.room.events import TableReloaded
 from feltroom.room.runtime import RoomRuntime, TableRunner
 from feltroom.rules import Action, Call, Check, Fold, LegalActions, RaiseTo
@@ -384,6 +384,7 @@ class Hub:
                     f"at most {self.settings.rate:g} messages per second "
                     f"(bursts of {self.settings.burst:g}); slow down",
                     _ref_of(frame),
+                    details={"rate": self.settings.rate, "burst": self.settings.burst},
                 )
             )
             return
@@ -392,7 +393,9 @@ class Hub:
         except ProtocolError as error:
             if error.code == "too_large":
                 raise Closed(1009, error.message) from None
-            connection.send(protocol.error(error.code, error.message, error.ref))
+            connection.send(
+                protocol.error(error.code, error.message, error.ref, details=error.details)
+            )
             return
         ref: int | None = message.id
         kind: str = type(message).__struct_config__.tag  # type: ignore[assignment]
@@ -406,30 +409,39 @@ class Hub:
         except Closed:
             raise
         except ProtocolError as error:
-            connection.send(protocol.error(error.code, error.message, ref))
+            connection.send(protocol.error(error.code, error.message, ref, details=error.details))
             return
         except StaleHand as error:
-            connection.send(protocol.error("stale_hand", str(error), ref))
+            details = {"hand": getattr(message, "hand", None), "playing": _playing(self, message)}
+            connection.send(protocol.error("stale_hand", str(error), ref, details=details))
             return
         except StaleTurn as error:
-            connection.send(protocol.error("stale_turn", str(error), ref))
+            details = {"turn_id": getattr(message, "turn_id", None)}
+            connection.send(protocol.error("stale_turn", str(error), ref, details=details))
             return
         except NotSeated as error:
-            connection.send(protocol.error("not_joined", str(error), ref))
+            details = {"table": getattr(message, "table", None)}
+            connection.send(protocol.error("not_joined", str(error), ref, details=details))
             return
         except _NotYourTurn as error:
-            connection.send(protocol.error("not_your_turn", str(error), ref))
+            connection.send(protocol.error("not_your_turn", str(error), ref, details=error.details))
             return
         except IllegalAction as error:
             legal = error.legal if isinstance(error.legal, LegalActions) else None
             text = error.reason if legal is None else f"{error.reason}; legal: {legal}"
-            connection.send(protocol.error("illegal_action", text, ref, legal_of(legal)))
+            connection.send(
+                protocol.error("illegal_action", text, ref, legal_of(legal), error.details)
+            )
             return
         except _NotFound as error:
-            connection.send(protocol.error("not_found", str(error), ref))
+            details = {
+                "table": getattr(message, "table", None),
+                "tables": list(self.runtime.runners),
+            }
+            connection.send(protocol.error("not_found", str(error), ref, details=details))
             return
         except (RoomError, FeltroomError) as error:
-            connection.send(protocol.error("refused", str(error), ref))
+            connection.send(protocol.error("refused", str(error), ref, details=_details_of(error)))
             return
         if reply is not None:
             connection.send(reply)
@@ -515,14 +527,15 @@ class Hub:
             await runtime.leave(m.table, player)
             return None
         if kind == "add_chips":
-            await runtime.add_chips(m.table, player, m.amount)
-            return None
+            _, pending = await runtime.buy_chips(m.table, player, m.amount)
+            return _pending_ok(m.id) if pending else None
         if kind == "sit_out":
             await runtime.sit_out(m.table, player)
             return None
         if kind == "sit_in":
-            await runtime.sit_in(m.table, player, Entry.WAIT if m.entry == "wait" else Entry.POST)
-            return None
+            entry = Entry.WAIT if m.entry == "wait" else Entry.POST
+            later = await runtime.sit_in(m.table, player, entry)
+            return _pending_ok(m.id) if later else None
         if kind == "post_blind":
             await runtime.post_blind(m.table, player)
             return None
@@ -558,10 +571,15 @@ class Hub:
                 f"({runner.playing})"
             )
         if hand is None or hand.is_over:
-            raise _NotYourTurn(f"no hand is in progress at table {runner.table_id}")
+            raise _NotYourTurn(
+                f"no hand is in progress at table {runner.table_id}", details={"to_act": None}
+            )
         runner.check_turn(m.turn_id)
         if hand.to_act != seat:
-            raise _NotYourTurn(f"it is seat {hand.to_act}'s turn, not yours (seat {seat})")
+            raise _NotYourTurn(
+                f"it is seat {hand.to_act}'s turn, not yours (seat {seat})",
+                details={"to_act": hand.to_act, "seat": seat},
+            )
         legal = hand.legal_actions()
         action: Action
         if m.action == "fold":
@@ -578,10 +596,14 @@ class Hub:
                         f"{m.action} is not possible here: it would be a {wanted} "
                         f"(to {legal.raise_min}..{legal.raise_max})",
                         legal,
+                        {"action": m.action, "wanted": wanted},
                     )
+                _check_wager(m.action, m.amount, legal)
             action = RaiseTo(m.amount)
         if legal is not None and not legal.allows(action):
-            raise IllegalAction(f"{m.action} is not a legal action now", legal)
+            raise IllegalAction(
+                f"{m.action} is not a legal action now", legal, {"action": m.action}
+            )
         return action
 
     async def _hello(self, connection: Connection, m: Any) -> Message | None:
@@ -652,6 +674,41 @@ class _NotYourTurn(IllegalAction):
 
 class _NotFound(RoomError):
     pass
+
+
+def _pending_ok(ref: int | None) -> Message:
+    """``ok`` for a request done when the hand in progress ends (chips added during a hand,
+    R-BUYIN-3, or sitting in on them)."""
+    return {**protocol.ok(ref), "pending": True}
+
+
+def _check_wager(action: str, amount: int, legal: LegalActions) -> None:
+    """A bet or raise outside the offered range, said as a player says it (R-BET-6): "the
+    minimum raise is to 100"; ``details`` carry the range and the amount asked."""
+    low, high = legal.raise_min, legal.raise_max
+    assert low is not None
+    assert high is not None
+    details = {"action": action, "amount": amount, "min": low, "max": high}
+    verb = "bet is" if action == "bet" else "raise is to"
+    if amount < low:
+        raise IllegalAction(f"the minimum {verb} {low}", legal, details)
+    if amount > high:
+        raise IllegalAction(f"the maximum {verb} {high}", legal, details)
+
+
+def _details_of(error: Exception) -> dict[str, Any]:
+    """The figures of a refusal of the room's (``refused``): the funds a wallet lacks, or what
+    the error carries itself."""
+    if isinstance(error, InsufficientFunds):
+        return {"balance": error.balance, "amount": error.amount}
+    details: dict[str, Any] = dict(getattr(error, "details", None) or {})
+    return details
+
+
+def _playing(hub: Hub, message: Any) -> int | None:
+    """The hand in progress at the message's table (for a ``stale_hand`` error)."""
+    runner = hub.runtime.runners.get(getattr(message, "table", ""))
+    return None if runner is None else runner.playing
 
 
 def _offered_accounts(events: Sequence[object]) -> list[str]:

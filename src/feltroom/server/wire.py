@@ -17,6 +17,7 @@ added there, so a field that should stay private cannot slip out by default.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields
@@ -181,6 +182,7 @@ def _turn(table: str, hand_id: int | None, event: TurnStarted, legal: Message | 
         "hand": hand_id,
         "seat": event.seat,
         "countdown_at": event.countdown_at,
+        "bank_at": event.bank_at,
         "deadline": event.deadline,
         "turn_id": event.turn_id,
         "legal": legal,
@@ -213,8 +215,27 @@ def _hand_result(table: str, hand_id: int | None, event: HandFinished) -> Messag
         "shown": {
             str(seat): to_wire(hand.hole_cards(seat)) for seat in hand.seats if seat in shown
         },
+        "hands": {
+            str(seat): made
+            for seat in hand.seats
+            if seat in shown and (made := showdown_hand(hand.hole_cards(seat), hand.board))
+        },
         "rake": result.rake,
     }
+
+
+def showdown_hand(
+    hole: Sequence[Card | None], board: Sequence[Card | None]
+) -> dict[str, Any] | None:
+    """A shown hand at the showdown (R-SHOW-1): its words ("Flush, Ace high") and the five cards
+    that make it, from the two hole cards and the five cards of the board; ``None`` before the
+    board is complete or without both hole cards."""
+    cards = [c for c in (*hole, *board) if c is not None]
+    if len(cards) != 7:
+        return None
+    best = evaluate(cards)
+    five = next(c for c in itertools.combinations(cards, 5) if evaluate(c) == best)
+    return {"description": best.description, "cards": [str(c) for c in five]}
 
 
 def describe_hand(hole: Sequence[Card | None], board: Sequence[Card | None]) -> str | None:
@@ -414,6 +435,7 @@ def snapshot(
             "turn_started": view.turn_started,
             "countdown_at": view.countdown_at,
             "turn_id": view.turn_id,
+            "bank_at": view.bank_at,
             "waiting": view.waiting,
             "legal": legal_of(hand.legal) if hand is not None else None,
             "muted": sorted(muted),

@@ -122,6 +122,8 @@ class TableConfig:
     act_seconds: int = 7
     countdown_seconds: int = 15
     time_bank_seconds: int = 0
+    time_bank_refill_seconds: int = 0
+    time_bank_refill_hands: int = 10
     timeout_action: str = "fold"
     protect_on: str = "disconnect"
     sit_out_minutes: int = 10
@@ -162,6 +164,8 @@ class TableConfig:
         _int("act_seconds", self.act_seconds, 1, 3600)
         _int("countdown_seconds", self.countdown_seconds, 0, 3600)
         _int("time_bank_seconds", self.time_bank_seconds, 0, 36000)
+        _int("time_bank_refill_seconds", self.time_bank_refill_seconds, 0, 36000)
+        _int("time_bank_refill_hands", self.time_bank_refill_hands, 1, 1_000_000)
         _int("sit_out_minutes", self.sit_out_minutes, 1)
         _int("blind_prompt_seconds", self.blind_prompt_seconds, 1)
         _int("seat_offer_seconds", self.seat_offer_seconds, 1)
@@ -332,8 +336,17 @@ class TableConfig:
         return replace(self, _derived={}, **changes)
 
 
+# The presets' time bank (R-TIME-1): 30 s to each player, refilled by 5 s every 10 hands dealt to
+# them, up to the 30 s again.
+_BANK: dict[str, Any] = {
+    "time_bank_seconds": 30,
+    "time_bank_refill_seconds": 5,
+    "time_bank_refill_hands": 10,
+}
+
+
 def _limit(lower: int, **kw: Any) -> TableConfig:
-    return TableConfig(structure="fixed_limit", lower=lower, button_rule="moving", **kw)
+    return TableConfig(structure="fixed_limit", lower=lower, button_rule="moving", **_BANK, **kw)
 
 
 PRESETS: dict[str, TableConfig] = {
@@ -356,6 +369,7 @@ PRESETS: dict[str, TableConfig] = {
         small_blind=25,
         button_rule="moving",
         first_button="left_of_dealer",
+        **_BANK,
     ),
     # [000]: Pot-Limit tables with maximum buy-ins of $25, $50 and $100.
     "pl_25_50": TableConfig(
@@ -365,6 +379,7 @@ PRESETS: dict[str, TableConfig] = {
         max_buy_in=2500,
         button_rule="moving",
         first_button="first_seated",
+        **_BANK,
     ),
     "pl_50_100": TableConfig(
         structure="pot_limit",
@@ -373,6 +388,7 @@ PRESETS: dict[str, TableConfig] = {
         max_buy_in=5000,
         button_rule="moving",
         first_button="first_seated",
+        **_BANK,
     ),
     "pl_100_200": TableConfig(
         structure="pot_limit",
@@ -381,10 +397,11 @@ PRESETS: dict[str, TableConfig] = {
         max_buy_in=10000,
         button_rule="moving",
         first_button="first_seated",
+        **_BANK,
     ),
     # [002] Fat Diamond: the dead-button room (no stakes named; $1/$2 No-Limit here).
     "dead_nl_1_2": TableConfig(
-        structure="no_limit", big_blind=200, small_blind=100, button_rule="dead"
+        structure="no_limit", big_blind=200, small_blind=100, button_rule="dead", **_BANK
     ),
 }
 

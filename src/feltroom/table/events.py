@@ -192,14 +192,16 @@ class HandStarted:
 
 @dataclass(frozen=True, slots=True)
 class TurnStarted:
-    """It is ``seat``'s turn; the countdown shows from ``countdown_at``; time runs out at
-    ``deadline`` (R-TIME-1). ``turn_id`` names the turn within the hand: the number of actions
-    in the hand's log when it began, so it increases with every turn of the hand."""
+    """It is ``seat``'s turn; the countdown shows from ``countdown_at``; the seat's time bank
+    runs from ``bank_at`` (the base time ends there); time runs out at ``deadline`` (R-TIME-1).
+    ``turn_id`` names the turn within the hand: the number of actions in the hand's log when it
+    began, so it increases with every turn of the hand."""
 
     seat: int
     countdown_at: float
     deadline: float
     turn_id: int = 0
+    bank_at: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

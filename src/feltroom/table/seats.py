@@ -72,6 +72,7 @@ class Seat:
     """The ``SatOut`` reason once the hand is over (with ``sit_out_after_hand``)."""
     timed_out: bool = False
     time_bank: float = 0.0
+    hands_dealt: int = 0  # since the player sat down: the time bank refills by it (R-TIME-1)
     pre_action: PreAction | None = None
     brought: int = 0
     """Every chip this seat brought to the table (buy-in and additions)."""

@@ -105,6 +105,8 @@ class TableView:
     """When that turn's countdown begins (R-TIME-1)."""
     turn_id: int | None = None
     """The turn's id within the hand (``TurnStarted.turn_id``), ``None`` between turns."""
+    bank_at: float | None = None
+    """When that turn's time bank begins: the base time ends there (R-TIME-1)."""
 
 
 class Table:
@@ -174,6 +176,16 @@ class Table:
         except KeyError:
             raise IllegalAction(f"seat {seat} is empty") from None
 
+    @property
+    def between_hands(self) -> bool:
+        """No hand in progress and none being planned (no blind prompt waiting)."""
+        return not self.in_hand and self._pending is None
+
+    def verify_chips_bounds(self, seat: int, amount: int) -> None:
+        """Raise ``IllegalAction`` unless ``amount`` more chips keep the seat within the buy-in
+        bounds (R-BUYIN-1/3), whether or not a hand is in progress."""
+        self._check_buy_in(amount, self._seat(seat).stack)
+
     def _between_hands(self, what: str) -> None:
         if self.in_hand or self._pending is not None:
             raise IllegalAction(f"{what} only between hands (R-BUYIN-3)")
@@ -203,7 +215,7 @@ class Table:
         if not 1 <= seat <= cfg.max_seats:
             raise IllegalAction(f"seat {seat} does not exist: seats are 1..{cfg.max_seats}")
         if seat in self.seats:
-            raise IllegalAction(f"seat {seat} is taken")
+            raise IllegalAction(f"seat {seat} is taken", details={"seat": seat})
         if self.seat_of(account) is not None:
             raise IllegalAction(f"{account} already has seat {self.seat_of(account)} here")
         offer = self._offers.get(seat)
@@ -252,17 +264,22 @@ class Table:
         cfg = self.config
         low, high = cfg.buy_in_min, cfg.buy_in_max
         f = cfg.exponent
+        details = {"min": low, "max": high, "stack": stack, "amount": amount}
         if not isinstance(amount, int) or isinstance(amount, bool) or amount <= 0:
-            raise IllegalAction(f"a buy-in is a positive whole number of units, not {amount!r}")
+            raise IllegalAction(
+                f"a buy-in is a positive whole number of units, not {amount!r}", details=details
+            )
         if stack == 0 and amount < low:
             raise IllegalAction(
                 f"You need to post a minimum buy-in of {format_amount(low, f)} to play at this "
-                f"table ({cfg.buy_in_bounds_text()})"
+                f"table ({cfg.buy_in_bounds_text()})",
+                details=details,
             )
         if high is not None and stack + amount > high:
             raise IllegalAction(
                 f"the maximum buy-in at this table is {format_amount(high, f)}: you may bring "
-                f"at most {format_amount(high - stack, f)} more ({cfg.buy_in_bounds_text()})"
+                f"at most {format_amount(high - stack, f)} more ({cfg.buy_in_bounds_text()})",
+                details=details,
             )
 
     def verify_add_chips(self, seat: int, amount: int) -> None:
@@ -594,10 +611,20 @@ class Table:
         dealt = [s for s in plan.dealt if self.seats[s].stack > 0]
         if len(dealt) < 2:
             return events
+        cfg = self.config
         for seat in dealt:
             player = self.seats[seat]
             player.owes = Owes.NOTHING
             player.timed_out = False
+            player.hands_dealt += 1
+            if (
+                cfg.time_bank_refill_seconds
+                and player.hands_dealt % cfg.time_bank_refill_hands == 0
+            ):
+                # R-TIME-1: the bank refills, never past its size
+                player.time_bank = min(
+                    float(cfg.time_bank_seconds), player.time_bank + cfg.time_bank_refill_seconds
+                )
         self.hand_number += 1
         self.plan = plan
         self.last = plan.positions
@@ -697,8 +724,11 @@ class Table:
             self._clock = TurnClock(
                 seat, now, cfg.act_seconds, cfg.countdown_seconds, max(0.0, player.time_bank)
             )
+            clock = self._clock
             events.append(
-                TurnStarted(seat, self._clock.countdown_at, self._clock.deadline, len(hand.log))
+                TurnStarted(
+                    seat, clock.countdown_at, clock.deadline, len(hand.log), bank_at=clock.bank_at
+                )
             )
             return events
         self._clock = None
@@ -910,6 +940,7 @@ class Table:
             self._clock.started if self._clock is not None else None,
             self._clock.countdown_at if self._clock is not None else None,
             self.turn_id,
+            self._clock.bank_at if self._clock is not None else None,
         )
 
     @property

@@ -46,6 +46,22 @@ function h(tag, attrs = {}, ...children) {
   return el;
 }
 
+// The table's announcements for screen readers: a persistent aria-live log outside the page that
+// is redrawn, so that each line is read once (cards dealt, actions, whose turn, the showdown).
+const announcer = document.getElementById("announce");
+function announce(text) {
+  if (!announcer || !text) return;
+  announcer.append(h("p", {}, text));
+  while (announcer.childElementCount > 30) announcer.firstElementChild.remove();
+}
+
+function cardWords(cards) {
+  return cards.map((c) => {
+    const rank = c[0];
+    return `${RANK_NAMES[rank] || (rank === "T" ? "ten" : rank)} of ${SUIT_NAMES[c[1]]}`;
+  }).join(", ");
+}
+
 let toastTimer = null;
 function toast(text, kind = "error") {
   toastBox.textContent = text;
@@ -61,14 +77,17 @@ const RANK_NAMES = {
   T: "ten", J: "jack", Q: "queen", K: "king", A: "ace",
 };
 
-function cardEl(card) {
-  if (!card) return h("span", { class: "card back", "aria-label": "face-down card" });
+function cardEl(card, best = null, extra = "") {
+  if (!card) return h("span", { class: `card back${extra}`, role: "img", "aria-label": "face-down card" });
   const rank = card[0];
   const suit = card[1];
+  // at a showdown: the five cards of the winning hand stand out, the others step back
+  const mark = best instanceof Set ? (best.has(card) ? " best" : " dim") : "";
   return h(
     "span",
     {
-      class: `card suit-${suit}`,
+      class: `card suit-${suit}${mark}${extra}`,
+      role: "img",
       dataset: { card },
       "aria-label": `${RANK_NAMES[rank] || rank} of ${SUIT_NAMES[suit]}`,
     },
@@ -77,8 +96,201 @@ function cardEl(card) {
   );
 }
 
+// How a hand's category reads after "wins 570 with": "a flush, Ace high".
+const HAND_PHRASES = {
+  "High Card": "high card", "One Pair": "a pair", "Two Pair": "two pair", "Three of a Kind": "three of a kind",
+  Straight: "a straight", Flush: "a flush", "Full House": "a full house", "Four of a Kind": "four of a kind",
+  "Straight Flush": "a straight flush",
+};
+
+function handPhrase(description) {
+  const [category, ...rest] = description.split(", ");
+  return [HAND_PHRASES[category] || category.toLowerCase(), ...rest].join(", ");
+}
+
 function chips(n) {
   return Number(n).toLocaleString("en-US");
+}
+
+/** An amount held as a decimal string ("12.50") in ``currency``, as people read it. */
+function amountText(currency, text) {
+  if (currency === "PLAY") return `${chips(text)} play chips`;
+  const value = Number(text).toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  return `${currency} ${value}`;
+}
+
+/** ``units`` (the table's smallest unit) in the table's currency: "1,000" play chips, "USD 10.00". */
+function money(entry, units) {
+  const currency = entry ? entry.currency : "PLAY";
+  const exponent = entry && entry.settings ? entry.settings.exponent || 0 : 0;
+  if (currency === "PLAY" || exponent === 0) return chips(units);
+  return amountText(currency, Number(units) / 10 ** exponent);
+}
+
+// ------------------------------------------------------------------ motion and sound
+
+// Both follow the browser's reduced-motion setting: with it, no animation, and sound starts off.
+const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
+const motion = () => !reducedMotion.matches;
+document.body.dataset.motion = motion() ? "full" : "reduced";
+reducedMotion.addEventListener("change", () => (document.body.dataset.motion = motion() ? "full" : "reduced"));
+
+const SOUND_KEY = "feltroom.sound";
+function soundOn() {
+  const saved = localStorage.getItem(SOUND_KEY);
+  return saved === null ? motion() : saved === "on";
+}
+
+function toggleSound() {
+  localStorage.setItem(SOUND_KEY, soundOn() ? "off" : "on");
+  renderNav();
+}
+
+let audio = null;
+const TONES = { deal: [[660, 0.03]], chips: [[1200, 0.025], [900, 0.025]], turn: [[880, 0.09], [1320, 0.12]], win: [[523, 0.1], [659, 0.1], [784, 0.16]] };
+
+/** A short sound (deal, chips, turn, win), made with Web Audio; nothing when muted. */
+function sound(kind) {
+  if (!soundOn()) return;
+  document.body.dataset.sounds = String(Number(document.body.dataset.sounds || 0) + 1);
+  document.body.dataset.lastSound = kind;
+  try {
+    audio = audio || new AudioContext();
+    let at = audio.currentTime;
+    for (const [hz, seconds] of TONES[kind]) {
+      const osc = audio.createOscillator();
+      const gain = audio.createGain();
+      osc.frequency.value = hz;
+      gain.gain.setValueAtTime(0.08, at);
+      gain.gain.exponentialRampToValueAtTime(0.001, at + seconds);
+      osc.connect(gain).connect(audio.destination);
+      osc.start(at);
+      osc.stop(at + seconds);
+      at += seconds;
+    }
+  } catch (_) {
+    /* no audio device: silence */
+  }
+}
+
+/** Chips flying from one point of the felt to another (percent), for a moment. */
+function fly(from, to, amount) {
+  if (!motion() || state.view !== "table") return;
+  const felt = app.querySelector(".felt");
+  if (!felt) return;
+  const chip = h("div", { class: "fly", "aria-hidden": "true",
+    style: `left:${from.x}%;top:${from.y}%;--to-x:${to.x}%;--to-y:${to.y}%` }, chips(amount));
+  felt.append(chip);
+  setTimeout(() => chip.remove(), 900);
+}
+
+const CENTER = { x: 50, y: 48 };
+
+function betSpot(t, seat) {
+  const entry = lobbyEntry(t.id);
+  const seats = entry ? entry.seats : Math.max(2, ...t.seats.keys());
+  const pos = seatPosition(seat, seats, t.you);
+  return { x: 50 + (pos.x - 50) * 0.6, y: 50 + (pos.y - 50) * 0.55, seat: pos };
+}
+
+/** The motion and the sound of a table message, once it is drawn. */
+function animate(t, m, bets) {
+  if (m.type === "hole_cards" && m.seat === t.you) sound("deal");
+  if (m.type === "turn" && m.seat === t.you && m.legal) sound("turn");
+  if (m.type !== "event") return;
+  if (m.kind === "board_dealt") {
+    sound("deal");
+    for (const [seat, bet] of bets) fly(betSpot(t, seat), CENTER, bet); // the bets to the pot
+  }
+  if (["called", "raised", "posted"].includes(m.kind)) sound("chips");
+  if (m.kind === "pot_awarded") {
+    sound("win");
+    m.winners.forEach((w, i) => fly(CENTER, betSpot(t, w).seat, m.shares[i])); // the pot to the winner
+  }
+}
+
+/** Cards seen before on this page: the deal animation is for new ones only. */
+const dealt = new Set();
+function dealClass(t, where, card) {
+  const key = `${t.id}:${t.lastHand}:${where}:${card}`;
+  if (dealt.has(key)) return "";
+  if (dealt.size > 2000) dealt.clear();
+  dealt.add(key);
+  return motion() ? " deal-in" : "";
+}
+
+// ------------------------------------------------------------------ errors in sentences
+
+/** A time (Unix seconds) in the player's zone: "07:00", or "Dec 3, 07:00" past today. */
+function localTime(seconds) {
+  const when = new Date(seconds * 1000);
+  const time = when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+  if (when.toDateString() === new Date().toDateString()) return time;
+  return `${when.toLocaleDateString([], { month: "short", day: "numeric" })}, ${time}`;
+}
+
+/**
+ * A refusal (a websocket `error` or an ApiError) in a sentence for people, from its `code` and
+ * `details` (docs/protocol.md, errors): amounts in the table's currency, the table's name, times
+ * in the player's zone. The server's own message is the last resort.
+ */
+function errorText(error, tableId = null) {
+  const d = error.details || {};
+  const entry = tableId ? lobbyEntry(tableId) : null;
+  const name = entry ? entry.name : tableId ? "this table" : "";
+  const amount = (units) => money(entry, units);
+  const field = d.field || "";
+  switch (error.code) {
+    case "illegal_action":
+      if (d.min !== undefined && d.amount !== undefined && (d.action === "bet" || d.action === "raise")) {
+        const verb = d.action === "bet" ? "bet is" : "raise is to";
+        return d.amount < d.min ? `The minimum ${verb} ${amount(d.min)}.` : `The maximum ${verb} ${amount(d.max)}.`;
+      }
+      if (d.min !== undefined && d.stack !== undefined) {
+        if (d.stack > 0) {
+          return d.max === null ? `Add at least 1 chip.`
+            : `You may add up to ${amount(Math.max(0, d.max - d.stack))}: the most you can have at ${name} is ${amount(d.max)}.`;
+        }
+        return d.max === null ? `The buy-in at ${name} is at least ${amount(d.min)}.`
+          : `The buy-in at ${name} is ${amount(d.min)} to ${amount(d.max)}.`;
+      }
+      if (d.seat !== undefined) return `Seat ${d.seat} is taken: choose a free seat.`;
+      if (d.wanted) return `Here it would be a ${d.wanted}.`;
+      return sentence(error.message);
+    case "refused":
+      if (d.balance !== undefined && d.amount !== undefined) {
+        return `You hold ${amount(d.balance)}, not ${amount(d.amount)}: take fewer chips${entry && entry.currency === "PLAY" ? " or get play chips" : ""}.`;
+      }
+      if (d.held !== undefined) return `You hold ${chips(d.held)} play chips: free chips top a balance up to ${chips(d.grant_to)}.`;
+      return sentence(error.message);
+    case "rate_limited":
+      if (d.next_at !== undefined) return `You had free play chips recently: the next are yours at ${localTime(d.next_at)}.`;
+      return "Too many messages at once: wait a moment and try again.";
+    case "invalid_field":
+      if (/(amount|buy_in)$/.test(field)) return "Enter a whole number of chips.";
+      if (field === "name") return `A name has 1 to ${d.max_length} characters: letters, digits, '_', '.' or '-', starting with a letter or digit.`;
+      if (field === "chat.text") return `A chat line has 1 to ${d.max_length} characters.`;
+      return sentence(error.message);
+    case "not_your_turn":
+      return d.to_act === null ? "No hand is being played at the moment." : "It is not your turn yet.";
+    case "stale_hand":
+      return "That hand is over.";
+    case "not_joined":
+      return `You have no seat at ${name || "this table"}: sit down first.`;
+    case "not_found":
+      return "That table does not exist (any more): choose one in the lobby.";
+    case "closed":
+      return "Not connected: reconnecting…";
+    default:
+      return sentence(error.message);
+  }
+}
+
+/** The server's message as a sentence: the rule references and protocol names left out. */
+function sentence(text) {
+  const plain = String(text || "Refused.").replace(/\s*\((?:R-[A-Z]+-\d+(?:,\s*)?)+\)/g, "")
+    .replace(/,\s*R-[A-Z]+-\d+/g, "").replace(/;\s*legal:.*$/, "");
+  return plain.charAt(0).toUpperCase() + plain.slice(1) + (/[.!?]$/.test(plain) ? "" : ".");
 }
 
 // ------------------------------------------------------------------ start and the account
@@ -132,15 +344,19 @@ async function refreshBalance() {
 function renderNav() {
   nav.replaceChildren();
   if (!state.player) return;
-  const balances = Object.entries(state.balances).map(([currency, amount]) =>
-    h("span", { class: "balance", dataset: { currency } }, `${currency === "PLAY" ? "Play chips" : currency} ${amount}`),
+  const held = Object.keys(state.balances).length ? state.balances : { PLAY: "0" };
+  const balances = Object.entries(held).map(([currency, amount]) =>
+    h("span", { class: "balance", dataset: { currency, amount } },
+      currency === "PLAY" ? `Play chips ${chips(amount)}` : amountText(currency, amount)),
   );
   nav.append(...[
     h("span", { class: "who" }, state.player),
     ...balances,
-    h("button", { type: "button", onclick: grant, "aria-label": "take a play-money grant" }, "Get play chips"),
+    h("button", { type: "button", onclick: grant, "aria-label": "Get play chips: take a play-money grant" }, "Get play chips"),
     h("a", { href: "#lobby" }, "Lobby"),
     h("a", { href: "#history" }, "History"),
+    h("button", { type: "button", id: "sound", "aria-pressed": soundOn() ? "true" : "false", onclick: toggleSound,
+      title: "sounds of the table (off by default when the browser asks for reduced motion)" }, soundOn() ? "Sound on" : "Sound off"),
     h("button", { type: "button", onclick: signOut }, "Sign out"),
     state.connection === "connecting" || state.connection === "reconnecting"
       ? h("span", { class: "conn", role: "status" }, `${state.connection}…`) : null,
@@ -150,11 +366,12 @@ function renderNav() {
 async function grant() {
   try {
     const answer = await api("POST", "/api/grant", {});
-    toast(`Granted ${answer.granted} play chips.`, "info");
+    toast(`You received ${chips(answer.granted)} play chips.`, "info");
   } catch (error) {
-    toast(error.message);
+    toast(errorText(error));
   }
-  refreshBalance();
+  await refreshBalance();
+  if (state.view === "lobby") render();
 }
 
 async function signOut() {
@@ -173,14 +390,37 @@ async function signOut() {
   route();
 }
 
+const NAME_HINT = "1 to 32 letters, digits, '_', '.' or '-', starting with a letter or digit.";
+
+/** Why a name cannot be signed up, in a sentence; null when it can. */
+function nameProblem(value) {
+  if (value.length > 32) return `A name has at most 32 characters; this one has ${value.length}.`;
+  if (value && !/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(value)) return `That name cannot be used: ${NAME_HINT}`;
+  return null;
+}
+
 function renderAuth() {
   const message = h("p", { class: "form-error", role: "alert" });
-  const name = h("input", { id: "auth-name", name: "name", autocomplete: "username", required: true, maxlength: 32 });
+  // no maxlength: a longer name is said to be too long, never cut without a word
+  const name = h("input", { id: "auth-name", name: "name", autocomplete: "username", required: true, "aria-describedby": "auth-name-hint" });
+  const hint = h("p", { class: "hint", id: "auth-name-hint" }, NAME_HINT);
+  name.addEventListener("input", () => {
+    const problem = nameProblem(name.value);
+    hint.textContent = problem || NAME_HINT;
+    hint.classList.toggle("form-error", Boolean(problem));
+    name.setAttribute("aria-invalid", problem ? "true" : "false");
+  });
   const password = h("input", {
     id: "auth-password", name: "password", type: "password", autocomplete: "current-password", required: true, minlength: 8,
   });
   async function submit(kind) {
     message.textContent = "";
+    const problem = kind === "signup" ? nameProblem(name.value) : null;
+    if (problem) {
+      message.textContent = problem;
+      name.focus();
+      return;
+    }
     try {
       if (kind === "signup") {
         await api("POST", "/api/signup", { name: name.value, password: password.value });
@@ -192,7 +432,7 @@ function renderAuth() {
       connect();
       route();
     } catch (error) {
-      message.textContent = error.message;
+      message.textContent = errorText(error);
     }
   }
   const form = h(
@@ -201,7 +441,7 @@ function renderAuth() {
     h("h1", {}, "feltroom"),
     h("p", {}, "Texas Hold'em, play money and real. Sign in or sign up to take a seat."),
     h("label", { for: "auth-name" }, "Name"),
-    name,
+    name, hint,
     h("label", { for: "auth-password" }, "Password (8 characters or more)"),
     password,
     h("div", { class: "row" },
@@ -218,9 +458,11 @@ function renderAuth() {
 function onWelcome(m) {
   for (const { table } of m.seats) watchTable(table);
   const watched = JSON.parse(sessionStorage.getItem("feltroom.watch") || "[]");
+  for (const { table } of m.seats) state.tables.get(table).observing = Promise.resolve(state.tables.get(table));
   for (const id of watched) {
-    if (!m.seats.some((s) => s.table === id)) state.socket.request({ type: "observe", table: id });
-    watchTable(id);
+    const t = watchTable(id);
+    if (!m.seats.some((s) => s.table === id)) t.observing = null; // observed again below
+    observeTable(id);
   }
   if (state.lobbySubscribed || state.view === "lobby") subscribeLobby();
   if (!location.hash && m.seats.length > 0) {
@@ -263,15 +505,16 @@ function onMessage(m) {
     return;
   }
   if (m.type === "error") {
-    toast(m.message);
+    toast(errorText(m, m.table || null));
     return;
   }
   const t = m.table ? state.tables.get(m.table) : null;
   if (!t) {
-    if (m.type === "seat_offer") toast(`A seat is free for you at ${m.table}: open the table to take it.`, "info");
+    if (m.type === "seat_offer") toast(`A seat is free for you at ${lobbyEntry(m.table) ? lobbyEntry(m.table).name : "a table you wait for"}: open the table to take it.`, "info");
     return;
   }
   let line = null;
+  const bets = [...t.seats.values()].filter((s) => s.bet > 0).map((s) => [s.seat, s.bet]);
   if (m.type === "snapshot") {
     applySnapshot(t, m);
     state.autoPost.delete(t.id); // the snapshot's settings are the server's: they win
@@ -279,6 +522,7 @@ function onMessage(m) {
   }
   else if (m.type === "event") {
     line = applyEvent(t, m, { me: state.player });
+    if (m.kind === "chips_added" && m.seat === t.you) refreshBalance(); // what did not fit came back
     if (m.kind === "seat_released" && m.account === state.player) {
       // the wallet is credited as the seat is released: ask again shortly if the books lag
       for (const wait of [0, 700, 2000]) setTimeout(refreshBalance, wait);
@@ -294,6 +538,7 @@ function onMessage(m) {
     if (m.type === "turn") t.error = null;
     applyMessage(t, m, now);
   }
+  if (m.type === "hand_result") showPotsInTurn(t);
   if (m.type === "hand_result" && t.you !== null) {
     const me = t.seats.get(t.you);
     t.showable = Boolean(me && me.inHand && !me.folded && !(String(t.you) in m.shown));
@@ -304,7 +549,70 @@ function onMessage(m) {
     t.log.push(line);
     if (t.log.length > 200) t.log.shift();
   }
-  if (state.view === "table" && state.current === t.id) renderTable(t);
+  if (state.view === "table" && state.current === t.id) {
+    announceMessage(t, m, line);
+    renderTable(t);
+    animate(t, m, bets);
+  }
+}
+
+/** What a screen reader hears of a table message (the table shown only). */
+function announceMessage(t, m, line) {
+  if (m.type === "event" && m.kind === "board_dealt") {
+    announce(`${["", "Flop", "Turn", "River"][m.street]}: ${cardWords(m.cards)}.`);
+    return;
+  }
+  if (m.type === "event" && m.kind === "cards_shown") {
+    announce(`${t.seats.get(m.seat) ? t.seats.get(m.seat).player : `Seat ${m.seat}`} shows ${cardWords(m.cards)}.`);
+    return;
+  }
+  if (line) announce(line);
+  if (m.type === "hole_cards" && m.seat === t.you) announce(`Your cards: ${cardWords(m.cards)}.`);
+  if (m.type === "turn" && m.seat === t.you && m.legal) {
+    const l = m.legal;
+    const options = [l.fold ? "fold (F)" : null, l.check ? "check (C)" : null, l.call !== null ? `call ${chips(l.call)} (C)` : null,
+      l.raise_min !== null ? `${l.bet ? "bet" : "raise to"} ${chips(l.raise_min)} to ${chips(l.raise_max)} (R)` : null].filter(Boolean);
+    announce(`Your turn: ${options.join(", ")}.`);
+  }
+  if (m.type === "hand_result") {
+    for (const p of m.pots) {
+      for (const [i, w] of p.winners.entries()) {
+        const made = m.hands && m.hands[String(w)];
+        const name = t.seats.get(w) ? t.seats.get(w).player : `Seat ${w}`;
+        announce(`${name} wins ${chips(p.shares[i])}${made ? ` with ${handPhrase(made.description)}` : ""}.`);
+      }
+    }
+  }
+}
+
+/** The showdown, one pot after the other: each pot's winners and their hand for a moment. */
+function showPotsInTurn(t) {
+  clearInterval(t.potTimer);
+  t.potStep = 0;
+  if (t.pots.length < 2) return;
+  t.potTimer = setInterval(() => {
+    if (t.potStep >= t.pots.length - 1 || t.hand !== null) {
+      clearInterval(t.potTimer);
+      return;
+    }
+    t.potStep += 1;
+    if (state.view === "table" && state.current === t.id) renderTable(t);
+  }, POT_STEP_MS);
+}
+const POT_STEP_MS = 1500;
+
+/** The pots shown so far (all of them during a hand's end before the result, one by one after). */
+function potsShown(t) {
+  return t.result ? t.pots.slice(0, (t.potStep || 0) + 1) : t.pots;
+}
+
+/** The five cards of the current pot's winning hand (a showdown only), or null. */
+function bestCards(t) {
+  if (!t.result || !t.result.hands) return null;
+  const pot = potsShown(t).at(-1);
+  if (!pot) return null;
+  const cards = pot.winners.flatMap((w) => (t.result.hands[String(w)] || { cards: [] }).cards);
+  return cards.length ? new Set(cards) : null;
 }
 
 // ------------------------------------------------------------------ routing
@@ -320,12 +628,7 @@ function route() {
   if (hash.startsWith("table/")) {
     state.view = "table";
     state.current = decodeURIComponent(hash.slice(6));
-    if (!state.tables.has(state.current) && state.connection === "open") {
-      watchTable(state.current);
-      state.socket.request({ type: "observe", table: state.current }).then((r) => {
-        if (r.type === "error") toast(r.message);
-      });
-    }
+    observeTable(state.current);
     if (!lobbyEntry(state.current)) ensureLobby();
   } else if (hash === "history") {
     state.view = "history";
@@ -360,7 +663,7 @@ async function ensureLobby() {
     if (state.lobby.length === 0) state.lobby = answer.tables;
     render();
   } catch (error) {
-    toast(error.message);
+    toast(errorText(error));
   }
 }
 
@@ -392,13 +695,20 @@ function renderLobby() {
         h("td", { class: "num" }, chips(t.average_pot)),
         h("td", { class: "num" }, t.hands_per_hour),
         h("td", { class: "row-actions" },
-          h("button", { type: "button", onclick: () => openTable(t.id, true), "aria-label": `join ${t.name}` }, "Join"),
-          h("button", { type: "button", onclick: () => openTable(t.id, false), "aria-label": `observe ${t.name}` }, "Observe"),
-          h("button", { type: "button", onclick: () => joinWaitList(t.id), "aria-label": `join the waiting list of ${t.name}` },
+          h("button", { type: "button", onclick: () => openTable(t.id, true), "aria-label": `Join ${t.name}` }, "Join"),
+          h("button", { type: "button", onclick: () => openTable(t.id, false), "aria-label": `Observe ${t.name}` }, "Observe"),
+          h("button", { type: "button", onclick: () => joinWaitList(t.id), "aria-label": `Wait list${t.waiting ? ` (${t.waiting})` : ""}: join the waiting list of ${t.name}` },
             `Wait list${t.waiting ? ` (${t.waiting})` : ""}`))));
+  const play = Number(state.balances.PLAY || 0);
+  const empty = Object.values(state.balances).every((v) => Number(v) === 0);
   app.replaceChildren(
     h("section", { class: "lobby" },
       h("h1", {}, "Lobby"),
+      empty && play === 0
+        ? h("p", { class: "hint grant-hint", id: "grant-hint" }, "You have no chips yet. ",
+          h("button", { type: "button", id: "grant-hint-take", onclick: grant }, "Take free play chips"),
+          " to sit at a play-money table.")
+        : null,
       h("div", { class: "filters" },
         select("structure", "Structure", ["fixed_limit", "pot_limit", "no_limit"], STRUCTURE_NAMES),
         select("stakes", "Stakes", distinct("stakes")),
@@ -410,12 +720,28 @@ function renderLobby() {
           h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: 7 }, state.lobby.length ? "No table matches." : "Loading tables…")))))));
 }
 
+/**
+ * Watch a table: the page asks the server to observe it once (a snapshot follows) unless it is
+ * already watching it. Resolves when the snapshot has arrived (or the request failed).
+ */
+function observeTable(id) {
+  const t = watchTable(id);
+  if (t.observing) return t.observing;
+  if (state.connection !== "open") return Promise.resolve(t); // asked again on the welcome
+  t.observing = state.socket.request({ type: "observe", table: id }).then((r) => {
+    if (r.type === "error") {
+      t.observing = null;
+      toast(errorText(r, id));
+    }
+    return t;
+  });
+  return t.observing;
+}
+
 async function openTable(id, join) {
+  const t = await observeTable(id); // the table's picture first: which seats are free
   location.hash = `#table/${encodeURIComponent(id)}`;
   if (join) {
-    const t = state.tables.get(id) || watchTable(id);
-    const wait = () => new Promise((r) => setTimeout(r, 100));
-    for (let i = 0; i < 30 && !t.info; i++) await wait();
     const entry = lobbyEntry(id);
     const seats = entry ? entry.seats : 10;
     for (let n = 1; n <= seats; n++) {
@@ -432,7 +758,7 @@ async function joinWaitList(id) {
   const t = watchTable(id);
   const reply = await state.socket.request({ type: "wait_list", table: id });
   if (reply.type === "error") {
-    toast(reply.message);
+    toast(errorText(reply, id));
     return;
   }
   t.onWaitList = true;
@@ -444,8 +770,14 @@ async function joinWaitList(id) {
 // ------------------------------------------------------------------ dialogs
 
 function dialog(title, body, buttons) {
+  // Enter in a field does what the first button does (sit down, add), as a click would; the
+  // buttons are plain buttons, so that Enter never means Cancel
+  const submit = (e) => {
+    e.preventDefault();
+    buttons[0].click();
+  };
   const d = h("dialog", { class: "dialog", "aria-label": title },
-    h("form", { method: "dialog" },
+    h("form", { method: "dialog", onsubmit: submit },
       h("h2", {}, title), body,
       h("div", { class: "row" }, buttons)));
   document.body.append(d);
@@ -467,18 +799,21 @@ function buyInDialog(t, seat) {
     return;
   }
   const min = entry.settings.buy_in_min;
-  const max = entry.settings.buy_in_max;
+  const max = entry.settings.buy_in_max; // null: the table has no maximum (R-BUYIN-1)
   const balance = currencyBalance(entry);
-  const fallback = Math.min(balance, max);
+  const fallback = max === null ? balance : Math.min(balance, max); // R-BUYIN-2
   const amount = h("input", {
     id: "buy-in", type: "number", min, max, step: 1, value: Math.max(min, fallback), required: true,
   });
+  const bounds = max === null
+    ? `Buy-in ${money(entry, min)} or more (no maximum); default ${money(entry, fallback)} (your balance).`
+    : `Buy-in ${money(entry, min)} to ${money(entry, max)}; default ${money(entry, fallback)} (your balance up to the maximum).`;
   const entryPost = h("input", { type: "radio", name: "entry", value: "post", id: "entry-post", checked: true });
   const entryWait = h("input", { type: "radio", name: "entry", value: "wait", id: "entry-wait" });
   const autoPost = h("input", { type: "checkbox", id: "sit-auto-post", checked: true });
   const error = h("p", { class: "form-error", role: "alert" });
   const body = h("div", {},
-    h("p", { class: "bounds" }, `Buy-in ${chips(min)} to ${chips(max)}; default ${chips(fallback)} (your balance up to the maximum). Balance: ${chips(balance)}.`),
+    h("p", { class: "bounds" }, `${bounds} Balance: ${money(entry, balance)}.`),
     h("label", { for: "buy-in" }, `Chips for seat ${seat}`), amount,
     h("fieldset", {}, h("legend", {}, "Enter the game"),
       h("label", {}, entryPost, " Post the big blind now"),
@@ -493,7 +828,7 @@ function buyInDialog(t, seat) {
         entry: entryWait.checked ? "wait" : "post", auto_post: autoPost.checked,
       });
       if (reply.type === "error") {
-        error.textContent = reply.message;
+        error.textContent = errorText(reply, t.id);
         return;
       }
       state.autoPost.set(t.id, autoPost.checked);
@@ -501,7 +836,7 @@ function buyInDialog(t, seat) {
       refreshBalance();
     },
   }, "Sit down");
-  const d = dialog(`Buy in at ${entry.name}`, body, [sit, h("button", { value: "cancel" }, "Cancel")]);
+  const d = dialog(`Buy in at ${entry.name}`, body, [sit, h("button", { type: "button", value: "cancel", onclick: (e) => e.target.closest("dialog").close() }, "Cancel")]);
   amount.focus();
 }
 
@@ -509,32 +844,49 @@ function addChipsDialog(t) {
   const entry = lobbyEntry(t.id);
   const me = t.seats.get(t.you);
   if (!entry || !me) return;
-  const room = Math.max(0, entry.settings.buy_in_max - me.stack);
-  const amount = h("input", { id: "add-chips", type: "number", min: 1, max: room, value: room, step: 1 });
+  const max = entry.settings.buy_in_max; // null: no maximum (R-BUYIN-1)
+  const balance = currencyBalance(entry);
+  const room = max === null ? balance : Math.max(0, Math.min(balance, max - me.stack));
+  const amount = h("input", { id: "add-chips", type: "number", min: 1, max: max === null ? null : Math.max(0, max - me.stack), value: room, step: 1 });
   const error = h("p", { class: "form-error", role: "alert" });
   const add = h("button", {
     type: "button", id: "add-chips-ok",
     onclick: async () => {
-      const reply = await state.socket.request({ type: "add_chips", table: t.id, amount: Number(amount.value) });
-      if (reply.type === "error") error.textContent = reply.message;
+      const wanted = Number(amount.value);
+      const reply = await state.socket.request({ type: "add_chips", table: t.id, amount: wanted });
+      if (reply.type === "error") error.textContent = errorText(reply, t.id);
       else {
+        if (reply.pending) {
+          // R-BUYIN-3: paid now, on the stack when the hand in progress ends
+          t.pendingChips = (t.pendingChips || 0) + wanted;
+          toast(`${money(entry, wanted)} will join your stack when this hand ends.`, "info");
+        }
         d.close();
         refreshBalance();
+        if (state.current === t.id) renderTable(t);
       }
     },
   }, "Add");
   const d = dialog("Add chips", h("div", {},
-    h("p", {}, `Between hands, up to the table's maximum buy-in ${chips(entry.settings.buy_in_max)}: at most ${chips(room)} now.`),
-    h("label", { for: "add-chips" }, "Chips"), amount, error), [add, h("button", { value: "cancel" }, "Cancel")]);
+    h("p", { class: "bounds" }, max === null
+      ? `This table has no maximum: add up to your balance, ${money(entry, balance)}.`
+      : `Up to the table's maximum buy-in ${money(entry, max)}: at most ${money(entry, Math.max(0, max - me.stack))} now (your balance: ${money(entry, balance)}).`,
+      t.hand !== null ? " A hand is being played: the chips join your stack when it ends." : ""),
+    h("label", { for: "add-chips" }, "Chips"), amount, error), [add, h("button", { type: "button", value: "cancel", onclick: (e) => e.target.closest("dialog").close() }, "Cancel")]);
 }
 
 // ------------------------------------------------------------------ the table
 
+/**
+ * Send a table message; a refusal is said once: under the action buttons for an action (no
+ * toast over the seat controls), in a toast otherwise.
+ */
 async function send(t, message) {
   const reply = await state.socket.request({ table: t.id, ...message });
   if (reply.type === "error") {
-    t.error = reply.message;
-    toast(reply.message);
+    const text = errorText(reply, t.id);
+    if (message.type === "act") t.error = text;
+    else toast(text);
     if (state.current === t.id) renderTable(t);
   }
   return reply;
@@ -550,23 +902,29 @@ function seatPosition(seat, seats, you) {
 function renderSeat(t, n, seats) {
   const s = t.seats.get(n);
   const pos = seatPosition(n, seats, t.you);
-  const style = `left:${pos.x}%;top:${pos.y}%`;
+  const style = `--x:${pos.x.toFixed(2)}%;--y:${pos.y.toFixed(2)}%`; // kept inside the felt by the CSS
   if (!s) {
     const canSit = t.you === null && state.player;
     return h("div", { class: "seat empty", style, dataset: { seat: n } },
-      canSit ? h("button", { type: "button", onclick: () => buyInDialog(t, n), "aria-label": `sit in seat ${n}` }, `Sit ${n}`) : h("span", {}, `Seat ${n}`));
+      canSit ? h("button", { type: "button", onclick: () => buyInDialog(t, n), "aria-label": `Sit ${n}: sit in seat ${n}` }, `Sit ${n}`) : h("span", {}, `Seat ${n}`));
   }
-  const winner = t.pots.some((p) => p.winners.includes(n));
-  const won = t.pots.reduce((sum, p) => sum + p.winners.reduce((a, w, i) => a + (w === n ? p.shares[i] : 0), 0), 0);
+  const pots = potsShown(t);
+  const current = pots.at(-1);
+  const winner = pots.some((p) => p.winners.includes(n));
+  const won = pots.reduce((sum, p) => sum + p.winners.reduce((a, w, i) => a + (w === n ? p.shares[i] : 0), 0), 0);
+  const made = t.result && t.result.hands ? t.result.hands[String(n)] : null;
+  const best = bestCards(t);
+  const winsNow = current && current.winners.includes(n);
   const classes = ["seat", s.folded ? "folded" : "", t.toAct === n ? "acting" : "", n === t.you ? "mine" : "",
     winner ? "winner" : "", s.disconnected ? "disconnected" : "", s.sittingOut ? "out" : ""].join(" ");
   const bx = 50 + (pos.x - 50) * 0.6;
   const by = 50 + (pos.y - 50) * 0.55;
   return [
-    h("div", { class: classes, style, dataset: { seat: n, player: s.player }, "aria-label": `seat ${n}: ${s.player}` },
-      h("div", { class: "cards" }, s.cards ? s.cards.map(cardEl) : s.hasCards ? [cardEl(null), cardEl(null)] : null),
+    h("div", { class: classes, style, dataset: { seat: n, player: s.player }, role: "group", "aria-label": `seat ${n}: ${s.player}` },
+      h("div", { class: "cards" }, s.cards ? s.cards.map((c) => cardEl(c, best, dealClass(t, `seat${n}`, c)))
+        : s.hasCards ? [0, 1].map((k) => cardEl(null, null, dealClass(t, `seat${n}`, `back${k}`))) : null),
       h("div", { class: "name" }, s.player,
-        t.button === n ? h("span", { class: "dealer", title: "button", "aria-label": "button" }, "D") : null,
+        t.button === n ? h("span", { class: "dealer", title: "button", role: "img", "aria-label": "dealer button" }, "D") : null,
         t.small === n && t.hand !== null ? h("span", { class: "blind", title: "small blind" }, "SB") : null,
         t.big === n && t.hand !== null ? h("span", { class: "blind", title: "big blind" }, "BB") : null),
       h("div", { class: "stack", dataset: { stack: s.stack } }, chips(s.stack)),
@@ -576,9 +934,12 @@ function renderSeat(t, n, seats) {
         s.marker ? h("span", { class: "badge" }, s.marker) : null,
         s.allIn ? h("span", { class: "badge allin" }, "all-in") : null,
         s.last && !s.allIn ? h("span", { class: "last" }, s.last) : null,
-        winner ? h("span", { class: "badge win", dataset: { won } }, `wins ${chips(won)}`) : null),
-      t.toAct === n ? h("div", { class: "timer", role: "progressbar", "aria-label": `time to act for ${s.player}`, "aria-valuemin": 0, "aria-valuemax": 100 },
-        h("div", { class: "timer-fill" }), h("span", { class: "timer-count" })) : null),
+        winner ? h("span", { class: `badge win${winsNow ? " now" : ""}`, dataset: { won } },
+          `wins ${chips(won)}${made ? ` with ${handPhrase(made.description)}` : ""}`) : null),
+      t.toAct === n ? h("div", { class: "clock" },
+        h("div", { class: "timer", role: "progressbar", "aria-label": `time to act for ${s.player}`, "aria-valuemin": 0, "aria-valuemax": 100 },
+          h("div", { class: "timer-fill" }), h("span", { class: "timer-count" })),
+        h("div", { class: "bank", hidden: true }, h("div", { class: "bank-fill" }), h("span", { class: "bank-count" }))) : null),
     s.bet > 0 ? h("div", { class: "bet", style: `left:${bx}%;top:${by}%`, dataset: { seat: n, bet: s.bet } }, chips(s.bet)) : null,
   ];
 }
@@ -587,10 +948,10 @@ function renderTable(t) {
   const entry = lobbyEntry(t.id);
   const seats = entry ? entry.seats : Math.max(2, ...t.seats.keys());
   const me = t.you !== null ? t.seats.get(t.you) : null;
-  const felt = h("div", { class: "felt", role: "group", "aria-label": "the table" },
+  const felt = h("div", { class: seats >= 9 ? "felt many" : "felt", role: "group", "aria-label": "the table", dataset: { seats } },
     h("div", { class: "oval" }),
     h("div", { class: "center" },
-      h("div", { class: "board", "aria-label": "board" }, t.board.map(cardEl)),
+      h("div", { class: "board", role: "group", "aria-label": "board" }, t.board.map((c) => cardEl(c, bestCards(t), dealClass(t, "board", c)))),
       h("div", { class: "pot", dataset: { pot: t.pot } }, t.hand !== null || t.pot > 0 && !t.result ? `Pot ${chips(t.pot)}` : ""),
       !t.pots.length && t.hand !== null && t.livePots && t.livePots.length > 1
         ? h("div", { class: "pots live-pots" }, t.livePots.map((p, i) =>
@@ -598,14 +959,18 @@ function renderTable(t) {
             `${i === 0 ? "Main pot" : `Side pot ${i}`} ${chips(p.amount)}`)))
         : null,
       t.pots.length
-        ? h("div", { class: "pots" }, t.pots.map((p) =>
-          h("div", { class: "pot-line", dataset: { index: p.index, amount: p.amount } },
+        ? h("div", { class: "pots" }, potsShown(t).map((p, k, all) =>
+          h("div", { class: `pot-line${k === all.length - 1 ? " current" : ""}`, dataset: { index: p.index, amount: p.amount } },
             `${p.index === 0 ? "Main pot" : `Side pot ${p.index}`} ${chips(p.amount)}: `,
-            p.winners.map((w, i) => `${t.seats.get(w) ? t.seats.get(w).player : `seat ${w}`} wins ${chips(p.shares[i])}`).join(", "))))
+            p.winners.map((w, i) => {
+              const made = t.result && t.result.hands ? t.result.hands[String(w)] : null;
+              const name = t.seats.get(w) ? t.seats.get(w).player : `seat ${w}`;
+              return `${name} wins ${chips(p.shares[i])}${made ? ` with ${handPhrase(made.description)}` : ""}`;
+            }).join(", "))))
         : null),
     [...Array(seats).keys()].map((i) => renderSeat(t, i + 1, seats)));
   const mine = me && me.cards
-    ? h("div", { class: "my-hand", "aria-label": "your hand" },
+    ? h("div", { class: "my-hand", role: "group", "aria-label": "your hand" },
       h("div", { class: "cards" }, me.cards.map(cardEl)),
       t.description ? h("div", { class: "words", id: "hand-words" }, t.description) : null)
     : null;
@@ -676,6 +1041,10 @@ function renderActions(t, entry) {
     if (legal.call !== null) buttons.append(h("button", { type: "button", id: "act-call", "aria-keyshortcuts": "C", onclick: () => act("call") }, `Call ${chips(legal.call)}`));
     box.append(buttons);
     if (legal.raise_min !== null) box.append(raiseControls(t, entry, legal, act));
+    box.append(h("p", { class: "shortcuts", id: "shortcuts" }, "Keys: ",
+      h("kbd", {}, "F"), " fold · ", h("kbd", {}, "C"), " check or call · ", h("kbd", {}, "R"), " or ", h("kbd", {}, "Enter"),
+      " bet or raise · ", h("kbd", {}, "1"), "–", h("kbd", {}, "6"), " min, ⅓, ½, ¾, pot, all-in · ",
+      h("kbd", {}, "Tab"), " to move between the controls"));
     if (t.error) box.append(h("p", { class: "form-error", id: "act-error", role: "alert" }, t.error));
     return box;
   }
@@ -689,50 +1058,76 @@ function renderActions(t, entry) {
   return box;
 }
 
+/**
+ * The wager controls (R-BET-6): the box takes any amount the server offered, the slider steps by
+ * the big blind (its last step is the maximum), and the presets are fractions of the pot after a
+ * call: ⅓, ½, ¾ and pot (at Pot-Limit the pot is the maximum), then all-in. The pot is the
+ * server's (dead money in it, never in a seat's bet).
+ */
 function raiseControls(t, entry, legal, act) {
   const verb = legal.bet ? "Bet" : "Raise to";
   const verbId = legal.bet ? "bet" : "raise";
   const structure = entry ? entry.structure : "no_limit";
   const min = legal.raise_min;
   const max = legal.raise_max;
+  const me = t.seats.get(t.you) || { stack: 0, bet: 0 };
+  const allIn = max === me.stack + me.bet;
   const wrap = h("div", { class: "raise", id: "raise-controls", dataset: { min, max, structure } });
   if (min === max) {
     wrap.append(h("button", { type: "button", id: `act-${verbId}`, class: "wager", "aria-keyshortcuts": "R", onclick: () => act(verbId, min) },
-      `${verb} ${chips(min)}${max === (t.seats.get(t.you) || {}).stack + (t.seats.get(t.you) || {}).bet ? " (all-in)" : ""}`));
+      `${verb} ${chips(min)}${allIn ? " (all-in)" : ""}`));
     return wrap;
   }
-  const me = t.seats.get(t.you);
   const call = legal.call || 0;
   const facing = me.bet + call;
   const potAfterCall = t.pot + call;
   const clamp = (x) => Math.max(min, Math.min(max, Math.floor(x)));
+  const step = Math.max(1, (entry && entry.settings && entry.settings.big_blind_amount) || 1);
+  const steps = Math.ceil((max - min) / step);
+  const toAmount = (k) => Math.min(max, min + k * step);
+  const toStep = (amount) => Math.max(0, Math.min(steps, Math.round((amount - min) / step)));
   // what the player typed survives a redraw (a chat line, a clock event) within this turn
   const key = `${t.hand}:${min}:${max}`;
   const start = t.draft && t.draft.key === key ? t.draft.value : String(min);
   const remember = (value) => (t.draft = { key, value });
-  const amount = h("input", { type: "number", id: "raise-amount", min, max, step: 1, value: start, "aria-label": `${verb} amount, ${min} to ${max}` });
-  const slider = h("input", { type: "range", id: "raise-slider", min, max, step: 1, value: start, "aria-label": `${verb} amount slider` });
-  slider.addEventListener("input", () => { amount.value = slider.value; remember(slider.value); });
-  amount.addEventListener("input", () => { slider.value = amount.value; remember(amount.value); });
-  const preset = (label, value, id) =>
-    h("button", { type: "button", class: "preset", id, dataset: { amount: value },
-      onclick: () => { amount.value = value; slider.value = value; remember(String(value)); } }, `${label} ${chips(value)}`);
-  const presets = h("div", { class: "row presets" }, preset("Min", min, "preset-min"));
-  if (structure === "no_limit") {
-    const half = clamp(facing + potAfterCall / 2);
-    const pot = clamp(facing + potAfterCall);
-    if (half > min && half < max) presets.append(preset("½ Pot", half, "preset-half"));
-    if (pot > min && pot < max) presets.append(preset("Pot", pot, "preset-pot"));
-    presets.append(preset("All-in", max, "preset-allin"));
-  } else {
-    presets.append(preset("Pot", max, "preset-pot"));
+  const amount = h("input", { type: "number", id: "raise-amount", min, max, step: 1, value: start, inputmode: "numeric", "aria-label": `${verb} amount, ${min} to ${max}` });
+  const slider = h("input", {
+    type: "range", id: "raise-slider", min: 0, max: steps, step: 1, value: toStep(Number(start)),
+    dataset: { min, max, step }, "aria-label": `${verb} amount slider, in steps of the big blind`,
+    "aria-valuetext": chips(Number(start)),
+  });
+  slider.addEventListener("input", () => {
+    const value = toAmount(Number(slider.value));
+    amount.value = value;
+    slider.setAttribute("aria-valuetext", chips(value));
+    remember(String(value));
+  });
+  amount.addEventListener("input", () => {
+    slider.value = toStep(Number(amount.value));
+    slider.setAttribute("aria-valuetext", chips(Number(amount.value)));
+    remember(amount.value);
+  });
+  const preset = (label, value, id, shortcut) =>
+    h("button", { type: "button", class: "preset", id, dataset: { amount: value }, "aria-keyshortcuts": shortcut,
+      onclick: () => { amount.value = value; slider.value = toStep(value); remember(String(value)); } }, `${label} ${chips(value)}`);
+  const presets = h("div", { class: "row presets" }, preset("Min", min, "preset-min", "1"));
+  const fractions = [["⅓ Pot", 1 / 3, "preset-third", "2"], ["½ Pot", 1 / 2, "preset-half", "3"], ["¾ Pot", 3 / 4, "preset-three-quarters", "4"]];
+  for (const [label, part, id, shortcut] of fractions) {
+    const value = clamp(facing + potAfterCall * part);
+    if (value > min && value < max) presets.append(preset(label, value, id, shortcut));
+  }
+  const pot = clamp(facing + potAfterCall);
+  if (structure === "pot_limit") presets.append(preset("Pot", max, "preset-pot", "5"));
+  else {
+    if (pot > min && pot < max) presets.append(preset("Pot", pot, "preset-pot", "5"));
+    presets.append(preset("All-in", max, "preset-allin", "6"));
   }
   wrap.append(
     presets,
     h("div", { class: "row" }, slider, amount,
       h("button", { type: "button", id: `act-${verbId}`, class: "wager", "aria-keyshortcuts": "R",
         onclick: () => act(verbId, Number(amount.value)) }, verb)),
-    h("p", { class: "range", id: "raise-range" }, `${verb} ${chips(min)} to ${chips(max)}`));
+    h("p", { class: "range", id: "raise-range" }, `${verb} ${chips(min)} to ${chips(max)}${structure === "pot_limit" ? " (pot limit)" : ""}`));
   return wrap;
 }
 
@@ -783,11 +1178,16 @@ function renderSeatControls(t, entry) {
   const autoMuck = h("input", { type: "checkbox", id: "auto-muck", checked: setting("auto_muck", state.autoMuck) });
   toggle(autoMuck, "auto_muck", state.autoMuck);
   box.append(h("label", {}, autoPost, " Auto-post blinds"), h("label", {}, autoMuck, " Auto-muck losing hands"));
-  if (t.hand === null) box.append(h("button", { type: "button", id: "add-chips-open", onclick: () => addChipsDialog(t) }, "Add chips"));
+  box.append(h("button", { type: "button", id: "add-chips-open", onclick: () => addChipsDialog(t) }, "Add chips"));
+  if (t.pendingChips) box.append(h("span", { class: "pending-chips", id: "pending-chips" }, `+${chips(t.pendingChips)} after this hand`));
   if (me.sittingOut) {
     const owes = me.owes === "MS" || me.owes === "ML";
-    box.append(h("button", { type: "button", id: "sit-in", onclick: () => send(t, { type: "sit_in", entry: "post" }) }, owes ? "Sit in and post the missed blinds" : "Sit in"));
-    if (owes) box.append(h("button", { type: "button", id: "sit-in-wait", onclick: () => send(t, { type: "sit_in", entry: "wait" }) }, "Sit in, wait for the big blind"));
+    const sitIn = async (entry) => {
+      const reply = await send(t, { type: "sit_in", entry });
+      if (reply.type === "ok" && reply.pending) toast("You sit in as your chips join your stack, when this hand ends.", "info");
+    };
+    box.append(h("button", { type: "button", id: "sit-in", onclick: () => sitIn("post") }, owes ? "Sit in and post the missed blinds" : "Sit in"));
+    if (owes) box.append(h("button", { type: "button", id: "sit-in-wait", onclick: () => sitIn("wait") }, "Sit in, wait for the big blind"));
   } else {
     box.append(h("button", { type: "button", id: "sit-out", onclick: () => send(t, { type: "sit_out" }) }, "Sit out"));
   }
@@ -818,8 +1218,12 @@ function tick() {
   const t = state.tables.get(state.current);
   if (!t || t.toAct === null || t.deadline === null) return;
   const now = state.socket.now();
-  const total = Math.max(0.1, t.deadline - (t.turnStart || now));
-  const left = Math.max(0, t.deadline - now);
+  // the base time (act + countdown) and the time bank apart (R-TIME-1)
+  const bankAt = t.bankAt !== null && t.bankAt !== undefined ? Math.min(t.bankAt, t.deadline) : t.deadline;
+  const total = Math.max(0.1, bankAt - (t.turnStart || now));
+  const left = Math.max(0, bankAt - now);
+  const bankSize = Math.max(0, t.deadline - bankAt);
+  const bankLeft = now < bankAt ? bankSize : Math.max(0, t.deadline - now);
   const fill = app.querySelector(".timer-fill");
   const count = app.querySelector(".timer-count");
   const bar = app.querySelector(".timer");
@@ -827,12 +1231,22 @@ function tick() {
   const pct = Math.round((100 * left) / total);
   fill.style.width = `${pct}%`;
   bar.setAttribute("aria-valuenow", pct);
-  const counting = t.countdownAt !== null && now >= t.countdownAt;
+  const counting = t.countdownAt !== null && now >= t.countdownAt && now < bankAt;
   bar.classList.toggle("counting", counting);
   count.textContent = counting ? `${Math.ceil(left)}s` : "";
+  const bank = app.querySelector(".clock .bank");
+  if (bank) {
+    bank.hidden = bankSize <= 0;
+    bank.classList.toggle("running", now >= bankAt);
+    bank.querySelector(".bank-fill").style.width = `${bankSize ? Math.round((100 * bankLeft) / bankSize) : 0}%`;
+    bank.querySelector(".bank-count").textContent = `Time bank ${Math.ceil(bankLeft)}s`;
+    bank.dataset.left = Math.ceil(bankLeft);
+  }
   const expires = app.querySelector("#blind-prompt .expires");
   if (expires) expires.textContent = `${Math.max(0, Math.ceil(Number(expires.dataset.expires) - now))}s`;
 }
+
+const PRESET_KEYS = { 1: "preset-min", 2: "preset-third", 3: "preset-half", 4: "preset-three-quarters", 5: "preset-pot", 6: "preset-allin" };
 
 function onKey(e) {
   if (state.view !== "table") return;
@@ -848,7 +1262,9 @@ function onKey(e) {
     }
   };
   const key = e.key.toLowerCase();
-  if (key === "f") click("act-fold");
+  const preset = PRESET_KEYS[e.key];
+  if (preset) click(preset);
+  else if (key === "f") click("act-fold");
   else if (key === "c") document.getElementById("act-check") ? click("act-check") : click("act-call");
   else if (key === "r" || e.key === "Enter") document.getElementById("act-raise") ? click("act-raise") : click("act-bet");
 }
@@ -862,7 +1278,7 @@ async function loadHistory() {
     state.history.hands = list.hands;
     state.history.formats = list.formats;
   } catch (error) {
-    toast(error.message);
+    toast(errorText(error));
   }
   if (state.view === "history") renderHistory();
   const history = state.history;
@@ -880,7 +1296,7 @@ async function checkDeal(id) {
     const result = await verifyProof(proof, state.commitments.get(id) || null);
     return { status: result.ok ? "verified" : "failed", ...result };
   } catch (error) {
-    return { status: "unavailable", problems: [error.message] };
+    return { status: "unavailable", problems: [errorText(error)] };
   }
 }
 
@@ -891,7 +1307,7 @@ async function openHand(id) {
   try {
     detail.hand = await api("GET", `/api/hands/${id}`);
   } catch (error) {
-    toast(error.message);
+    toast(errorText(error));
     return;
   }
   renderHistory();
@@ -917,7 +1333,7 @@ async function download(id, format, info) {
     a.click();
     a.remove();
   } catch (error) {
-    toast(error.message);
+    toast(errorText(error));
   }
 }
 
@@ -1010,7 +1426,7 @@ function renderHistory() {
         h("button", { type: "button", id: "replay-next", onclick: () => move(1) }, "Next ▶"),
         h("button", { type: "button", id: "replay-last", onclick: () => move(steps.length) }, "End »"),
         h("span", { "aria-live": "polite" }, `step ${step + 1} of ${steps.length}`)),
-      h("div", { class: "board replay-board", "aria-label": "board at this step" }, steps[step].board.map(cardEl)),
+      h("div", { class: "board replay-board", role: "group", "aria-label": "board at this step" }, steps[step].board.map(cardEl)),
       h("ol", { class: "replay" }, steps.slice(0, step + 1).map((s, i) => h("li", { class: i === step ? "current" : "" }, s.text))));
   } else if (open) detail = h("p", {}, "Loading the hand…");
   app.replaceChildren(h("section", { class: "history" }, h("h1", {}, "Your hands"), h("div", { class: "history-body" }, list, detail)));

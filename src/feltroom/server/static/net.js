@@ -12,10 +12,11 @@ export function saveToken(token) {
 }
 
 export class ApiError extends Error {
-  constructor(status, code, message) {
+  constructor(status, code, message, details = {}) {
     super(message);
     this.status = status;
     this.code = code;
+    this.details = details; // the figures behind the message (docs/protocol.md)
   }
 }
 
@@ -33,14 +34,16 @@ export async function api(method, path, body = undefined, { text = false } = {})
   if (!response.ok) {
     let code = "http_error";
     let message = `${response.status} ${response.statusText}`;
+    let details = {};
     try {
       const data = await response.json();
       code = data.error.code;
       message = data.error.message;
+      details = data.error.details || {};
     } catch (_) {
       /* not the API's error shape */
     }
-    throw new ApiError(response.status, code, message);
+    throw new ApiError(response.status, code, message, details);
   }
   return text ? response.text() : response.json();
 }
@@ -96,15 +99,13 @@ export class Socket {
         const waiter = this.pending.get(message.ref);
         this.pending.delete(message.ref);
         waiter.resolve(message);
-        if (message.type === "ok" || message.type === "pong" || message.type === "welcome") {
-          return;
-        }
+        return; // a reply is its request's alone: a refusal is said once, by who asked
       }
       this.onMessage(message);
     };
     ws.onclose = (e) => {
       for (const waiter of this.pending.values()) {
-        waiter.resolve({ type: "error", code: "closed", message: "the connection closed" });
+        waiter.resolve({ type: "error", code: "closed", message: "the connection closed", details: {} });
       }
       this.pending.clear();
       if (this.ws !== ws || this.closing) return;
@@ -129,7 +130,7 @@ export class Socket {
     const id = this.nextId++;
     return new Promise((resolve) => {
       if (!this.ws || this.ws.readyState !== WebSocket.OPEN) {
-        resolve({ type: "error", code: "closed", message: "not connected: reconnecting…" });
+        resolve({ type: "error", code: "closed", message: "not connected: reconnecting…", details: {} });
         return;
       }
       this.pending.set(id, { resolve });

@@ -41,6 +41,7 @@ export function newTable(id) {
     turnStart: null,
     countdownAt: null,
     turnId: null, // the turn in progress (turn_id), sent back in act
+    bankAt: null,
     legal: null,
     waiting: 0,
     muted: [],
@@ -78,6 +79,7 @@ export function applySnapshot(t, m) {
   t.turnStart = v.turn_started;
   t.countdownAt = v.countdown_at;
   t.turnId = v.turn_id ?? null; // sent back in act: a doubled click cannot land on a later turn
+  t.bankAt = v.bank_at; // the base time ends and the time bank begins (R-TIME-1)
   t.legal = v.legal;
   t.waiting = v.waiting;
   t.muted = v.muted;
@@ -125,6 +127,7 @@ export function applyEvent(t, e, names) {
       return `${e.account} sits in seat ${e.seat} with ${e.buy_in}`;
     case "chips_added":
       if (s) s.stack = e.stack;
+      if (e.seat === t.you) t.pendingChips = 0; // chips bought during the hand have joined
       return `${who(e.seat)} adds ${e.amount}`;
     case "stack_reset":
       if (s) s.stack = e.stack;
@@ -224,7 +227,11 @@ export function applyEvent(t, e, names) {
       if (s && e.fee === "session_fee") s.stack -= e.amount;
       return `${e.account} pays ${e.amount} (${e.fee.replace("_", " ")})`;
     case "posted":
-      put(t, e.seat, e.amount);
+      if (DEAD_MONEY.has(e.forced)) {
+        // antes and dead blinds go straight into the pot: no live bet (R-MISS-1/2, R-BLIND-1)
+        if (s) s.stack -= e.amount;
+        t.pot += e.amount;
+      } else put(t, e.seat, e.amount);
       if (s) {
         s.allIn = e.all_in;
         s.last = e.forced.replace("_", " ");
@@ -335,6 +342,7 @@ export function applyMessage(t, m, now) {
       t.deadline = m.deadline;
       t.turnStart = now;
       t.countdownAt = m.countdown_at;
+      t.bankAt = m.bank_at;
       t.countdownEnds = null;
       t.turnId = m.turn_id ?? null;
       t.legal = m.seat === t.you ? m.legal : null;
@@ -380,6 +388,9 @@ export function owed(t) {
   for (const s of t.seats.values()) if (s.inHand) top = Math.max(top, s.bet);
   return Math.max(0, Math.min(top - me.bet, me.stack));
 }
+
+// Forced bets that are dead money: in the pot, never part of the seat's bet to call.
+const DEAD_MONEY = new Set(["ante", "dead"]);
 
 // How a forced bet reads in a sentence ("posts the entry blind 2").
 const FORCED_NAMES = {
