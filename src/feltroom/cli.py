@@ -297,6 +297,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     from feltroom.room import Accounts, Cashier, RoomError, Settlement
     from feltroom.room.runtime import RoomRuntime, RuntimeSettings
+    from feltroom.room.signins import SignInLog
     from feltroom.room.tables_config import load_tables
     from feltroom.server import create_app, serve
     from feltroom.store import DEFAULT_URL, open_storage
@@ -334,7 +335,8 @@ def _serve(args: argparse.Namespace) -> int:
         )
 
     try:
-        serve(create_app(runtime), args.host, args.port, on_ready=ready)
+        sign_ins = SignInLog(storage, retention_days=args.sign_in_retention_days)
+        serve(create_app(runtime, sign_ins=sign_ins), args.host, args.port, on_ready=ready)
     except KeyboardInterrupt:
         pass
     finally:
@@ -401,6 +403,13 @@ def _add_room_commands(commands: Any) -> None:
         default="random",
         help="how house bots play (docs/bots.md)",
     )
+    serve.add_argument(
+        "--sign-in-retention-days",
+        type=_days,
+        default=90.0,
+        metavar="DAYS",
+        help="how long the sign-in log keeps each sign-in (docs/integrity.md)",
+    )
     serve.set_defaults(handler=_serve)
 
 
@@ -428,6 +437,16 @@ def _seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
     if not 0 <= value <= 60:  # also refuses nan
         raise argparse.ArgumentTypeError(f"expected 0..60 seconds, got {text}")
+    return value
+
+
+def _days(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of days, got {text!r}") from None
+    if not 0 < value <= 36500:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"expected more than 0 and at most 36500 days, got {text}")
     return value
 
 

@@ -3,7 +3,8 @@ histories, all JSON under ``/api`` (docs/protocol.md, section "HTTP API").
 
 - ``POST /api/signup`` ``{"name", "password"}`` -> 201 ``{"player"}``.
 - ``POST /api/signin`` ``{"name", "password"}`` -> ``{"token", "player", "expires"}``; failed
-  sign-ins are throttled per account and per client address (``RestLimits``), in memory.
+  sign-ins are throttled per account and per client address (``RestLimits``), in memory; a
+  successful one is written to the sign-in log (address, user agent; ``room.signins``).
 - ``POST /api/signout`` -> ``{"player", "signed_out": true}``; the token no longer works.
 - ``GET /api/me`` -> ``{"player", "balances"}``; ``GET /api/balance`` -> the cashier's balances.
 - ``POST /api/grant`` -> play chips only (R-GAME-6): the PLAY balance topped up to
@@ -63,6 +64,7 @@ from feltroom.room.errors import (
 from feltroom.room.histories import HandHistories
 from feltroom.room.ledger import valid_name
 from feltroom.room.runtime import RoomRuntime
+from feltroom.room.signins import SignInLog
 
 __all__ = ["RestLimits", "phh_of_view", "rest_routes"]
 
@@ -405,9 +407,12 @@ def rest_routes(
     *,
     histories: HandHistories | None = None,
     limits: RestLimits | None = None,
+    sign_ins: SignInLog | None = None,
 ) -> list[Route]:
-    """The routes of the HTTP API for a room (see the module docstring)."""
+    """The routes of the HTTP API for a room (see the module docstring); every sign-in is
+    written to ``sign_ins`` (the sign-in log, default: on the room's storage)."""
     limits = limits or RestLimits()
+    sign_in_log = sign_ins or SignInLog(runtime.settlement.storage)
     accounts = runtime.accounts
     cashier = runtime.cashier
     hands = histories or HandHistories(runtime.settlement.storage)
@@ -527,6 +532,11 @@ def rest_routes(
             raise
         by_address.forgive(address, stamps[0][2])
         by_account.clear(name)
+        try:  # the sign-in log (integrity report): a failure to write it does not refuse play
+            agent = request.headers.get("user-agent", "")
+            await run_in_threadpool(sign_in_log.record, session.user, address, agent)
+        except Exception:
+            log.exception("the sign-in of %s was not logged", session.user)
         return JSONResponse(
             {"token": session.token, "player": session.user, "expires": session.expires_at}
         )
