@@ -276,15 +276,38 @@ def _room_command(args: argparse.Namespace) -> int:
             )
         elif args.command == "admin":
             code, result = operator.run_admin(storage, args.operation, args.account)
+        elif args.command == "integrity":
+            code, result = operator.run_integrity(storage, args.since, args.threshold)
         else:
             code, result = operator.run_audit(storage, args.shuffles)
     finally:
         storage.close()
     if code == operator.BAD_INPUT:
         print(f"feltroom {args.command}: error: {result['error']}", file=sys.stderr)
+    elif args.command == "integrity" and not args.json:
+        print(_integrity_text(result))
     else:
         print(json.dumps(result))
     return code
+
+
+def _integrity_text(report: dict[str, Any]) -> str:
+    """The integrity report in lines: each pair to review with its signals' scores."""
+    lines = [
+        f"{report['hands']} hands, {report['accounts']} accounts, {report['sign_ins']} sign-ins"
+        f"{' since ' + report['since'] if report['since'] else ''}; "
+        f"{len(report['pairs'])} pairs to review (score >= {report['threshold']:g})"
+    ]
+    for entry in report["pairs"]:
+        scores = ", ".join(f"{name} {found['score']:g}" for name, found in entry["signals"].items())
+        lines.append(f"  {' + '.join(entry['accounts'])}: score {entry['score']:g} ({scores})")
+    for group in report["groups"]:
+        if len(group["accounts"]) > 2:
+            lines.append(f"  group: {', '.join(group['accounts'])} (score {group['score']:g})")
+    if report["unreadable_hands"]:
+        lines.append(f"  hands that could not be replayed: {report['unreadable_hands']}")
+    lines.append("  --json prints every signal's evidence")
+    return "\n".join(lines)
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -380,6 +403,27 @@ def _add_room_commands(commands: Any) -> None:
     )
     audit.set_defaults(handler=_room_command)
 
+    integrity = commands.add_parser(
+        "integrity", help="pairs and groups of accounts to review for collusion (JSON with --json)"
+    )
+    add_db(integrity)
+    integrity.add_argument(
+        "--since",
+        type=_date,
+        default=None,
+        metavar="DATE",
+        help="only hands and sign-ins from this date on (2026-11-01 or 2026-11-01T12:00, UTC)",
+    )
+    integrity.add_argument(
+        "--threshold",
+        type=float,
+        default=2.0,
+        metavar="SCORE",
+        help="the score a pair must reach to be reviewed (docs/integrity.md)",
+    )
+    integrity.add_argument("--json", action="store_true", help="print one JSON object")
+    integrity.set_defaults(handler=_room_command)
+
     serve = commands.add_parser("serve", help="run the room: tables, house bots, status page")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
     serve.add_argument("--port", type=_port, default=8000, help="port to listen on")
@@ -438,6 +482,20 @@ def _seconds(text: str) -> float:
     if not 0 <= value <= 60:  # also refuses nan
         raise argparse.ArgumentTypeError(f"expected 0..60 seconds, got {text}")
     return value
+
+
+def _date(text: str) -> float:
+    from datetime import UTC, datetime
+
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a date like 2026-11-01 or 2026-11-01T12:00, got {text!r}"
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.timestamp()
 
 
 def _days(text: str) -> float:
