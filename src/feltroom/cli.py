@@ -74,6 +74,7 @@ def _bench(args: argparse.Namespace) -> int:
     assert spec is not None
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while it loads
     spec.loader.exec_module(module)
     run: Callable[[list[str]], int] = module.main
     return run(args.rest)
@@ -157,7 +158,7 @@ def _parser() -> argparse.ArgumentParser:
     bench = commands.add_parser(
         "bench", help="benchmarks side by side with peers (development install)"
     )
-    bench.add_argument("target", choices=["evaluator", "engine", "room", "server"])
+    bench.add_argument("target", choices=["evaluator", "engine", "room", "server", "integrity"])
     bench.add_argument(
         "rest", nargs=argparse.REMAINDER, help="the benchmark's own options, e.g. --json"
     )

@@ -23,13 +23,15 @@ never raises anyone, is not taken for a colluder.
 from __future__ import annotations
 
 import math
+import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from feltroom.cards import Card
 from feltroom.integrity.equity import heads_up_equity
-from feltroom.integrity.hands import PlayedHand, SignIn
+from feltroom.integrity.hands import Move, PlayedHand, SignIn
 from feltroom.integrity.stats import (
     log10_normal_upper,
     log10_poisson_lower,
@@ -59,6 +61,11 @@ PUBLIC_ADDRESS = 10
 RARE_AGENT = 3
 """A user agent at most this many accounts used is a fingerprint; a commoner one is not."""
 EXAMPLES = 5
+USUAL_CHANCES = 20
+"""A player's rate against an opponent counts toward their usual rate after this many chances."""
+USUAL_HANDS = 10
+"""Chips to and from an opponent count toward a player's usual flow after this many hands."""
+"""A player's rate against an opponent counts toward their usual rate after this many chances."""
 
 Pair = tuple[str, str]
 
@@ -78,7 +85,7 @@ class HandTally:
 
     together: dict[Pair, int] = field(default_factory=lambda: defaultdict(int))
     flow: dict[Pair, float] = field(default_factory=lambda: defaultdict(float))
-    net_sq: dict[Pair, float] = field(default_factory=lambda: defaultdict(float))
+    flow_sq: dict[Pair, float] = field(default_factory=lambda: defaultdict(float))
     folds: dict[Pair, int] = field(default_factory=lambda: defaultdict(int))
     folded_chips: dict[Pair, float] = field(default_factory=lambda: defaultdict(float))
     all_in_calls: dict[Pair, int] = field(default_factory=lambda: defaultdict(int))
@@ -123,21 +130,9 @@ class HandTally:
                 self.folds[pair] += 1
                 self.folded_chips[pair] += move.invested / bb
                 self._example("fold", pair, hand.hand_id)
-            # calls of an all-in
-            if move.kind == "call" and move.added > 0:
-                for other in move.all_in:
-                    pair = (me, other)
-                    self.all_in_calls[pair] += 1
-                    mine, theirs = holes.get(me, ()), holes.get(other, ())
-                    if len(mine) != 2 or len(theirs) != 2:
-                        continue
-                    dead = [
-                        c for name, cards in holes.items() if name not in (me, other) for c in cards
-                    ]
-                    share = heads_up_equity(mine, theirs, move.board, dead, seed=hand.hand_id)
-                    if share < HOPELESS:
-                        self.hopeless[pair] += 1
-                        self._example("hopeless", pair, hand.hand_id)
+            # calls of the all-in bet the player faced
+            if move.kind == "call" and move.added > 0 and move.facing in move.all_in:
+                self._all_in_call(hand, move, holes)
             # chances to bet or raise at a live opponent, and those taken
             if move.kind in ("fold", "check", "call", "bet", "raise"):
                 aggressive = move.kind in ("bet", "raise")
@@ -152,6 +147,23 @@ class HandTally:
                     self.pots[_pair(a, b)] += 1
         self._checkdowns(hand, street_moves)
 
+    def _all_in_call(
+        self, hand: PlayedHand, move: Move, holes: dict[str, tuple[Card, ...]]
+    ) -> None:
+        """A call of the all-in bet of ``move.facing``: hopeless below ``HOPELESS`` equity
+        against the hand it faced (the other players' cards are dead)."""
+        me, other = move.account, move.facing
+        assert other is not None
+        pair = (me, other)
+        self.all_in_calls[pair] += 1
+        mine, theirs = holes.get(me, ()), holes.get(other, ())
+        if len(mine) != 2 or len(theirs) != 2:
+            return
+        dead = [c for name, cards in holes.items() if name not in (me, other) for c in cards]
+        if heads_up_equity(mine, theirs, move.board, dead, seed=hand.hand_id) < HOPELESS:
+            self.hopeless[pair] += 1
+            self._example("hopeless", pair, hand.hand_id)
+
     def _flows(self, hand: PlayedHand, bb: int) -> None:
         """Each loser's loss shared among the winners in proportion to their gains."""
         gains = {seat.account: seat.net for seat in hand.players if seat.net > 0}
@@ -164,25 +176,7 @@ class HandTally:
             for winner, gain in gains.items():
                 chips = -seat.net * gain / total / bb
                 self.flow[seat.account, winner] += chips
-        names = [seat.account for seat in hand.players]
-        for a in names:
-            for b in names:
-                if a < b:
-                    value = self._hand_net(hand, a, b, gains, total, bb)
-                    self.net_sq[a, b] += value * value
-
-    @staticmethod
-    def _hand_net(
-        hand: PlayedHand, a: str, b: str, gains: dict[str, int], total: int, bb: int
-    ) -> float:
-        """The chips that went from ``a`` to ``b`` in this hand, less those from b to a."""
-        net_a, net_b = hand.player(a).net, hand.player(b).net
-        value = 0.0
-        if net_a < 0 and b in gains:
-            value += -net_a * gains[b] / total / bb
-        if net_b < 0 and a in gains:
-            value -= -net_b * gains[a] / total / bb
-        return value
+                self.flow_sq[seat.account, winner] += chips * chips
 
     def _checkdowns(self, hand: PlayedHand, streets: dict[int, list[Any]]) -> None:
         """Streets checked through by two players while a third was all-in."""
@@ -203,55 +197,34 @@ class HandTally:
 
     def chip_dumping(self) -> dict[Pair, dict[str, Any]]:
         """Per unordered pair with hands together: the evidence of the stronger direction."""
-        out_sum: dict[str, float] = defaultdict(float)
-        in_sum: dict[str, float] = defaultdict(float)
         pair_hands: dict[str, int] = defaultdict(int)
-        for (a, b), chips in self.flow.items():
-            out_sum[a] += chips
-            in_sum[b] += chips
         for (a, b), n in self.together.items():
             pair_hands[a] += n
             pair_hands[b] += n
-        grand_hands = sum(self.together.values()) * 2
-        grand = sum(self.flow.values()) / grand_hands if grand_hands else 0.0
-        fold_by, fold_to = _margins(self.folds)
-        hope_by, hope_to = _margins(self.hopeless)
-        folds_total, hope_total = sum(self.folds.values()), sum(self.hopeless.values())
+        flow_expected = _FlowRates(self.flow, self.together).expected(pair_hands)
+        loss_sq: dict[str, float] = defaultdict(float)
+        for (giver, _), value in self.flow_sq.items():
+            loss_sq[giver] += value
+        fold_expected = _concentration(self.folds, self.together, pair_hands)
+        hope_expected = _concentration(self.hopeless, self.together, pair_hands)
         tests = 2 * len(self.together)
         results: dict[Pair, dict[str, Any]] = {}
         for (a, b), n in self.together.items():
             best: dict[str, Any] | None = None
             for giver, taker in ((a, b), (b, a)):
-                there, back = self.flow[giver, taker], self.flow[taker, giver]
-                expect = n * (
-                    _flow_rate(giver, taker, there, n, out_sum, in_sum, pair_hands, grand)
-                    - _flow_rate(taker, giver, back, n, out_sum, in_sum, pair_hands, grand)
-                )
-                net = there - back
-                spread = math.sqrt(self.net_sq[_pair(a, b)]) or 1.0
-                z = (net - expect) / spread
+                lost = self.flow[giver, taker]
+                expect = flow_expected.get((giver, taker), 0.0)
+                # The spread: the pair's own, or what the giver's hands usually spread,
+                # whichever is larger (a pair that rarely shares a pot has a tiny own spread).
+                usual = n * loss_sq[giver] / max(1, pair_hands[giver])
+                spread = math.sqrt(max(self.flow_sq[giver, taker], usual, 1.0))
+                z = (lost - expect) / spread
                 p_flow = log10_normal_upper(z)
                 k_fold = self.folds[giver, taker]
-                lam_fold = _expected(
-                    n,
-                    fold_by[giver] - k_fold,
-                    pair_hands[giver] - n,
-                    fold_to[taker] - k_fold,
-                    pair_hands[taker] - n,
-                    folds_total - k_fold,
-                    grand_hands - 2 * n,
-                )
+                lam_fold = fold_expected.get((giver, taker), 0.0)
                 p_fold = log10_poisson_upper(k_fold, lam_fold)
                 k_hope = self.hopeless[giver, taker]
-                lam_hope = _expected(
-                    n,
-                    hope_by[giver] - k_hope,
-                    pair_hands[giver] - n,
-                    hope_to[taker] - k_hope,
-                    pair_hands[taker] - n,
-                    hope_total - k_hope,
-                    grand_hands - 2 * n,
-                )
+                lam_hope = hope_expected.get((giver, taker), 0.0)
                 p_hope = log10_poisson_upper(k_hope, lam_hope)
                 log_p = min(p_flow, p_fold, p_hope) + math.log10(3)
                 evidence = {
@@ -259,8 +232,9 @@ class HandTally:
                     "from": giver,
                     "to": taker,
                     "hands_together": n,
-                    "net_big_blinds": round(net, 1),
-                    "expected_net_big_blinds": round(expect, 1),
+                    "lost_big_blinds": round(lost, 1),
+                    "expected_big_blinds": round(expect, 1),
+                    "net_big_blinds": round(lost - self.flow[taker, giver], 1),
                     "z": round(z, 2),
                     "folds_after_investing": k_fold,
                     "expected_folds": round(lam_fold, 2),
@@ -284,7 +258,13 @@ class HandTally:
         return results
 
     def soft_play(self) -> dict[Pair, dict[str, Any]]:
-        """Per unordered pair: bets and raises at each other against each one's usual rate."""
+        """Per unordered pair: bets and raises at each other against each one's usual rate (the
+        median of the player's rates against each other opponent met often enough, so that one
+        partner the player plays unusually against does not move it)."""
+        rates: dict[str, list[tuple[str, float]]] = defaultdict(list)
+        for (me, other), chances in self.chances.items():
+            if chances >= USUAL_CHANCES:
+                rates[me].append((other, self.aggression[me, other] / chances))
         chances_by, _ = _margins(self.chances)
         aggression_by, _ = _margins(self.aggression)
         pairs = {_pair(a, b) for (a, b) in self.chances}
@@ -294,13 +274,19 @@ class HandTally:
             lam = 0.0
             taken = 0
             chances = 0
+            log_p = -math.inf
             for me, other in ((a, b), (b, a)):
                 k, c = self.aggression[me, other], self.chances[me, other]
-                rate = _rate(aggression_by[me] - k, chances_by[me] - c)
+                usual = sorted(rate for name, rate in rates[me] if name != other)
+                if len(usual) >= 3:
+                    rate = statistics.median(usual)
+                else:
+                    rate = _rate(aggression_by[me] - k, chances_by[me] - c)
+                # soft play is mutual: each must bet and raise at the other less than usual
+                log_p = max(log_p, log10_poisson_lower(k, c * rate))
                 lam += c * rate
                 taken += k
                 chances += c
-            log_p = log10_poisson_lower(taken, lam)
             results[a, b] = {
                 "score": score(log_p, tests),
                 "hands_together": self.together[a, b],
@@ -314,22 +300,48 @@ class HandTally:
         return results
 
 
-def _flow_rate(
-    giver: str,
-    taker: str,
-    chips: float,
-    n: int,
-    out_sum: dict[str, float],
-    in_sum: dict[str, float],
-    pair_hands: dict[str, int],
-    grand: float,
-) -> float:
-    """The chips expected per hand from ``giver`` to ``taker``: what the giver loses per hand to
-    everyone else plus what the taker wins per hand from everyone else, less the room's mean
-    (an additive model without the pair's own ``chips`` over their ``n`` hands)."""
-    out_rate = (out_sum[giver] - chips) / max(1, pair_hands[giver] - n)
-    in_rate = (in_sum[taker] - chips) / max(1, pair_hands[taker] - n)
-    return max(0.0, out_rate + in_rate - grand)
+class _FlowRates:
+    """Chips lost per hand together from one account to another, and what each account usually
+    takes from the others (the median over the opponents met in at least ``USUAL_HANDS`` hands,
+    so that one partner does not move it)."""
+
+    def __init__(self, flow: dict[Pair, float], together: dict[Pair, int]) -> None:
+        self.flow = flow
+        self.together = together
+        self.into: dict[str, list[tuple[str, float]]] = defaultdict(list)
+        every = []
+        for (a, b), n in together.items():
+            if n < USUAL_HANDS:
+                continue
+            for giver, taker in ((a, b), (b, a)):
+                rate = flow.get((giver, taker), 0.0) / n
+                self.into[taker].append((giver, rate))
+                every.append(rate)
+        self.usual = statistics.median(every) if every else 0.0
+
+    def gain(self, taker: str, giver: str) -> float:
+        """What ``taker`` usually wins per hand from an opponent other than ``giver``."""
+        rates = [rate for name, rate in self.into[taker] if name != giver]
+        return statistics.median(rates) if rates else self.usual
+
+    def expected(self, pair_hands: dict[str, int]) -> dict[Pair, float]:
+        """Per ordered pair, the chips the giver is expected to have lost to the taker: all it
+        lost, shared among its opponents in proportion to the hands played with each and what
+        each usually wins per hand from others (like ``_concentration``)."""
+        lost: dict[str, float] = defaultdict(float)
+        for (giver, _), chips in self.flow.items():
+            lost[giver] += chips
+        weights: dict[Pair, float] = {}
+        total: dict[str, float] = defaultdict(float)
+        for (a, b), n in self.together.items():
+            for giver, taker in ((a, b), (b, a)):
+                weight = n * max(self.gain(taker, giver), 1e-6)
+                weights[giver, taker] = weight
+                total[giver] += weight
+        return {
+            pair: lost[pair[0]] * weight / total[pair[0]] if total[pair[0]] > 0 else 0.0
+            for pair, weight in weights.items()
+        }
 
 
 def _margins(counts: dict[Pair, int]) -> tuple[dict[str, int], dict[str, int]]:
@@ -342,18 +354,27 @@ def _margins(counts: dict[Pair, int]) -> tuple[dict[str, int], dict[str, int]]:
     return by, to
 
 
-def _expected(
-    n: int,
-    by_hits: float,
-    by_tries: float,
-    to_hits: float,
-    to_tries: float,
-    all_hits: float,
-    all_tries: float,
-) -> float:
-    """Events expected in ``n`` hands together: the giver's rate times the taker's, over the
-    room's (a multiplicative model, each rate measured without the pair)."""
-    return n * _rate(by_hits, by_tries) * _rate(to_hits, to_tries) / _rate(all_hits, all_tries)
+def _concentration(
+    counts: dict[Pair, int], together: dict[Pair, int], pair_hands: dict[str, int]
+) -> dict[Pair, float]:
+    """Per ordered pair (giver, taker), the giver's events expected toward the taker: all the
+    giver's events, shared among the giver's opponents in proportion to the hands played with
+    each, weighed by how often each opponent is on the receiving end with everyone else (a
+    smoothed rate without the giver). A player who calls everyone's all-in alike spreads them as
+    expected; one who saves them for one account does not."""
+    by, to = _margins(counts)
+    weights: dict[Pair, float] = {}
+    total: dict[str, float] = defaultdict(float)
+    for (a, b), n in together.items():
+        for giver, taker in ((a, b), (b, a)):
+            own = counts.get((giver, taker), 0)
+            weight = n * _rate(to[taker] - own, pair_hands[taker] - n)
+            weights[giver, taker] = weight
+            total[giver] += weight
+    return {
+        pair: by[pair[0]] * weight / total[pair[0]] if total[pair[0]] > 0 else 0.0
+        for pair, weight in weights.items()
+    }
 
 
 def shared_sign_ins(sign_ins: Iterable[SignIn]) -> dict[Pair, dict[str, Any]]:
