@@ -63,11 +63,13 @@ RARE_AGENT = 3
 EXAMPLES = 5
 USUAL_CHANCES = 20
 """A player's rate against an opponent counts toward their usual rate after this many chances."""
-USUAL_HANDS = 10
-"""Chips to and from an opponent count toward a player's usual flow after this many hands."""
 """A player's rate against an opponent counts toward their usual rate after this many chances."""
 
 Pair = tuple[str, str]
+
+
+def _floats() -> Any:
+    return defaultdict(float)
 
 
 def _pair(a: str, b: str) -> Pair:
@@ -95,6 +97,12 @@ class HandTally:
     pots: dict[Pair, int] = field(default_factory=lambda: defaultdict(int))
     checkdowns: dict[Pair, int] = field(default_factory=lambda: defaultdict(int))
     examples: dict[tuple[str, Pair], list[int]] = field(default_factory=lambda: defaultdict(list))
+    # What each account received (chips lost to it, folds to its bets, hopeless calls of its
+    # all-ins) and its opponent-hands, in all and in the hands where another account was dealt.
+    got: dict[str, dict[str, float]] = field(default_factory=lambda: defaultdict(_floats))
+    got_with: dict[str, dict[Pair, float]] = field(default_factory=lambda: defaultdict(_floats))
+    seen: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    seen_with: dict[Pair, int] = field(default_factory=lambda: defaultdict(int))
     hands: int = 0
 
     def _example(self, kind: str, pair: Pair, hand_id: int) -> None:
@@ -110,7 +118,8 @@ class HandTally:
         for i, a in enumerate(names):
             for b in names[i + 1 :]:
                 self.together[_pair(a, b)] += 1
-        self._flows(hand, bb)
+        received: dict[str, dict[str, float]] = {"fold": {}, "hopeless": {}}
+        received["flow"] = self._flows(hand, bb)
         holes = {seat.account: seat.hole for seat in hand.players}
         voluntary: set[str] = set()
         street_moves: dict[int, list[Any]] = defaultdict(list)
@@ -127,12 +136,19 @@ class HandTally:
                 and move.facing != me
             ):
                 pair = (me, move.facing)
+                received["fold"][move.facing] = received["fold"].get(move.facing, 0) + 1
                 self.folds[pair] += 1
                 self.folded_chips[pair] += move.invested / bb
                 self._example("fold", pair, hand.hand_id)
             # calls of the all-in bet the player faced
-            if move.kind == "call" and move.added > 0 and move.facing in move.all_in:
-                self._all_in_call(hand, move, holes)
+            if (
+                move.kind == "call"
+                and move.added > 0
+                and move.facing in move.all_in
+                and self._all_in_call(hand, move, holes)
+            ):
+                taker = move.facing
+                received["hopeless"][taker] = received["hopeless"].get(taker, 0) + 1
             # chances to bet or raise at a live opponent, and those taken
             if move.kind in ("fold", "check", "call", "bet", "raise"):
                 aggressive = move.kind in ("bet", "raise")
@@ -146,10 +162,23 @@ class HandTally:
                 if a in voluntary and b in voluntary:
                     self.pots[_pair(a, b)] += 1
         self._checkdowns(hand, street_moves)
+        opponents = len(names) - 1
+        for taker in names:
+            self.seen[taker] += opponents
+            for present in names:
+                if present != taker:
+                    self.seen_with[taker, present] += opponents
+            for kind, got in received.items():
+                value = got.get(taker, 0.0)
+                if value:
+                    self.got[kind][taker] += value
+                    for present in names:
+                        if present != taker:
+                            self.got_with[kind][taker, present] += value
 
     def _all_in_call(
         self, hand: PlayedHand, move: Move, holes: dict[str, tuple[Card, ...]]
-    ) -> None:
+    ) -> bool:
         """A call of the all-in bet of ``move.facing``: hopeless below ``HOPELESS`` equity
         against the hand it faced (the other players' cards are dead)."""
         me, other = move.account, move.facing
@@ -158,18 +187,22 @@ class HandTally:
         self.all_in_calls[pair] += 1
         mine, theirs = holes.get(me, ()), holes.get(other, ())
         if len(mine) != 2 or len(theirs) != 2:
-            return
+            return False
         dead = [c for name, cards in holes.items() if name not in (me, other) for c in cards]
-        if heads_up_equity(mine, theirs, move.board, dead, seed=hand.hand_id) < HOPELESS:
-            self.hopeless[pair] += 1
-            self._example("hopeless", pair, hand.hand_id)
+        if heads_up_equity(mine, theirs, move.board, dead, seed=hand.hand_id) >= HOPELESS:
+            return False
+        self.hopeless[pair] += 1
+        self._example("hopeless", pair, hand.hand_id)
+        return True
 
-    def _flows(self, hand: PlayedHand, bb: int) -> None:
-        """Each loser's loss shared among the winners in proportion to their gains."""
+    def _flows(self, hand: PlayedHand, bb: int) -> dict[str, float]:
+        """Each loser's loss shared among the winners in proportion to their gains; returns
+        what each winner took (big blinds)."""
         gains = {seat.account: seat.net for seat in hand.players if seat.net > 0}
         total = sum(gains.values())
+        taken: dict[str, float] = {}
         if total <= 0:
-            return
+            return taken
         for seat in hand.players:
             if seat.net >= 0:
                 continue
@@ -177,6 +210,8 @@ class HandTally:
                 chips = -seat.net * gain / total / bb
                 self.flow[seat.account, winner] += chips
                 self.flow_sq[seat.account, winner] += chips * chips
+                taken[winner] = taken.get(winner, 0.0) + chips
+        return taken
 
     def _checkdowns(self, hand: PlayedHand, streets: dict[int, list[Any]]) -> None:
         """Streets checked through by two players while a third was all-in."""
@@ -201,12 +236,12 @@ class HandTally:
         for (a, b), n in self.together.items():
             pair_hands[a] += n
             pair_hands[b] += n
-        flow_expected = _FlowRates(self.flow, self.together).expected(pair_hands)
+        flow_expected = self._toward(self.flow, "flow")
         loss_sq: dict[str, float] = defaultdict(float)
         for (giver, _), value in self.flow_sq.items():
             loss_sq[giver] += value
-        fold_expected = _concentration(self.folds, self.together, pair_hands)
-        hope_expected = _concentration(self.hopeless, self.together, pair_hands)
+        fold_expected = self._toward(self.folds, "fold")
+        hope_expected = self._toward(self.hopeless, "hopeless")
         tests = 2 * len(self.together)
         results: dict[Pair, dict[str, Any]] = {}
         for (a, b), n in self.together.items():
@@ -257,6 +292,32 @@ class HandTally:
             results[a, b] = best
         return results
 
+    def _toward(self, counts: Any, kind: str) -> dict[Pair, float]:
+        """Per ordered pair (giver, taker), what of ``kind`` the giver is expected to have given
+        the taker: all the giver gave, shared among its opponents in proportion to the hands
+        played with each and to what each received per opponent-hand in the hands the giver was
+        not dealt into (smoothed toward the room's rate). A player who calls everyone's all-in
+        alike spreads them as expected; one who saves them for one account does not; and an
+        account that plays differently when its partner is there is measured without it."""
+        by: dict[str, float] = defaultdict(float)
+        for (giver, _), value in counts.items():
+            by[giver] += value
+        got, got_with = self.got[kind], self.got_with[kind]
+        room = sum(got.values()) / max(1, sum(self.seen.values()))
+        weights: dict[Pair, float] = {}
+        total: dict[str, float] = defaultdict(float)
+        for (a, b), n in self.together.items():
+            for giver, taker in ((a, b), (b, a)):
+                hits = got[taker] - got_with[taker, giver]
+                tries = self.seen[taker] - self.seen_with[taker, giver]
+                weight = n * max((hits + room) / (tries + 1), 1e-9)
+                weights[giver, taker] = weight
+                total[giver] += weight
+        return {
+            pair: by[pair[0]] * weight / total[pair[0]] if total[pair[0]] > 0 else 0.0
+            for pair, weight in weights.items()
+        }
+
     def soft_play(self) -> dict[Pair, dict[str, Any]]:
         """Per unordered pair: bets and raises at each other against each one's usual rate (the
         median of the player's rates against each other opponent met often enough, so that one
@@ -300,50 +361,6 @@ class HandTally:
         return results
 
 
-class _FlowRates:
-    """Chips lost per hand together from one account to another, and what each account usually
-    takes from the others (the median over the opponents met in at least ``USUAL_HANDS`` hands,
-    so that one partner does not move it)."""
-
-    def __init__(self, flow: dict[Pair, float], together: dict[Pair, int]) -> None:
-        self.flow = flow
-        self.together = together
-        self.into: dict[str, list[tuple[str, float]]] = defaultdict(list)
-        every = []
-        for (a, b), n in together.items():
-            if n < USUAL_HANDS:
-                continue
-            for giver, taker in ((a, b), (b, a)):
-                rate = flow.get((giver, taker), 0.0) / n
-                self.into[taker].append((giver, rate))
-                every.append(rate)
-        self.usual = statistics.median(every) if every else 0.0
-
-    def gain(self, taker: str, giver: str) -> float:
-        """What ``taker`` usually wins per hand from an opponent other than ``giver``."""
-        rates = [rate for name, rate in self.into[taker] if name != giver]
-        return statistics.median(rates) if rates else self.usual
-
-    def expected(self, pair_hands: dict[str, int]) -> dict[Pair, float]:
-        """Per ordered pair, the chips the giver is expected to have lost to the taker: all it
-        lost, shared among its opponents in proportion to the hands played with each and what
-        each usually wins per hand from others (like ``_concentration``)."""
-        lost: dict[str, float] = defaultdict(float)
-        for (giver, _), chips in self.flow.items():
-            lost[giver] += chips
-        weights: dict[Pair, float] = {}
-        total: dict[str, float] = defaultdict(float)
-        for (a, b), n in self.together.items():
-            for giver, taker in ((a, b), (b, a)):
-                weight = n * max(self.gain(taker, giver), 1e-6)
-                weights[giver, taker] = weight
-                total[giver] += weight
-        return {
-            pair: lost[pair[0]] * weight / total[pair[0]] if total[pair[0]] > 0 else 0.0
-            for pair, weight in weights.items()
-        }
-
-
 def _margins(counts: dict[Pair, int]) -> tuple[dict[str, int], dict[str, int]]:
     """Row and column sums of counts per ordered pair."""
     by: dict[str, int] = defaultdict(int)
@@ -352,29 +369,6 @@ def _margins(counts: dict[Pair, int]) -> tuple[dict[str, int], dict[str, int]]:
         by[a] += k
         to[b] += k
     return by, to
-
-
-def _concentration(
-    counts: dict[Pair, int], together: dict[Pair, int], pair_hands: dict[str, int]
-) -> dict[Pair, float]:
-    """Per ordered pair (giver, taker), the giver's events expected toward the taker: all the
-    giver's events, shared among the giver's opponents in proportion to the hands played with
-    each, weighed by how often each opponent is on the receiving end with everyone else (a
-    smoothed rate without the giver). A player who calls everyone's all-in alike spreads them as
-    expected; one who saves them for one account does not."""
-    by, to = _margins(counts)
-    weights: dict[Pair, float] = {}
-    total: dict[str, float] = defaultdict(float)
-    for (a, b), n in together.items():
-        for giver, taker in ((a, b), (b, a)):
-            own = counts.get((giver, taker), 0)
-            weight = n * _rate(to[taker] - own, pair_hands[taker] - n)
-            weights[giver, taker] = weight
-            total[giver] += weight
-    return {
-        pair: by[pair[0]] * weight / total[pair[0]] if total[pair[0]] > 0 else 0.0
-        for pair, weight in weights.items()
-    }
 
 
 def shared_sign_ins(sign_ins: Iterable[SignIn]) -> dict[Pair, dict[str, Any]]:

@@ -9,10 +9,11 @@ plays tight-aggressive (``TagBrain``) unless its partner is still in the hand; t
   brain would not fold, so the two check hands down together. When a third player has bet and
   the partner still has to answer it, only the one with the stronger holding calls (before the
   flop the better starting hand, after it the better hand so far); the other folds.
-- ``DumperBrain`` and ``ReceiverBrain`` (one passes chips to the other): the receiver bets or
-  raises at every turn, about the pot, and moves all-in on the river now and then; the dumper
-  calls before the flop and on the flop, folds to the receiver's bet on the turn and the river
-  (after putting chips in), and calls the receiver's all-in with whatever it holds.
+- ``DumperBrain`` and ``ReceiverBrain`` (one passes chips to the other; they tell each other
+  their cards too): the receiver bets or raises at every turn, about the pot, and moves all-in
+  on the river when its hand beats the dumper's; the dumper calls before the flop and on the
+  flop, folds to the receiver's bet on the turn and the river (after putting chips in), and
+  calls the receiver's all-in when it is behind (a hopeless call).
 
 ``choose(view, legal, partner)`` takes what the partner tells (``Partner``: their seat and hole
 cards); without a partner in the hand each plays like ``TagBrain``.
@@ -113,6 +114,17 @@ class CardSharingBrain(_Colluder):
         return _passive(legal, call=True)
 
 
+def _ahead(view: HandView, mine: tuple[Card, Card] | None, theirs: tuple[Card, Card]) -> bool:
+    """Whether ``mine`` beats ``theirs`` now (after the flop: the hands so far; before it: the
+    starting hands' scores)."""
+    if mine is None:
+        return False
+    board = [card for card in view.board if card is not None]
+    if board:
+        return evaluate((*mine, *board)) > evaluate((*theirs, *board))
+    return PREFLOP_SCORE[hand_key(*mine)] > PREFLOP_SCORE[hand_key(*theirs)]
+
+
 class DumperBrain(_Colluder):
     """Passes chips to its partner (see the module docstring)."""
 
@@ -121,8 +133,8 @@ class DumperBrain(_Colluder):
     def _with_partner(self, view: HandView, legal: LegalActions, partner: Partner) -> Action:
         them = next(p for p in view.players if p.seat == partner.seat)
         top = max(p.bet for p in view.players)
-        if them.all_in:
-            return _passive(legal, call=True)
+        if them.all_in:  # the partner moved in with the better hand: pay it off
+            return _passive(legal, call=not _ahead(view, _mine(view, legal.seat), partner.cards))
         if view.street >= 2 and them.bet == top and top > 0:
             return _passive(legal, call=False)
         return _passive(legal, call=True)
@@ -137,7 +149,7 @@ class ReceiverBrain(_Colluder):
         if legal.raise_min is None or legal.raise_max is None:
             return _passive(legal, call=True)
         top = max(p.bet for p in view.players)
-        if view.street == 3 and self._random.random() < 0.3:
+        if view.street == 3 and _ahead(view, _mine(view, legal.seat), partner.cards):
             return RaiseTo(legal.raise_max)
         target = 3 * top if view.street == 0 else top + view.pot
         return RaiseTo(min(max(target, legal.raise_min), legal.raise_max))
