@@ -300,7 +300,15 @@ def run_seed(seed: int, hands: int, threshold: float = DEFAULT_THRESHOLD) -> dic
     }
     flagged = [frozenset(entry["accounts"]) for entry in report["pairs"]]
     found = [name for name, pair in planted.items() if pair in flagged]
-    false = [sorted(pair) for pair in flagged if pair not in planted.values()]
+    false = [
+        {
+            "accounts": entry["accounts"],
+            "score": entry["score"],
+            "signals": {name: found["score"] for name, found in entry["signals"].items()},
+        }
+        for entry in report["pairs"]
+        if frozenset(entry["accounts"]) not in planted.values()
+    ]
     signals = {
         name: sorted(
             signal
