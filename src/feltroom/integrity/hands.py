@@ -71,7 +71,8 @@ class Move:
     ``kind`` is ``fold``, ``check``, ``call``, ``bet`` or ``raise``; ``added`` the chips it put in;
     ``owed`` what the player had to add to call before acting; ``facing`` the account whose bet or
     raise was the last one of the street (``None``: nobody bet yet; the blinds are not a bet);
-    ``invested`` the player's chips in the pot before acting; ``live`` the other accounts still in
+    ``invested`` the player's chips in the pot before acting, ``forced`` the part of them that
+    were forced bets (blinds, antes, posts); ``live`` the other accounts still in
     the hand (not folded) and ``all_in`` those of them all-in, as the player acted; ``board`` the
     board cards dealt by then.
     """

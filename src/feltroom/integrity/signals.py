@@ -1,18 +1,18 @@
 """The four signals of the integrity report, each counted over played hands (or the sign-in log)
 and scored per pair of accounts (``stats.score``: a p-value corrected for the pairs tested).
 
-Every expectation compares a pair with how the same two accounts play against everybody else
-(leave-the-pair-out rates), so a strong player who beats a weak one everywhere, or a player who
-never raises anyone, is not taken for a colluder.
+Every expectation compares a pair with how the same two accounts play with everybody else, so a
+strong player who beats a weak one everywhere, or a player who never raises anyone, is not taken
+for a colluder.
 
-- ``chip_dumping`` (ordered: chips from one account to another): the net chips that went from
-  one to the other in the hands they shared, against what each one loses and wins per hand
-  against everyone else (a self-normalised z); folds to the other's bet after putting chips in
-  voluntarily, and calls of the other's all-in with a hopeless hand (under a fifth of the pot's
-  equity against the hand actually held), against each one's rates with everyone else (Poisson).
-- ``soft_play``: bets and raises by either while the other was still in the hand, against each
-  one's rate of betting and raising with anyone else in the hand (Poisson, lower tail); the
-  check-downs while a third player was all-in are listed as evidence.
+- ``chip_dumping`` (ordered: from a giver to a taker): folds to the taker's bet after putting
+  chips in voluntarily, calls of the taker's all-in with a hopeless hand (under ``HOPELESS``
+  equity against the hand actually held), and the chips lost to the taker. Each is compared with
+  all the giver gave, shared among its opponents by the hands played with each and by what each
+  received from others in the hands without the giver (Poisson for counts, a z for chips).
+- ``soft_play``: bets and raises of each while the other was still in the hand, against each
+  one's usual rate (the median of its rates against its other opponents); both must be low
+  (Poisson, lower tail). Check-downs while a third player was all-in are listed as evidence.
 - ``shared_sign_ins``: addresses both signed in from (each weighted 1/(k-1) when k accounts used
   it; an address of more than ``PUBLIC_ADDRESS`` accounts is a public one and ignored), plus half
   a point per user agent string both used that at most ``RARE_AGENT`` accounts used.
@@ -61,8 +61,8 @@ PUBLIC_ADDRESS = 10
 RARE_AGENT = 3
 """A user agent at most this many accounts used is a fingerprint; a commoner one is not."""
 EXAMPLES = 5
+"""Hand ids kept as examples per pair and kind of evidence."""
 USUAL_CHANCES = 20
-"""A player's rate against an opponent counts toward their usual rate after this many chances."""
 """A player's rate against an opponent counts toward their usual rate after this many chances."""
 
 Pair = tuple[str, str]
@@ -387,24 +387,20 @@ def shared_sign_ins(sign_ins: Iterable[SignIn]) -> dict[Pair, dict[str, Any]]:
             pair, {"score": 0.0, "shared_addresses": [], "shared_user_agents": []}
         )
 
-    for address, names in sorted(by_address.items()):
-        if not 2 <= len(names) <= PUBLIC_ADDRESS:
-            continue
-        ordered = sorted(names)
-        for i, a in enumerate(ordered):
-            for b in ordered[i + 1 :]:
-                found = entry((a, b))
-                found["shared_addresses"].append({"address": address, "accounts": len(names)})
-                found["score"] += 1.0 / (len(names) - 1)
-    for agent, names in sorted(by_agent.items()):
-        if not 2 <= len(names) <= RARE_AGENT:
-            continue
-        ordered = sorted(names)
-        for i, a in enumerate(ordered):
-            for b in ordered[i + 1 :]:
-                found = entry((a, b))
-                found["shared_user_agents"].append({"user_agent": agent, "accounts": len(names)})
-                found["score"] += 0.5
+    kinds = (
+        (by_address, PUBLIC_ADDRESS, "shared_addresses", "address"),
+        (by_agent, RARE_AGENT, "shared_user_agents", "user_agent"),
+    )
+    for used, most, field_name, key in kinds:
+        for value, names in sorted(used.items()):
+            if not 2 <= len(names) <= most:
+                continue
+            ordered = sorted(names)
+            for i, a in enumerate(ordered):
+                for b in ordered[i + 1 :]:
+                    found = entry((a, b))
+                    found[field_name].append({key: value, "accounts": len(names)})
+                    found["score"] += 1.0 / (len(names) - 1) if key == "address" else 0.5
     for found in results.values():
         found["score"] = round(found["score"], 2)
     return results
