@@ -67,12 +67,18 @@ def bet_fold(hand_id: int, bettor: str, second: str, third: str) -> StoredHand:
 
 
 def shove_call(
-    hand_id: int, shover: str, third: str, caller: str, *, caller_hole: str
+    hand_id: int,
+    shover: str,
+    third: str,
+    caller: str,
+    *,
+    caller_hole: str,
+    shover_hole: str = STRONG,
 ) -> StoredHand:
-    """The shover (aces) moves all-in; the third folds; the caller calls with ``caller_hole``."""
+    """The shover moves all-in; the third folds; the caller calls with ``caller_hole``."""
     return stored_hand(
         hand_id,
-        [(shover, 100, STRONG), (third, 200, MIDDLE), (caller, 200, caller_hole)],
+        [(shover, 100, shover_hole), (third, 200, MIDDLE), (caller, 200, caller_hole)],
         BOARD,
         [(shover, RaiseTo(100)), (third, Fold()), (caller, Call())],
     )

@@ -123,8 +123,13 @@ def test_chip_dumping_a_strong_player_beating_a_weak_one_everywhere_is_not_flagg
 
 def test_chip_dumping_hopeless_calls_of_one_accounts_all_ins_are_flagged() -> None:
     rng = random.Random(4)
-    honest = [
-        shove_call(k + 1, *rng.sample(NAMES, 3), caller_hole=rng.choice(["Kc Kd", "Qc Qd"]))
+    honest = [  # ten against an overcard and a pair above it: called with a fair chance
+        shove_call(
+            k + 1,
+            *rng.sample(NAMES, 3),
+            caller_hole=rng.choice(["Ac Kc", "Qc Qd", "9c 9d"]),
+            shover_hole="Ts Tc",
+        )
         for k in range(120)
     ]
     dumped = [

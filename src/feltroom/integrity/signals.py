@@ -7,9 +7,11 @@ for a colluder.
 
 - ``chip_dumping`` (ordered: from a giver to a taker): folds to the taker's bet after putting
   chips in voluntarily, calls of the taker's all-in with a hopeless hand (under ``HOPELESS``
-  equity against the hand actually held), and the chips lost to the taker. Each is compared with
-  all the giver gave, shared among its opponents by the hands played with each and by what each
-  received from others in the hands without the giver (Poisson for counts, a z for chips).
+  equity against the hand actually held), and the chips lost to the taker. Folds and chips are
+  compared with all the giver gave, shared among its opponents by the hands played with each and
+  by what each received from others in the hands without the giver (Poisson for folds, a z for
+  chips); hopeless calls with the share of hopeless calls the taker's all-ins meet from others, or
+  the giver makes against others (binomial).
 - ``soft_play``: bets and raises of each while the other was still in the hand, against each
   one's usual rate (the median of its rates against its other opponents); both must be low
   (Poisson, lower tail). Check-downs while a third player was all-in are listed as evidence.
@@ -33,6 +35,7 @@ from feltroom.cards import Card
 from feltroom.integrity.equity import heads_up_equity
 from feltroom.integrity.hands import Move, PlayedHand, SignIn
 from feltroom.integrity.stats import (
+    log10_binomial_upper,
     log10_normal_upper,
     log10_poisson_lower,
     log10_poisson_upper,
@@ -60,6 +63,8 @@ PUBLIC_ADDRESS = 10
 """An address more accounts than this signed in from is public (a café, a carrier) and ignored."""
 RARE_AGENT = 3
 """A user agent at most this many accounts used is a fingerprint; a commoner one is not."""
+PRIOR_CALLS = 5
+"""Calls of all-ins at the room's hopeless share that smooth each player's share."""
 EXAMPLES = 5
 """Hand ids kept as examples per pair and kind of evidence."""
 USUAL_CHANCES = 20
@@ -97,8 +102,8 @@ class HandTally:
     pots: dict[Pair, int] = field(default_factory=lambda: defaultdict(int))
     checkdowns: dict[Pair, int] = field(default_factory=lambda: defaultdict(int))
     examples: dict[tuple[str, Pair], list[int]] = field(default_factory=lambda: defaultdict(list))
-    # What each account received (chips lost to it, folds to its bets, hopeless calls of its
-    # all-ins) and its opponent-hands, in all and in the hands where another account was dealt.
+    # What each account received (chips lost to it, folds to its bets) and its opponent-hands,
+    # in all and in the hands where another account was dealt.
     got: dict[str, dict[str, float]] = field(default_factory=lambda: defaultdict(_floats))
     got_with: dict[str, dict[Pair, float]] = field(default_factory=lambda: defaultdict(_floats))
     seen: dict[str, int] = field(default_factory=lambda: defaultdict(int))
@@ -118,7 +123,7 @@ class HandTally:
         for i, a in enumerate(names):
             for b in names[i + 1 :]:
                 self.together[_pair(a, b)] += 1
-        received: dict[str, dict[str, float]] = {"fold": {}, "hopeless": {}}
+        received: dict[str, dict[str, float]] = {"fold": {}}
         received["flow"] = self._flows(hand, bb)
         holes = {seat.account: seat.hole for seat in hand.players}
         voluntary: set[str] = set()
@@ -141,14 +146,8 @@ class HandTally:
                 self.folded_chips[pair] += move.invested / bb
                 self._example("fold", pair, hand.hand_id)
             # calls of the all-in bet the player faced
-            if (
-                move.kind == "call"
-                and move.added > 0
-                and move.facing in move.all_in
-                and self._all_in_call(hand, move, holes)
-            ):
-                taker = move.facing
-                received["hopeless"][taker] = received["hopeless"].get(taker, 0) + 1
+            if move.kind == "call" and move.added > 0 and move.facing in move.all_in:
+                self._all_in_call(hand, move, holes)
             # chances to bet or raise at a live opponent, and those taken
             if move.kind in ("fold", "check", "call", "bet", "raise"):
                 aggressive = move.kind in ("bet", "raise")
@@ -178,7 +177,7 @@ class HandTally:
 
     def _all_in_call(
         self, hand: PlayedHand, move: Move, holes: dict[str, tuple[Card, ...]]
-    ) -> bool:
+    ) -> None:
         """A call of the all-in bet of ``move.facing``: hopeless below ``HOPELESS`` equity
         against the hand it faced (the other players' cards are dead)."""
         me, other = move.account, move.facing
@@ -187,13 +186,11 @@ class HandTally:
         self.all_in_calls[pair] += 1
         mine, theirs = holes.get(me, ()), holes.get(other, ())
         if len(mine) != 2 or len(theirs) != 2:
-            return False
+            return
         dead = [c for name, cards in holes.items() if name not in (me, other) for c in cards]
-        if heads_up_equity(mine, theirs, move.board, dead, seed=hand.hand_id) >= HOPELESS:
-            return False
-        self.hopeless[pair] += 1
-        self._example("hopeless", pair, hand.hand_id)
-        return True
+        if heads_up_equity(mine, theirs, move.board, dead, seed=hand.hand_id) < HOPELESS:
+            self.hopeless[pair] += 1
+            self._example("hopeless", pair, hand.hand_id)
 
     def _flows(self, hand: PlayedHand, bb: int) -> dict[str, float]:
         """Each loser's loss shared among the winners in proportion to their gains; returns
@@ -241,7 +238,7 @@ class HandTally:
         for (giver, _), value in self.flow_sq.items():
             loss_sq[giver] += value
         fold_expected = self._toward(self.folds, "fold")
-        hope_expected = self._toward(self.hopeless, "hopeless")
+        hope_rate = self._hopeless_rates()
         tests = 2 * len(self.together)
         results: dict[Pair, dict[str, Any]] = {}
         for (a, b), n in self.together.items():
@@ -258,9 +255,9 @@ class HandTally:
                 k_fold = self.folds[giver, taker]
                 lam_fold = fold_expected.get((giver, taker), 0.0)
                 p_fold = log10_poisson_upper(k_fold, lam_fold)
-                k_hope = self.hopeless[giver, taker]
-                lam_hope = hope_expected.get((giver, taker), 0.0)
-                p_hope = log10_poisson_upper(k_hope, lam_hope)
+                k_hope, calls = self.hopeless[giver, taker], self.all_in_calls[giver, taker]
+                rate = hope_rate(giver, taker)
+                p_hope = log10_binomial_upper(k_hope, calls, rate)
                 log_p = min(p_flow, p_fold, p_hope) + math.log10(3)
                 evidence = {
                     "score": score(log_p, tests),
@@ -276,7 +273,7 @@ class HandTally:
                     "chips_folded_big_blinds": round(self.folded_chips[giver, taker], 1),
                     "all_in_calls": self.all_in_calls[giver, taker],
                     "hopeless_calls": k_hope,
-                    "expected_hopeless_calls": round(lam_hope, 2),
+                    "expected_hopeless_calls": round(calls * rate, 2),
                     "example_hands": sorted(
                         set(self.examples["fold", (giver, taker)])
                         | set(self.examples["hopeless", (giver, taker)])
@@ -291,6 +288,28 @@ class HandTally:
             assert best is not None
             results[a, b] = best
         return results
+
+    def _hopeless_rates(self) -> Any:
+        """``rate(giver, taker)``: the share of calls of the taker's all-ins that are hopeless
+        when others call them, or of the giver's calls of others' all-ins, whichever is higher
+        (each without the pair, smoothed toward the room's share by ``PRIOR_CALLS`` calls): a
+        player whose all-ins are mostly called by hopeless hands, or who calls every all-in,
+        is expected to make or meet many."""
+        calls_by, calls_to = _margins(self.all_in_calls)
+        hope_by, hope_to = _margins(self.hopeless)
+        room = (sum(hope_by.values()) + 1) / (sum(calls_by.values()) + 2)
+
+        def rate(giver: str, taker: str) -> float:
+            k, n = self.hopeless[giver, taker], self.all_in_calls[giver, taker]
+            of_taker = (hope_to[taker] - k + PRIOR_CALLS * room) / (
+                calls_to[taker] - n + PRIOR_CALLS
+            )
+            of_giver = (hope_by[giver] - k + PRIOR_CALLS * room) / (
+                calls_by[giver] - n + PRIOR_CALLS
+            )
+            return min(1.0, max(of_taker, of_giver))
+
+        return rate
 
     def _toward(self, counts: Any, kind: str) -> dict[Pair, float]:
         """Per ordered pair (giver, taker), what of ``kind`` the giver is expected to have given

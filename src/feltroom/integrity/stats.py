@@ -11,7 +11,13 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["log10_normal_upper", "log10_poisson_lower", "log10_poisson_upper", "score"]
+__all__ = [
+    "log10_binomial_upper",
+    "log10_normal_upper",
+    "log10_poisson_lower",
+    "log10_poisson_upper",
+    "score",
+]
 
 _LN10 = math.log(10.0)
 
@@ -55,6 +61,25 @@ def log10_poisson_lower(k: int, lam: float) -> float:
         upper = math.exp(log10_poisson_upper(k + 1, lam) * _LN10)
         return math.log10(max(1e-300, 1.0 - upper))
     return min(0.0, _log_sum([_log_term(i, lam) for i in range(k + 1)]) / _LN10)
+
+
+def log10_binomial_upper(k: int, n: int, p: float) -> float:
+    """log10 P(X >= k) for X ~ Binomial(n, p)."""
+    if k <= 0:
+        return 0.0
+    if k > n or p <= 0:
+        return -math.inf
+    if p >= 1:
+        return 0.0
+    terms = [
+        math.lgamma(n + 1)
+        - math.lgamma(i + 1)
+        - math.lgamma(n - i + 1)
+        + i * math.log(p)
+        + (n - i) * math.log1p(-p)
+        for i in range(k, n + 1)
+    ]
+    return min(0.0, _log_sum(terms) / _LN10)
 
 
 def log10_normal_upper(z: float) -> float:
