@@ -35,6 +35,7 @@ import logging
 import os
 import random
 import shutil
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -347,13 +348,12 @@ def main(argv: list[str]) -> int:
     for seed in range(args.first_seed, args.first_seed + args.seeds):
         run = run_seed(seed, args.hands)
         runs.append(run)
-        if not args.json:
-            print(
-                f"seed {seed}: {run['hands']} hands, {run['flagged']} flagged, found "
-                f"{run['found']}, false positives {run['false_positives']} "
-                f"({run['seconds']} s)",
-                flush=True,
-            )
+        print(
+            f"seed {seed}: {run['hands']} hands, {run['flagged']} flagged, found "
+            f"{run['found']}, false positives {run['false_positives']} ({run['seconds']} s)",
+            file=sys.stderr if args.json else sys.stdout,
+            flush=True,
+        )
     precision = round(sum(run["precision"] for run in runs) / len(runs), 3)
     recall = round(sum(run["recall"] for run in runs) / len(runs), 3)
     summary = {
