@@ -65,6 +65,9 @@ RARE_AGENT = 3
 """A user agent at most this many accounts used is a fingerprint; a commoner one is not."""
 PRIOR_CALLS = 5
 """Calls of all-ins at the room's hopeless share that smooth each player's share."""
+PRIOR_HANDS = 50
+"""Opponent-hands at the room's rate that smooth what an account usually receives."""
+"""Calls of all-ins at the room's hopeless share that smooth each player's share."""
 EXAMPLES = 5
 """Hand ids kept as examples per pair and kind of evidence."""
 USUAL_CHANCES = 20
@@ -315,8 +318,7 @@ class HandTally:
         """Per ordered pair (giver, taker), what of ``kind`` the giver is expected to have given
         the taker: all the giver gave, shared among its opponents in proportion to the hands
         played with each and to what each received per opponent-hand in the hands the giver was
-        not dealt into (smoothed toward the room's rate). A player who calls everyone's all-in
-        alike spreads them as expected; one who saves them for one account does not; and an
+        not dealt into (smoothed toward the room's rate by ``PRIOR_HANDS`` opponent-hands). An
         account that plays differently when its partner is there is measured without it."""
         by: dict[str, float] = defaultdict(float)
         for (giver, _), value in counts.items():
@@ -329,7 +331,7 @@ class HandTally:
             for giver, taker in ((a, b), (b, a)):
                 hits = got[taker] - got_with[taker, giver]
                 tries = self.seen[taker] - self.seen_with[taker, giver]
-                weight = n * max((hits + room) / (tries + 1), 1e-9)
+                weight = n * max((hits + PRIOR_HANDS * room) / (tries + PRIOR_HANDS), 1e-9)
                 weights[giver, taker] = weight
                 total[giver] += weight
         return {
