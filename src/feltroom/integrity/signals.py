@@ -236,7 +236,7 @@ class HandTally:
         for (a, b), n in self.together.items():
             pair_hands[a] += n
             pair_hands[b] += n
-        flow_expected = self._toward(self.flow, "flow")
+        flow_expected = self._toward(self.flow, "flow", own_prior=True)
         loss_sq: dict[str, float] = defaultdict(float)
         for (giver, _), value in self.flow_sq.items():
             loss_sq[giver] += value
@@ -314,12 +314,14 @@ class HandTally:
 
         return rate
 
-    def _toward(self, counts: Any, kind: str) -> dict[Pair, float]:
+    def _toward(self, counts: Any, kind: str, *, own_prior: bool = False) -> dict[Pair, float]:
         """Per ordered pair (giver, taker), what of ``kind`` the giver is expected to have given
         the taker: all the giver gave, shared among its opponents in proportion to the hands
         played with each and to what each received per opponent-hand in the hands the giver was
-        not dealt into (smoothed toward the room's rate by ``PRIOR_HANDS`` opponent-hands). An
-        account that plays differently when its partner is there is measured without it."""
+        not dealt into, smoothed by ``PRIOR_HANDS`` opponent-hands at the room's rate, or with
+        ``own_prior`` at the taker's own rate in all its hands (chips: a strong player who
+        mostly sits with one friend still wins like a strong player). An account that plays
+        differently when its partner is there is measured without it."""
         by: dict[str, float] = defaultdict(float)
         for (giver, _), value in counts.items():
             by[giver] += value
@@ -331,7 +333,8 @@ class HandTally:
             for giver, taker in ((a, b), (b, a)):
                 hits = got[taker] - got_with[taker, giver]
                 tries = self.seen[taker] - self.seen_with[taker, giver]
-                weight = n * max((hits + PRIOR_HANDS * room) / (tries + PRIOR_HANDS), 1e-9)
+                prior = got[taker] / max(1, self.seen[taker]) if own_prior else room
+                weight = n * max((hits + PRIOR_HANDS * prior) / (tries + PRIOR_HANDS), 1e-9)
                 weights[giver, taker] = weight
                 total[giver] += weight
         return {
