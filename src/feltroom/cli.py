@@ -76,6 +76,7 @@ def _bench(args: argparse.Namespace) -> int:
     assert spec is not None
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while it loads
     spec.loader.exec_module(module)
     run: Callable[[list[str]], int] = module.main
     return run(args.rest)
@@ -197,7 +198,9 @@ def _parser() -> argparse.ArgumentParser:
     bench = commands.add_parser(
         "bench", help="benchmarks side by side with peers (development install)"
     )
-    bench.add_argument("target", choices=["evaluator", "engine", "room", "server", "signups"])
+    bench.add_argument(
+        "target", choices=["evaluator", "engine", "room", "server", "signups", "integrity"]
+    )
     bench.add_argument(
         "rest", nargs=argparse.REMAINDER, help="the benchmark's own options, e.g. --json"
     )
@@ -414,15 +417,38 @@ def _room_command(args: argparse.Namespace) -> int:
             )
         elif args.command == "admin":
             code, result = operator.run_admin(storage, args.operation, args.account)
+        elif args.command == "integrity":
+            code, result = operator.run_integrity(storage, args.since, args.threshold)
         else:
             code, result = operator.run_audit(storage, args.shuffles)
     finally:
         storage.close()
     if code == operator.BAD_INPUT:
         print(f"feltroom {args.command}: error: {result['error']}", file=sys.stderr)
+    elif args.command == "integrity" and not args.json:
+        print(_integrity_text(result))
     else:
         print(json.dumps(result))
     return code
+
+
+def _integrity_text(report: dict[str, Any]) -> str:
+    """The integrity report in lines: each pair to review with its signals' scores."""
+    lines = [
+        f"{report['hands']} hands, {report['accounts']} accounts, {report['sign_ins']} sign-ins"
+        f"{' since ' + report['since'] if report['since'] else ''}; "
+        f"{len(report['pairs'])} pairs to review (score >= {report['threshold']:g})"
+    ]
+    for entry in report["pairs"]:
+        scores = ", ".join(f"{name} {found['score']:g}" for name, found in entry["signals"].items())
+        lines.append(f"  {' + '.join(entry['accounts'])}: score {entry['score']:g} ({scores})")
+    for group in report["groups"]:
+        if len(group["accounts"]) > 2:
+            lines.append(f"  group: {', '.join(group['accounts'])} (score {group['score']:g})")
+    if report["unreadable_hands"]:
+        lines.append(f"  hands that could not be replayed: {report['unreadable_hands']}")
+    lines.append("  --json prints every signal's evidence")
+    return "\n".join(lines)
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -435,6 +461,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     from feltroom.room import Accounts, Cashier, RoomError, Settlement
     from feltroom.room.runtime import RoomRuntime, RuntimeSettings
+    from feltroom.room.signins import SignInLog
     from feltroom.room.tables_config import load_tables
     from feltroom.server import create_app, serve
     from feltroom.server.rest import RestLimits
@@ -477,8 +504,9 @@ def _serve(args: argparse.Namespace) -> int:
         limits = RestLimits(
             signups=args.signups, signup_exempt=args.signup_exempt, hash_pool=args.hash_pool
         )
+        sign_ins = SignInLog(storage, retention_days=args.sign_in_retention_days)
         serve(
-            create_app(runtime, limits=limits),
+            create_app(runtime, limits=limits, sign_ins=sign_ins),
             args.host,
             args.port,
             on_ready=ready,
@@ -526,6 +554,27 @@ def _add_room_commands(commands: Any) -> None:
         "--shuffles", type=_count, default=100_000, metavar="N", help="self-test decks (0: skip)"
     )
     audit.set_defaults(handler=_room_command)
+
+    integrity = commands.add_parser(
+        "integrity", help="pairs and groups of accounts to review for collusion (JSON with --json)"
+    )
+    add_db(integrity)
+    integrity.add_argument(
+        "--since",
+        type=_date,
+        default=None,
+        metavar="DATE",
+        help="only hands and sign-ins from this date on (2026-11-01 or 2026-11-01T12:00, UTC)",
+    )
+    integrity.add_argument(
+        "--threshold",
+        type=float,
+        default=2.0,
+        metavar="SCORE",
+        help="the score a pair must reach to be reviewed (docs/integrity.md)",
+    )
+    integrity.add_argument("--json", action="store_true", help="print one JSON object")
+    integrity.set_defaults(handler=_room_command)
 
     serve = commands.add_parser("serve", help="run the room: tables, house bots, status page")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
@@ -579,6 +628,13 @@ def _add_room_commands(commands: Any) -> None:
         default=2,
         metavar="N",
         help="passwords hashed at once, each 64 MiB (default: 2)",
+    )
+    serve.add_argument(
+        "--sign-in-retention-days",
+        type=_days,
+        default=90.0,
+        metavar="DAYS",
+        help="how long the sign-in log keeps each sign-in (docs/integrity.md)",
     )
     serve.set_defaults(handler=_serve)
 
@@ -647,6 +703,30 @@ def _seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
     if not 0 <= value <= 60:  # also refuses nan
         raise argparse.ArgumentTypeError(f"expected 0..60 seconds, got {text}")
+    return value
+
+
+def _date(text: str) -> float:
+    from datetime import UTC, datetime
+
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a date like 2026-11-01 or 2026-11-01T12:00, got {text!r}"
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.timestamp()
+
+
+def _days(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of days, got {text!r}") from None
+    if not 0 < value <= 36500:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"expected more than 0 and at most 36500 days, got {text}")
     return value
 
 

@@ -1,6 +1,6 @@
-"""The operator's commands (``feltroom cashier``, ``admin``, ``audit``) as functions over a
-``Storage``: each returns an exit code and the JSON object to print. The command line opens the
-storage (it is the composition root) and prints.
+"""The operator's commands (``feltroom cashier``, ``admin``, ``audit``, ``integrity``) as functions
+over a ``Storage``: each returns an exit code and the JSON object to print. The command line opens
+the storage (it is the composition root) and prints.
 
 Exit codes: 0 done; 1 the audit found problems; 2 bad input (nothing was changed).
 """
@@ -14,9 +14,10 @@ from feltroom.room.accounts import Accounts, Argon2Settings
 from feltroom.room.audit import DEFAULT_SHUFFLES, audit
 from feltroom.room.cashier import Cashier
 from feltroom.room.errors import RoomError
+from feltroom.room.integrity import room_integrity_report
 from feltroom.room.storage import Storage
 
-__all__ = ["BAD_INPUT", "run_admin", "run_audit", "run_cashier"]
+__all__ = ["BAD_INPUT", "run_admin", "run_audit", "run_cashier", "run_integrity"]
 
 BAD_INPUT = 2
 
@@ -69,3 +70,10 @@ def run_audit(storage: Storage, shuffles: int = DEFAULT_SHUFFLES) -> Outcome:
     """The audit; exit code 0 only when everything passes."""
     report = audit(storage, shuffles)
     return (0 if report["pass"] else 1), report
+
+
+def run_integrity(storage: Storage, since: float | None, threshold: float) -> Outcome:
+    """The integrity report (docs/integrity.md); exit code 0 whether or not it found pairs."""
+    if not threshold > 0:  # also refuses nan
+        return BAD_INPUT, {"error": f"the threshold must be a positive score, not {threshold}"}
+    return 0, room_integrity_report(storage, since, threshold)

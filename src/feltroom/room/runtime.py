@@ -1360,6 +1360,32 @@ class RoomRuntime:
             runner.disconnected_at.pop(player, None)
             await runner.command(events, now)
 
+    async def seat_house_bot(self, table_id: str, bot: HouseBot, seat: int, amount: int) -> None:
+        """Seat a house bot the caller made (its own brain) in ``seat`` with ``amount``: the
+        account becomes a house bot's if it is new and buys in from play-chip grants; it then
+        plays, and buys again when broke, like the table's own house bots, until it ``leave``s.
+        (The integrity benchmark seats its players this way.)"""
+        runner = self.runner(table_id)
+        async with runner.lock:
+            runner.check_running()
+            if not runner.spec.play_money:
+                raise RoomError(f"table {table_id} plays real money; house bots play play money")
+            now = self.clock()
+            table = runner.table
+            if not 1 <= seat <= runner.spec.config.max_seats or seat in table.seats:
+                raise IllegalAction(f"seat {seat} is not free at table {table_id}")
+            if table.seat_of(bot.account) is not None or bot.account in runner.bots:
+                raise IllegalAction(f"{bot.account} already sits at table {table_id}")
+            await self.writer.call(self.bot_buy_in, table_id, bot.account, seat, amount)
+            runner.bots[bot.account] = bot
+            try:
+                events = table.sit(bot.account, seat, amount, now)
+            except IllegalAction:
+                del runner.bots[bot.account]
+                await self.writer.call(self.books_settlement.leave, table_id, bot.account)
+                raise
+            await runner.command(events, now)
+
     def seats_of(self, player: str) -> list[tuple[str, int]]:
         """Every (table id, seat) where ``player`` sits."""
         seats = []

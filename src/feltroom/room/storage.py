@@ -33,6 +33,7 @@ __all__ = [
     "OperationRow",
     "SeatRow",
     "SessionRow",
+    "SignInRow",
     "Storage",
     "TableRow",
     "Transaction",
@@ -81,6 +82,17 @@ class SessionRow:
     user: str
     created_at: float
     expires_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class SignInRow:
+    """One sign-in: the account, the client's address and user agent, the time (epoch
+    seconds). Kept for the integrity report for a set retention (``feltroom.room.signins``)."""
+
+    account: str
+    address: str
+    user_agent: str
+    at: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,6 +249,25 @@ class Transaction(Protocol):
     def hand_players(self, hand_id: int) -> list[HandPlayerRow]: ...
     def hands_of_player(self, player: str, limit: int, before: int | None) -> list[int]: ...
     def unsettled_hands(self, table_id: str | None) -> list[int]: ...
+
+    # -- the sign-in log and the integrity report's reads
+    def add_sign_in(self, row: SignInRow) -> None: ...
+    def sign_ins(self, since: float) -> list[SignInRow]:
+        """Sign-ins at or after ``since``, oldest first."""
+        ...
+
+    def delete_sign_ins_before(self, before: float) -> int:
+        """Delete the sign-ins older than ``before``; returns how many."""
+        ...
+
+    def settled_hands(self, since: float, after: int, limit: int) -> list[HandRow]:
+        """Up to ``limit`` settled hands started at or after ``since`` with ids above
+        ``after``, by id (a page of the integrity report's read)."""
+        ...
+
+    def hand_players_of(self, hand_ids: Sequence[int]) -> list[HandPlayerRow]:
+        """The players of each of ``hand_ids``, by hand id and seat."""
+        ...
 
     # -- the audit's reads
     def all_accounts(self) -> list[AccountRow]: ...

@@ -42,6 +42,7 @@ from starlette.staticfiles import StaticFiles
 
 from feltroom.room.histories import HandHistories
 from feltroom.room.runtime import RoomRuntime
+from feltroom.room.signins import SignInLog
 from feltroom.server.headers import SecurityHeaders
 from feltroom.server.protocol import MAX_FRAME
 from feltroom.server.rest import RestLimits, error_response, rest_routes
@@ -128,12 +129,13 @@ def create_app(
     histories: HandHistories | None = None,
     limits: RestLimits | None = None,
     hub_settings: HubSettings | None = None,
+    sign_ins: SignInLog | None = None,
 ) -> Starlette:
     """The application for a room. With ``drive`` the lifespan starts the room and drives its
     tables on the real clock; without it the caller drives them (tests with a fake clock).
     ``histories`` and ``limits`` configure the HTTP API (``feltroom.server.rest.rest_routes``);
-    ``hub_settings`` the websocket protocol (``feltroom.server.session``). The hub is
-    ``app.state.hub``."""
+    ``hub_settings`` the websocket protocol (``feltroom.server.session``); ``sign_ins`` the
+    sign-in log (``feltroom.room.signins``). The hub is ``app.state.hub``."""
     hub = Hub(runtime, hub_settings)
 
     async def client_page(request: Request) -> FileResponse:
@@ -174,7 +176,13 @@ def create_app(
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
             Route("/api/lobby", lobby),
             Route("/api/status", status),
-            *rest_routes(runtime, histories=histories, limits=limits, on_sign_out=hub.end_session),
+            *rest_routes(
+                runtime,
+                histories=histories,
+                limits=limits,
+                on_sign_out=hub.end_session,
+                sign_ins=sign_ins,
+            ),
             WebSocketRoute("/ws", websocket_endpoint(hub)),
         ],
         exception_handlers={HTTPException: _http_error},

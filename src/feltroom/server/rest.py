@@ -5,7 +5,8 @@ histories, all JSON under ``/api`` (docs/protocol.md, section "HTTP API").
   per client address (``RestLimits.signups``, except ``signup_exempt`` addresses), in memory.
 - ``POST /api/signin`` ``{"name", "password"}`` -> ``{"token", "player", "expires"}``; failed
   sign-ins are throttled per client address, and per account name and address together (so
-  that nobody elsewhere can lock an owner out of their account), in memory.
+  that nobody elsewhere can lock an owner out of their account), in memory; a successful one is
+  written to the sign-in log (address, user agent; ``room.signins``).
 - ``POST /api/signout`` -> ``{"player", "signed_out": true}``; the token no longer works and the
   connections that said hello with it are closed at once (``on_sign_out``).
 - ``GET /api/me`` -> ``{"player", "balances"}``; ``GET /api/balance`` -> the cashier's balances.
@@ -69,6 +70,7 @@ from feltroom.room.errors import (
 from feltroom.room.histories import HandHistories
 from feltroom.room.ledger import valid_name
 from feltroom.room.runtime import RoomRuntime
+from feltroom.room.signins import SignInLog
 from feltroom.server.hand_files import (
     EXPORT_FORMATS,
     export_file,
@@ -406,10 +408,13 @@ def rest_routes(
     histories: HandHistories | None = None,
     limits: RestLimits | None = None,
     on_sign_out: Callable[[str], object] | None = None,
+    sign_ins: SignInLog | None = None,
 ) -> list[Route]:
     """The routes of the HTTP API for a room (see the module docstring). ``on_sign_out`` is
-    told the token hash of every session signed out (the hub closes its connections)."""
+    told the token hash of every session signed out (the hub closes its connections); every
+    sign-in is written to ``sign_ins`` (the sign-in log, default: on the room's storage)."""
     limits = limits or RestLimits()
+    sign_in_log = sign_ins or SignInLog(runtime.settlement.storage)
     accounts = runtime.accounts
     cashier = runtime.cashier
     hands = histories or HandHistories(runtime.settlement.storage)
@@ -558,6 +563,11 @@ def rest_routes(
         by_address.forgive(address, stamps[0][2])
         if account:
             by_account.clear(account)
+        try:  # the sign-in log (integrity report): a failure to write it does not refuse play
+            agent = request.headers.get("user-agent", "")
+            await run_in_threadpool(sign_in_log.record, session.user, address, agent)
+        except Exception:
+            log.exception("the sign-in of %s was not logged", session.user)
         return JSONResponse(
             {"token": session.token, "player": session.user, "expires": session.expires_at}
         )

@@ -33,6 +33,7 @@ __all__ = [
     "protections",
     "seats",
     "sessions",
+    "sign_ins",
     "tables",
     "transfers",
     "users",
@@ -194,4 +195,18 @@ hand_deals = Table(
     Column("commitment", String(64), nullable=False),
     Column("deck", String(160), nullable=False),
     Column("salts", Text, nullable=False),
+)
+
+# The sign-in log (issue 24): who signed in from which address and user agent, when; kept for the
+# integrity report (shared addresses) for a retention the room sets (default 90 days) and purged.
+sign_ins = Table(
+    "sign_ins",
+    metadata,
+    Column("sign_in_id", Serial, primary_key=True, autoincrement=True),
+    Column("account", String(NAME), ForeignKey("users.name"), nullable=False),
+    Column("address", String(64), nullable=False),
+    Column("user_agent", String(255), nullable=False),
+    Column("at", Float, nullable=False, index=True),
+    Index("ix_sign_ins_address", "address"),
+    sqlite_autoincrement=True,
 )

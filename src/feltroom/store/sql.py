@@ -45,6 +45,7 @@ from feltroom.room.storage import (
     OperationRow,
     SeatRow,
     SessionRow,
+    SignInRow,
     TableRow,
     UserRow,
 )
@@ -57,6 +58,7 @@ from feltroom.store.models import (
     protections,
     seats,
     sessions,
+    sign_ins,
     tables,
     transfers,
     users,
@@ -673,6 +675,47 @@ class SqlTransaction:
         if table_id is not None:
             query = query.where(hands.c.table_id == table_id)
         return [int(row[0]) for row in self.c.execute(query.order_by(hands.c.hand_id))]
+
+    # -- the sign-in log and the integrity report's reads
+
+    def add_sign_in(self, row: SignInRow) -> None:
+        self.c.execute(
+            insert(sign_ins).values(
+                account=row.account, address=row.address, user_agent=row.user_agent, at=row.at
+            )
+        )
+
+    def sign_ins(self, since: float) -> list[SignInRow]:
+        query = (
+            select(sign_ins.c.account, sign_ins.c.address, sign_ins.c.user_agent, sign_ins.c.at)
+            .where(sign_ins.c.at >= since)
+            .order_by(sign_ins.c.at, sign_ins.c.sign_in_id)
+        )
+        return [SignInRow(*row) for row in self.c.execute(query)]
+
+    def delete_sign_ins_before(self, before: float) -> int:
+        return int(self.c.execute(delete(sign_ins).where(sign_ins.c.at < before)).rowcount)
+
+    def settled_hands(self, since: float, after: int, limit: int) -> list[HandRow]:
+        query = (
+            select(hands)
+            .where(
+                hands.c.status == "settled", hands.c.started_at >= since, hands.c.hand_id > after
+            )
+            .order_by(hands.c.hand_id)
+            .limit(limit)
+        )
+        return [HandRow(*row) for row in self.c.execute(query)]
+
+    def hand_players_of(self, hand_ids: Sequence[int]) -> list[HandPlayerRow]:
+        if not hand_ids:
+            return []
+        query = (
+            select(hand_players)
+            .where(hand_players.c.hand_id.in_(list(hand_ids)))
+            .order_by(hand_players.c.hand_id, hand_players.c.seat)
+        )
+        return [HandPlayerRow(*row) for row in self.c.execute(query)]
 
     # -- audit reads
 
