@@ -32,6 +32,7 @@ __all__ = [
     "protections",
     "seats",
     "sessions",
+    "table_leases",
     "tables",
     "transfers",
     "users",
@@ -190,4 +191,17 @@ hand_deals = Table(
     Column("commitment", String(64), nullable=False),
     Column("deck", String(160), nullable=False),
     Column("salts", Text, nullable=False),
+)
+
+# The cluster (issue 16, docs/cluster.md): which worker owns each table, under which fencing epoch
+# (one more for each new owner), until when (the database's clock, epoch seconds). Every write a
+# worker makes about a table checks this row in the same transaction.
+table_leases = Table(
+    "table_leases",
+    metadata,
+    Column("table_id", String(NAME), primary_key=True),
+    Column("owner", String(64), nullable=False),
+    Column("epoch", BigInteger, nullable=False),
+    Column("expires_at", Float, nullable=False),
+    CheckConstraint("epoch > 0", name="positive_epoch"),
 )

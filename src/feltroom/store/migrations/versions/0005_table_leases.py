@@ -1,0 +1,34 @@
+"""the cluster's table leases: owner, fencing epoch and expiry of each table (docs/cluster.md)
+
+Revision ID: 0005
+Revises: 0003
+Create Date: 2026-12-02 09:40:00.000000
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+from alembic import op
+
+revision: str = "0005"
+down_revision: str | None = "0003"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+
+def upgrade() -> None:
+    op.create_table(
+        "table_leases",
+        sa.Column("table_id", sa.String(length=32), nullable=False),
+        sa.Column("owner", sa.String(length=64), nullable=False),
+        sa.Column("epoch", sa.BigInteger(), nullable=False),
+        sa.Column("expires_at", sa.Float(), nullable=False),
+        sa.CheckConstraint("epoch > 0", name=op.f("ck_table_leases_positive_epoch")),
+        sa.PrimaryKeyConstraint("table_id", name=op.f("pk_table_leases")),
+    )
+
+
+def downgrade() -> None:
+    op.drop_table("table_leases")
