@@ -231,3 +231,14 @@ def test_leases_and_fencing_on_sqlite(storage: SqlStorage) -> None:
     with pytest.raises(LeaseLost):
         books.settle_hand(raked_hand(hand, "t1", stacks))
     assert audit(storage, shuffles=0)["pass"]
+
+
+def test_renewing_all_leases_at_once_reports_the_ones_lost(pg: SqlStorage) -> None:
+    mine, other = Leases(pg, "w1", seconds=0.3), Leases(pg, "w2", seconds=30)
+    assert mine.take("t1") is not None
+    assert mine.take("t2") is not None
+    assert mine.renew_all(["t1", "t2"]) == []
+    time.sleep(0.5)
+    assert other.take("t2") is not None
+    assert mine.renew_all(["t1", "t2"]) == ["t1", "t2"]  # t1 lapsed, t2 moved
+    assert mine.held() == []

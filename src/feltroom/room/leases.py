@@ -106,6 +106,20 @@ class Leases:
             self.fence.drop(table_id)
         return kept
 
+    def renew_all(self, table_ids: list[str]) -> list[str]:
+        """Renew these leases in one transaction; returns the tables whose lease lapsed or moved
+        (dropped from the fence)."""
+        held = [(t, self.fence.epoch(t)) for t in table_ids]
+        with self.storage.transaction() as tx:
+            lost = [
+                t
+                for t, epoch in held
+                if epoch is None or not tx.renew_lease(t, self.owner, epoch, self.seconds)
+            ]
+        for table_id in lost:
+            self.fence.drop(table_id)
+        return lost
+
     def release(self, table_id: str) -> None:
         """Give the table up (between hands): its lease lapses now."""
         epoch = self.fence.epoch(table_id)

@@ -519,6 +519,8 @@ class Settlement:
     def void_unsettled(self, table_id: str | None = None, reason: str = "restart") -> list[int]:
         """Void every hand left unsettled (after a crash), at one table or all; returns them."""
         with self.storage.transaction() as tx:
+            if table_id is not None:
+                self._fenced(tx, table_id)  # never another worker's hand
             return void_hands(tx, table_id, reason, self.clock())
 
     # -- helpers

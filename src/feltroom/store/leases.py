@@ -1,4 +1,5 @@
-"""Table leases in SQL (docs/cluster.md): the ``Transaction`` methods a cluster's workers use.
+"""Table leases and table definitions in SQL (docs/cluster.md): the ``Transaction`` methods a
+cluster's workers use.
 
 Times are the database's clock (``clock_timestamp()`` on PostgreSQL, ``julianday('now')`` on
 SQLite), so the hosts of a cluster need not agree on the time. The lease row is locked
@@ -14,7 +15,7 @@ from sqlalchemy import Connection, bindparam, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from feltroom.room.storage import LeaseRow
-from feltroom.store.models import table_leases
+from feltroom.store.models import table_definitions, table_leases
 
 __all__ = ["LeaseQueries"]
 
@@ -94,10 +95,26 @@ class LeaseQueries:
         return bool(result.rowcount == 1)
 
     def release_lease(self, table_id: str, owner: str, epoch: int) -> bool:
-        now = self.database_time()
+        # Lapsed for good (0, not now): a renewal that waited on this row's lock with an
+        # earlier "now" must not find it running.
         values = {"t": table_id, "o": owner, "e": epoch}
-        result = self.c.execute(_RENEW, {**values, "now": now, "until": now})
+        result = self.c.execute(_RENEW, {**values, "now": self.database_time(), "until": 0.0})
         return bool(result.rowcount == 1)
 
     def all_leases(self) -> list[LeaseRow]:
         return [LeaseRow(*row) for row in self.c.execute(_ALL)]
+
+    def put_table_definition(self, table_id: str, definition: str) -> None:
+        dialect: Any = sqlite if self.is_sqlite else postgresql
+        statement = dialect.insert(table_definitions).values(
+            table_id=table_id, definition=definition
+        )
+        self.c.execute(
+            statement.on_conflict_do_update(
+                index_elements=["table_id"], set_={"definition": statement.excluded.definition}
+            )
+        )
+
+    def table_definitions(self) -> dict[str, str]:
+        rows = self.c.execute(select(table_definitions).order_by(table_definitions.c.table_id))
+        return {row.table_id: row.definition for row in rows}

@@ -32,6 +32,7 @@ __all__ = [
     "protections",
     "seats",
     "sessions",
+    "table_definitions",
     "table_leases",
     "tables",
     "transfers",
@@ -204,4 +205,13 @@ table_leases = Table(
     Column("epoch", BigInteger, nullable=False),
     Column("expires_at", Float, nullable=False),
     CheckConstraint("epoch > 0", name="positive_epoch"),
+)
+
+# The cluster's table definitions (`feltroom serve --role worker --tables FILE` loads them): one
+# `[[table]]` entry of a tables file per row, as JSON; the workers take their tables from here.
+table_definitions = Table(
+    "table_definitions",
+    metadata,
+    Column("table_id", String(NAME), primary_key=True),
+    Column("definition", Text, nullable=False),
 )

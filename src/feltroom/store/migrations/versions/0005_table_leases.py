@@ -1,4 +1,4 @@
-"""the cluster's table leases: owner, fencing epoch and expiry of each table (docs/cluster.md)
+"""the cluster: table leases (owner, fencing epoch, expiry) and table definitions (docs/cluster.md)
 
 Revision ID: 0005
 Revises: 0003
@@ -28,7 +28,14 @@ def upgrade() -> None:
         sa.CheckConstraint("epoch > 0", name=op.f("ck_table_leases_positive_epoch")),
         sa.PrimaryKeyConstraint("table_id", name=op.f("pk_table_leases")),
     )
+    op.create_table(
+        "table_definitions",
+        sa.Column("table_id", sa.String(length=32), nullable=False),
+        sa.Column("definition", sa.Text(), nullable=False),
+        sa.PrimaryKeyConstraint("table_id", name=op.f("pk_table_definitions")),
+    )
 
 
 def downgrade() -> None:
+    op.drop_table("table_definitions")
     op.drop_table("table_leases")
