@@ -48,8 +48,6 @@ def serve_worker(
     import faulthandler
 
     import uvloop
-
-    faulthandler.register(signal.SIGUSR1)  # an operator's look at a stuck worker: its stacks
     from alembic.util.exc import CommandError
     from sqlalchemy.exc import SQLAlchemyError
 
@@ -64,7 +62,10 @@ def serve_worker(
         )
         return 2
     if not broker:
-        print("feltroom serve: error: a worker needs --broker redis://:PASSWORD@host:6379/0")
+        print(
+            "feltroom serve: error: a worker needs --broker redis://:PASSWORD@host:6379/0",
+            file=sys.stderr,
+        )
         return 2
     try:
         connect(broker)  # checks the URL (a password is required) before anything starts
@@ -90,6 +91,9 @@ def serve_worker(
 
         def ready(owner: str) -> None:
             print(f"feltroom: worker {owner} runs, lease {lease_seconds} s", flush=True)
+
+        with contextlib.suppress(OSError, ValueError):  # stderr may not be a file
+            faulthandler.register(signal.SIGUSR1)  # an operator's look: the threads' stacks
 
         async def main() -> None:
             loop = asyncio.get_running_loop()
