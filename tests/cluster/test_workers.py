@@ -39,7 +39,7 @@ def test_a_player_plays_through_the_broker_and_a_killed_owner_is_taken_over(
     accounts = Accounts(store, argon2=Argon2Settings.cheap())
     accounts.sign_up("alice", "correct horse")
     Cashier(store).grant("alice", 100_000, "alice-grant")
-    workers = Workers(tmp_path, pg_url, redis_server.url, lease=3.0)
+    workers = Workers(tmp_path, pg_url, redis_server.url, lease=4.0)
     try:
         workers.start("a", load_tables=True)
         workers.start("b")
@@ -105,7 +105,9 @@ async def _play_and_take_over(
 
         first = await _until("the takeover's first event", taken_over, 30)
         takeover = first["at"] - killed_at
-        assert takeover < 10, takeover
+        # At most the lease, a round of the survivor's, and the rebuild; the bound is loose
+        # for a loaded test machine.
+        assert takeover < 20, takeover
         assert first["owner"] != dealt["owner"]
         # Everyone watching gets a snapshot of the rebuilt table; alice's seat is kept.
         mine = [f for b in batches if b["epoch"] == epoch + 1 for f in b["players"]["alice"]]
