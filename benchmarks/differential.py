@@ -247,6 +247,15 @@ def _avoid(hand: Hand, state: State, kind: str, action: RaiseTo, summed: bool) -
     bb = hand.setup.structure.min_bet(0)
     if hand.street == 0 and state.completion_betting_or_raising_amount == 0 and increment < bb:
         return True
+    # R-NL-1 / R-PL-1: after the flop a full raise is measured against the round's largest full
+    # bet or raise and never against less than the big blind; an all-in bet or raise of less
+    # than the big blind while no full bet was made sets no size and reopens nothing (a player
+    # who checked or called may then only call or fold). PokerKit takes such an all-in as the
+    # round's size (and a later short all-in above it as a full raise). We steer away from
+    # all-ins below the big blind while the round's size is still below it.
+    size = state.completion_betting_or_raising_amount
+    if hand.street > 0 and increment < bb and size < bb:
+        return True
     # R-LIMIT-4: short all-ins that add up to a full raise reopen the betting for every player
     # who then faces at least a full raise since they acted. PokerKit forgets the earlier ones
     # once they add up: after a further short all-in it refuses a re-raise to a player who faces

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import ipaddress
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -103,6 +104,11 @@ def _verify(args: argparse.Namespace) -> int:
     return status
 
 
+def _soak_progress(report: Any) -> None:
+    """``feltroom simulate --progress N``: the report so far, one JSON line on stderr."""
+    print(json.dumps(report.as_json()), file=sys.stderr, flush=True)
+
+
 def _simulate(args: argparse.Namespace) -> int:
     """The randomized soak of the table layer (issue 4): one JSON object; exit 0 only without
     violations."""
@@ -116,6 +122,9 @@ def _simulate(args: argparse.Namespace) -> int:
             checks=not args.no_checks,
             game=args.game,
             seats=args.seats,
+            button_rule=args.button_rule,
+            progress=_soak_progress,
+            every=args.progress or 0,
         )
     except FeltroomError as error:
         print(f"feltroom simulate: {error}", file=sys.stderr)
@@ -157,7 +166,7 @@ def _parser() -> argparse.ArgumentParser:
     bench = commands.add_parser(
         "bench", help="benchmarks side by side with peers (development install)"
     )
-    bench.add_argument("target", choices=["evaluator", "engine", "room", "server"])
+    bench.add_argument("target", choices=["evaluator", "engine", "room", "server", "signups"])
     bench.add_argument(
         "rest", nargs=argparse.REMAINDER, help="the benchmark's own options, e.g. --json"
     )
@@ -202,6 +211,19 @@ def _parser() -> argparse.ArgumentParser:
     simulate.add_argument(
         "--seats", type=int, metavar="N", help="seats per table, 2..10; default: random"
     )
+    simulate.add_argument(
+        "--progress",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help="print the report so far (one JSON line on stderr) every N hands",
+    )
+    simulate.add_argument(
+        "--button-rule",
+        choices=("dead", "moving"),
+        default=None,
+        help="put every table on this button rule (R-BUTTON-3); default: each table draws one",
+    )
     simulate.set_defaults(handler=_simulate)
 
     play = commands.add_parser("play", help="play at a room from the terminal (a person)")
@@ -220,6 +242,12 @@ def _parser() -> argparse.ArgumentParser:
         "--think", type=_seconds, default=0.1, metavar="SECONDS", help="delay before each action"
     )
     bots.add_argument("--style", choices=("random", "station", "tag"), default="random")
+    bots.add_argument(
+        "--accounts",
+        default=None,
+        metavar="FILE",
+        help="JSON file of the bots' accounts: reused by later runs, new ones added",
+    )
     bots.set_defaults(handler=_bots)
     _add_room_commands(commands)
     return parser
@@ -233,7 +261,8 @@ def _play(args: argparse.Namespace) -> int:
 
 
 def _bots(args: argparse.Namespace) -> int:
-    """``feltroom bots --url URL --count N [--hands H] [--think SECONDS] [--style STYLE]``:
+    """``feltroom bots --url URL --count N [--hands H] [--think SECONDS] [--style STYLE]
+    [--accounts FILE]``:
     network bots over the public protocol (docs/bots.md); exit 0 when done or stopped."""
     from feltroom.bots.client import endpoints
     from feltroom.bots.runner import BotSettings
@@ -241,7 +270,9 @@ def _bots(args: argparse.Namespace) -> int:
 
     try:
         endpoints(args.url)
-        settings = BotSettings(args.url, args.count, args.hands, args.think, args.style)
+        settings = BotSettings(
+            args.url, args.count, args.hands, args.think, args.style, accounts=args.accounts
+        )
     except FeltroomError as error:
         print(f"feltroom bots: error: {error}", file=sys.stderr)
         return 2
@@ -299,6 +330,7 @@ def _serve(args: argparse.Namespace) -> int:
     from feltroom.room.runtime import RoomRuntime
     from feltroom.room.tables_config import load_tables
     from feltroom.server import create_app, serve
+    from feltroom.server.rest import RestLimits
     from feltroom.store import DEFAULT_URL, open_storage
 
     logging.basicConfig(
@@ -330,7 +362,16 @@ def _serve(args: argparse.Namespace) -> int:
         )
 
     try:
-        serve(create_app(runtime), args.host, args.port, on_ready=ready)
+        limits = RestLimits(
+            signups=args.signups, signup_exempt=args.signup_exempt, hash_pool=args.hash_pool
+        )
+        serve(
+            create_app(runtime, limits=limits),
+            args.host,
+            args.port,
+            on_ready=ready,
+            forwarded_allow_ips=args.forwarded_allow_ips,
+        )
     except KeyboardInterrupt:
         pass
     finally:
@@ -423,6 +464,36 @@ def _add_room_commands(commands: Any) -> None:
         help="how house bots play (docs/bots.md)",
     )
     serve.add_argument(
+        "--signup-exempt",
+        type=_addresses,
+        default=_addresses(SIGNUP_EXEMPT),
+        metavar="ADDRS",
+        help="comma-separated client addresses without the sign-up limit (default: "
+        f"{SIGNUP_EXEMPT}; '' for none)",
+    )
+    serve.add_argument(
+        "--signups",
+        type=_positive,
+        default=5,
+        metavar="N",
+        help="sign-ups allowed per client address in 10 minutes (default: 5)",
+    )
+    serve.add_argument(
+        "--forwarded-allow-ips",
+        type=_networks,
+        default=(),
+        metavar="ADDRS",
+        help="comma-separated addresses or networks of the reverse proxies whose "
+        "X-Forwarded-For is believed (default: none; docs/room.md)",
+    )
+    serve.add_argument(
+        "--hash-pool",
+        type=_positive,
+        default=2,
+        metavar="N",
+        help="passwords hashed at once, each 64 MiB (default: 2)",
+    )
+    serve.add_argument(
         "--role",
         choices=("all", "worker"),
         default="all",
@@ -443,6 +514,46 @@ def _add_room_commands(commands: Any) -> None:
         help="how long a worker's table lease runs without renewal (default 3)",
     )
     serve.set_defaults(handler=_serve)
+
+
+SIGNUP_EXEMPT = "127.0.0.1,::1"
+"""``feltroom serve --signup-exempt``'s default: the machine itself, so that ``feltroom bots``
+keeps working there; no other loopback address (127.0.0.2 is not exempt)."""
+
+
+def _addresses(text: str) -> frozenset[str]:
+    """Comma-separated IP addresses, each written as the server sees a client's."""
+    found = set()
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        try:
+            found.add(str(ipaddress.ip_address(part)))
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{part!r} is not an IP address; give addresses such as 127.0.0.1,::1"
+            ) from None
+    return frozenset(found)
+
+
+def _networks(text: str) -> tuple[str, ...]:
+    """Comma-separated IP addresses or networks (``10.0.0.0/8``), or ``*`` for any."""
+    found: list[str] = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        if part != "*":
+            try:
+                ipaddress.ip_network(part, strict=False)
+            except ValueError:
+                raise argparse.ArgumentTypeError(
+                    f"{part!r} is not an IP address or network; give addresses or networks "
+                    "such as 10.0.0.1,192.168.0.0/16 (or * for any: only behind a proxy)"
+                ) from None
+        found.append(part)
+    return tuple(found)
 
 
 def _count(text: str) -> int:

@@ -1,20 +1,37 @@
 """The randomized soak: many tables, random players, every house rule checked after every hand.
 
-``feltroom simulate --tables T --hands N --seed S --json`` plays N hands in total over T tables of
-2 to 10 seats. Random players join, leave, sit out and come back, miss blinds, change seats, add
-chips, time out, disconnect and resume, decline blinds and set pre-actions; they act with the
-random brain. After every hand the invariants below are checked (``checks=False`` turns the checks
-off and keeps the bookkeeping):
+``feltroom simulate --tables T --hands N --seed S [--button-rule dead|moving] --json`` plays N
+hands in total over T tables of 2 to 10 seats (each table draws its button rule unless
+``--button-rule`` fixes it). Random players join, leave, sit out and come back, miss blinds, change
+seats, add chips, time out, disconnect and resume, decline blinds and set pre-actions; they act
+with the random brain. The population also swings often between a ring game and heads-up (players
+sitting out together, or coming back together) and stops the game now and then (everyone who plays
+sits out while absent players come back), so that heads-up <-> ring transitions and restarts are
+frequent. After every hand the invariants below are checked (``checks=False`` turns the checks off
+and keeps the bookkeeping). The checks state the rules from what the table did (the hand's forced
+bets, the seats before and after), not from the planner's own arrangement:
 
 - chips are conserved: stacks + rake + fees + tax + chips taken away = chips brought;
 - exactly the blinds the rules require were posted (one big blind of the right size, the small
   blind where the button rule puts it, entry posts and dead blinds only from players who owed
   them, each of the right kind and size);
+- the big blind goes to the player due for it, the player after last hand's big blind who may
+  take it (R-BUTTON-3, R-MISS-3; R-MISS-5's shift under the moving rule), and nobody posts the big
+  blind twice in a row; heads-up the button posts the small blind (R-BLIND-4); back from heads-up
+  to a ring the small blind is last hand's big blind and the button the player before it
+  (R-BUTTON-2);
 - the button moved per the button rule;
 - nobody was dealt in who had to wait (sitting out, or owing and neither posting nor taking the
-  big blind, or entering between the button and the big blind where the rules forbid it);
+  big blind, or entering between the button and the big blind where the rules forbid it); an
+  owing player is dealt in without paying only when the game restarted (nobody present was in
+  the game), so no debt is wiped while a game goes on;
+- missed blinds stay owed (R-MISS-1/4): a sitting-out player the big blind passed owes a blind
+  after the hand, and nobody's debt disappears without their being dealt in;
 - every player paid each blind once per orbit (checked over every run of hands in which the same
   players were dealt in, a full orbit long, without anyone entering or missing blinds);
+- the showdown order (R-SHOW-3): the last bettor of the final round shows first, else the first
+  player left of the button who acted in it, never a player all-in before it while someone acted;
+- the rake (R-RAKE-3): the rate times the sum of the pots, rounded down, capped, once per hand;
 - the hand's PHH export replays to the same stacks and log (``feltroom.history``), table-side
   folds and protections included.
 
@@ -25,13 +42,13 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from feltroom.history import phh
 from feltroom.history.replay import record_from_hand, replay
-from feltroom.rules import Forced, Hand
+from feltroom.rules import BoardDealt, Called, Checked, Folded, Forced, Hand, Raised
 from feltroom.shuffle import SeededDeckSource
 from feltroom.strategy import RandomBrain
 from feltroom.table import (
@@ -77,10 +94,14 @@ GAMES = ("nl_25_50", "pl_25_50", "pl_100_200", "limit_4_8", "limit_1_2", "limit_
 
 
 def random_config(
-    rng: random.Random, game: str | None = None, seats: int | None = None
+    rng: random.Random,
+    game: str | None = None,
+    seats: int | None = None,
+    button_rule: str | None = None,
 ) -> TableConfig:
     """A random table: any structure, 2..10 seats, either button rule, random house fees;
-    ``game`` (a preset name) and ``seats`` fix the stakes and the table size."""
+    ``game`` (a preset name), ``seats`` and ``button_rule`` fix the stakes, the table size and
+    the button rule."""
     base = rng.choice(GAMES)
     size = rng.randint(2, 10)
     if game is not None:
@@ -88,10 +109,13 @@ def random_config(
     if seats is not None:
         size = seats
     fee = rng.choice(("rake", "rake", "session_fee", "collection_fee"))
+    rule = rng.choice(("dead", "moving"))
+    if button_rule is not None:
+        rule = button_rule
     return preset(
         base,
         max_seats=size,
-        button_rule=rng.choice(("dead", "moving")),
+        button_rule=rule,
         first_button=rng.choice(("high_card", "first_seated", "left_of_dealer")),
         house_fee=fee,
         session_fee=rng.choice((0, 5, 25)),
@@ -105,6 +129,7 @@ def random_config(
         mode=rng.choice(("cash", "cash", "cash", "tournament")),
         no_flop_no_drop=rng.random() < 0.3,
         sit_out_minutes=rng.choice((1, 10)),
+        rake_cap=rng.choice((None, None, 0, 7)),
     )
 
 
@@ -116,10 +141,24 @@ class _Before:
     present: frozenset[int]
     in_game: frozenset[int]
     entry: Mapping[int, Entry]
+    accounts: Mapping[int, str]
 
     def without(self, seat: int) -> _Before:
         """The same after ``seat`` declined a blind and sat out (R-BLIND-6)."""
-        return _Before(self.owes, self.present - {seat}, self.in_game - {seat}, self.entry)
+        return _Before(
+            self.owes, self.present - {seat}, self.in_game - {seat}, self.entry, self.accounts
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _Previous:
+    """What the table did in the previous hand (from its forced bets), for the next checks."""
+
+    button: int
+    small: int | None
+    big: int
+    big_account: str
+    dealt: frozenset[int]
 
 
 class _Sim:
@@ -132,9 +171,10 @@ class _Sim:
         checks: bool,
         game: str | None = None,
         seats: int | None = None,
+        button_rule: str | None = None,
     ) -> None:
         self.rng = rng
-        self.config = random_config(rng, game, seats)
+        self.config = random_config(rng, game, seats, button_rule)
         self.table = Table(
             self.config,
             deck_source=SeededDeckSource(rng.getrandbits(64)),
@@ -146,6 +186,7 @@ class _Sim:
         self.names = 0
         self.checks = checks
         self.history: list[tuple[frozenset[int], int | None, int, bool]] = []
+        self.previous: _Previous | None = None
 
     # -------------------------------------------------------------- the population
 
@@ -218,6 +259,27 @@ class _Sim:
             elif roll < 0.17:
                 seat.entry = self._entry()
 
+    def swing(self) -> None:
+        """Frequent heads-up <-> ring transitions and restarts: a ring drops to two players
+        (the others sit out together), a heads-up game gets absent players back, or the game
+        stops (everyone who plays sits out while absent players come back: owing, they restart
+        it when none of them is in the game)."""
+        rng, table = self.rng, self.table
+        roll = rng.random()
+        present = [n for n, p in table.seats.items() if p.present]
+        away = [n for n, p in table.seats.items() if p.sitting_out and p.stack > 0]
+        if roll < 0.08 and len(present) >= 3:
+            for number in rng.sample(present, len(present) - 2):
+                table.sit_out(number, self.now)
+        elif roll < 0.16 and len(present) == 2 and away:
+            for number in rng.sample(away, rng.randint(1, len(away))):
+                table.sit_in(number, self.now, self._entry())
+        elif roll < 0.18 and len(away) >= 2:
+            for number in present:
+                table.sit_out(number, self.now)
+            for number in away:
+                table.sit_in(number, self.now, self._entry())
+
     def _entry(self) -> Entry:
         return Entry.POST if self.rng.random() < 0.7 else Entry.WAIT
 
@@ -227,6 +289,7 @@ class _Sim:
         """Churn, then play one hand; False when no hand could start."""
         rng, table = self.rng, self.table
         self.churn()
+        self.swing()
         self.now += rng.choice((1.0, 5.0, 30.0))
         table.tick(self.now)
         if not table.can_start():
@@ -309,6 +372,7 @@ class _Sim:
             frozenset(s for s, p in seats.items() if p.present),
             frozenset(s for s, p in seats.items() if p.present and not p.owing),
             {s: p.entry for s, p in seats.items()},
+            {s: p.account for s, p in seats.items()},
         )
 
     def check(self, before: _Before, last: Any, hand: Hand, report: SoakReport) -> None:
@@ -341,33 +405,30 @@ class _Sim:
         small = smalls[0].seat if smalls else None
         button = hand.setup.button
         heads_up = len(dealt) == 2
+        previous = self.previous
+        self.previous = _Previous(button, small, big, before.accounts[big], frozenset(dealt))
+        restart = not before.in_game  # nobody present was in the game: it starts again
+        posted_in = {f.seat for f in forced if f.kind is Forced.POST}
         if heads_up:
             if small != button or big == button:
                 report.add(f"{where}: heads-up: button {button} small {small} big {big}")
-        elif cfg.button_rule == "moving" or last is None or plan.fresh:
+        else:
             first = next(s for s in clockwise(button, mx) if s in dealt)
             if small is not None and first != small:
                 report.add(f"{where}: small blind {small} is not left of the button {button}")
-        elif plan.arrangement in ("normal", "catch_up"):
-            due = last.big if last.big in before.in_game and last.big != big else None
-            if small != due:
-                report.add(f"{where}: dead rule: small blind {small}, expected {due}")
-        elif small is not None:
-            report.add(f"{where}: small blind {small} in a {plan.arrangement} hand")
-        if not heads_up:
             for s in dealt:
-                if s not in (small, big) and strictly_between(s, small or button, big, mx):
-                    posted = any(f.seat == s and f.kind is Forced.POST for f in forced)
-                    if not posted:
-                        report.add(f"{where}: seat {s} sits between the blinds without posting")
-        # nobody dealt in who had to wait; posts only from players who owed them
+                between = strictly_between(s, small or button, big, mx)
+                if between and s not in (small, big) and s not in posted_in:
+                    report.add(f"{where}: seat {s} sits between the blinds without posting")
+        # nobody dealt in who had to wait; posts only from players who owed them; a debt is
+        # never wiped while the game goes on (only a restart deals owing players in free)
         for s in dealt:
             if s not in before.present:
                 report.add(f"{where}: seat {s} was dealt in while sitting out")
                 continue
             owes = before.owes[s]
             kinds = sorted(f.kind.value for f in forced if f.seat == s)
-            if plan.fresh:
+            if restart:
                 continue
             if owes is Owes.NOTHING:
                 if any(k in ("post", "dead") for k in kinds):
@@ -392,34 +453,10 @@ class _Sim:
                 report.add(f"{where}: dead blind {f}")
             if f.kind is Forced.POST and f.amount != cfg.big:
                 report.add(f"{where}: entry post {f}")
-        # the button moved per the button rule
-        if last is not None and not plan.fresh and not heads_up:
-            if cfg.button_rule == "dead":
-                if plan.arrangement == "normal" and button != last.small:
-                    report.add(f"{where}: dead button at {button}, expected {last.small}")
-                if plan.arrangement == "catch_up" and not strictly_between(
-                    button, last.small, last.big, mx
-                ):
-                    report.add(f"{where}: button {button} not moved up toward {last.big}")
-                if plan.arrangement in ("entry_post", "fallback") and button != last.big:
-                    report.add(f"{where}: button at {button}, expected last big blind {last.big}")
-                if big != next(
-                    s
-                    for s in clockwise(last.big, mx)
-                    if s in before.present
-                    and (
-                        s in before.in_game
-                        or not (before.owes[s] is Owes.NEW and before.entry[s] is Entry.POST)
-                    )
-                ):
-                    report.add(f"{where}: big blind at {big} is not the player due for it")
-            else:
-                if button not in dealt:
-                    report.add(f"{where}: moving button on {button}, not a player")
-                if last.small in before.in_game and button != last.small:
-                    report.add(f"{where}: button at {button}; last small blind {last.small}")
+        if previous is not None:
+            self._check_blinds_moved(before, previous, last, hand, where, report)
         # each blind once per orbit over stable stretches
-        stable = not plan.fresh and all(before.owes[s] is Owes.NOTHING for s in dealt)
+        stable = not restart and all(before.owes[s] is Owes.NOTHING for s in dealt)
         self.history.append((frozenset(dealt), small, big, stable))
         n = len(dealt)
         window = self.history[-n - 1 :]
@@ -430,6 +467,8 @@ class _Sim:
                 dealt
             ):
                 report.add(f"{where}: over {n} stable hands big blinds {bb}, small blinds {sb}")
+        self._check_showdown(hand, where, report)
+        self._check_rake(hand, where, report)
         if len(self.history) > 20:
             del self.history[:-12]
         # the PHH export replays to the same result (table-side folds and protections included)
@@ -446,6 +485,188 @@ class _Sim:
         elif again.log != hand.log:
             report.add(f"{where}: PHH replay gives another log")
 
+    def _check_blinds_moved(
+        self,
+        before: _Before,
+        previous: _Previous,
+        last: Any,
+        hand: Hand,
+        where: str,
+        report: SoakReport,
+    ) -> None:
+        """The big blind, the small blind and the button against last hand's (R-BUTTON-2/3/4,
+        R-BLIND-4, R-MISS-1/3/4/5), stated from the seats, not from the planner."""
+        cfg, table = self.config, self.table
+        mx = cfg.max_seats
+        forced = hand.setup.forced
+        big = next(f.seat for f in forced if f.kind is Forced.BIG_BLIND)
+        small = next((f.seat for f in forced if f.kind is Forced.SMALL_BLIND), None)
+        button = hand.setup.button
+        dealt = set(hand.seats)
+        dead = cfg.button_rule == "dead"
+        was_heads_up = len(previous.dealt) == 2
+        heads_up = len(dealt) == 2
+        # nobody posts the big blind twice in a row
+        if big == previous.big and before.accounts[big] == previous.big_account:
+            report.add(f"{where}: {previous.big_account} posts the big blind twice in a row")
+        in_game = before.in_game
+        owing = before.present - in_game
+        after_last = clockwise(previous.big, mx)
+        new_posters = {
+            s for s in owing if before.owes[s] is Owes.NEW and before.entry[s] is Entry.POST
+        }
+        # the player due for the big blind
+        first_present = next(s for s in after_last if s in before.present)
+        due: int | None
+        allowed: set[int] = set()  # another seat the rules allow (a restart, below)
+        if heads_up and not in_game:
+            due = first_present  # a restart
+        elif heads_up and len(in_game) == 1:
+            # one player in the game: an owing player comes in on the big blind
+            returning = (Owes.MISSED_SMALL, Owes.MISSED_BIG)
+            due = next(
+                (
+                    s
+                    for s in after_last
+                    if s in owing and not (s == previous.big and before.owes[s] in returning)
+                ),
+                next(iter(in_game)),
+            )
+        elif heads_up:
+            due = next(s for s in after_last if s in in_game)  # entering players wait
+        elif dead:
+            due = next(
+                (s for s in after_last if s in in_game or (s in owing and s not in new_posters)),
+                first_present,
+            )
+            if not in_game:
+                allowed.add(first_present)  # a ring restarted
+        elif not in_game:
+            due = first_present  # a restart
+        else:
+            due = None  # the moving rule, below
+        transition = (
+            was_heads_up
+            and not heads_up
+            and previous.big in in_game
+            and not (dead and new_posters)  # R-BLIND-5 under the dead rule
+        )
+        if due is None:
+            # Moving (R-BUTTON-3 [001], R-MISS-5): the button to last hand's small blind if they
+            # are in the game, else to the next player in the game; the small blind to the next
+            # player in the game, the big blind to the next player present. Back from heads-up,
+            # either that or the ring's return (below: the big blind after last hand's).
+            start = previous.small if previous.small is not None else previous.button
+            expected_button = (
+                previous.small
+                if previous.small in in_game
+                else next(s for s in clockwise(start, mx) if s in in_game)
+            )
+            expected_small = next(s for s in clockwise(expected_button, mx) if s in in_game)
+            expected_big = next(s for s in clockwise(expected_small, mx) if s in before.present)
+            if expected_big == previous.big:
+                # nobody posts the big blind twice: the blinds move on one player, the button
+                # to the player in the game before the small blind
+                expected_small = previous.big
+                expected_button = next(
+                    s for s in reversed(clockwise(expected_small, mx)[:-1]) if s in in_game
+                )
+                expected_big = next(s for s in clockwise(expected_small, mx) if s in before.present)
+            chain = (button, small, big) == (expected_button, expected_small, expected_big)
+            returned = transition and (small, big) == (previous.big, first_present)
+            if not chain and not returned:
+                report.add(
+                    f"{where}: moving: button {button} small {small} big {big}, expected "
+                    f"{expected_button}, {expected_small} and {expected_big}"
+                )
+            transition = returned
+        elif big != due and big not in allowed:
+            report.add(f"{where}: big blind at {big}, the player due for it is at {due}")
+        # back to a ring after heads-up: the small blind is last hand's big blind and the button
+        # the player before them (dead: the nearest occupied seat; moving: a player)
+        if transition:
+            occupied = [
+                s for s in reversed(clockwise(previous.big, mx)[:-1]) if s in before.accounts
+            ]
+            if small != previous.big:
+                report.add(
+                    f"{where}: ring after heads-up: small blind {small}, expected {previous.big}"
+                )
+            elif dead and occupied and button != occupied[0]:
+                report.add(f"{where}: ring after heads-up: button {button}, expected {occupied[0]}")
+            elif any(strictly_between(s, button, small, mx) for s in dealt):
+                report.add(
+                    f"{where}: ring after heads-up: a player between the button and the small blind"
+                )
+        # the dead rule: the small blind is last hand's big blind or nobody; the button as the
+        # table recorded the positions (R-BUTTON-3/4, R-ENTRY-5)
+        if dead and not heads_up and in_game and not was_heads_up:
+            if small is not None and small != previous.big:
+                report.add(
+                    f"{where}: dead rule: small blind {small}, last big blind {previous.big}"
+                )
+            moved_up = strictly_between(button, last.small, last.big, mx) or button == last.small
+            if not moved_up and button != last.big:
+                report.add(f"{where}: dead button at {button}, last positions {last}")
+        if not dead and button not in dealt:
+            report.add(f"{where}: moving button on {button}, not a player")
+        # missed blinds stay owed: a sitting-out player the big blind passed owes a blind, and
+        # nobody's debt went away without their being dealt in
+        seats = table.seats
+        for s, account in before.accounts.items():
+            seat = seats.get(s)
+            if seat is None or seat.account != account or s in dealt:
+                continue
+            passed = strictly_between(s, previous.big, big, mx) and s not in before.present
+            if passed and strictly_between(s, button, big, mx) and not seat.owing:
+                report.add(f"{where}: the big blind passed seat {s} sitting out: owes nothing")
+            if before.owes[s] is not Owes.NOTHING and seat.owes is Owes.NOTHING:
+                report.add(f"{where}: seat {s}'s debt ({before.owes[s].value}) went away")
+            if before.owes[s] is Owes.MISSED_BIG and seat.owes is not Owes.MISSED_BIG:
+                report.add(f"{where}: seat {s} owed ML, now {seat.owes.value}")
+
+    def _check_showdown(self, hand: Hand, where: str, report: SoakReport) -> None:
+        """R-SHOW-3: the last bettor of the final betting round shows first; without a bet in
+        it, the first player who acted in it (never one who was all-in before it). Not checked
+        when the board was run out (every hand is turned up then, R-ALLIN-3)."""
+        order = hand.showdown_seats
+        if len(order) < 2:
+            return
+        street = 0
+        acted: dict[int, list[int]] = {}
+        raised: dict[int, int] = {}
+        for event in hand.events:
+            if isinstance(event, BoardDealt):
+                street = event.street
+            elif isinstance(event, Checked | Called | Raised | Folded):
+                acted.setdefault(street, []).append(event.seat)
+                if isinstance(event, Raised):
+                    raised[street] = event.seat
+        if not acted or max(acted) != street:
+            return  # the board was run out: every hand is turned up (R-ALLIN-3)
+        final = street
+        live = set(order)
+        first = raised.get(final)
+        if first is None or first not in live:
+            first = next((s for s in acted[final] if s in live), None)
+        if first is not None and order[0] != first:
+            report.add(f"{where}: showdown order {order}, expected {first} first")
+
+    def _check_rake(self, hand: Hand, where: str, report: SoakReport) -> None:
+        """R-RAKE-3: the rate times the sum of the pots, rounded down, capped, once a hand."""
+        rule = self.table._rake_rule
+        results = hand.results
+        taken = sum(r.rake for r in results)
+        if rule is None or (rule.no_flop_no_drop and len(hand.board) < 3):
+            expected = 0
+        else:
+            total = sum(r.amount for r in results)
+            expected = total * rule.fraction.numerator // rule.fraction.denominator
+            if rule.cap is not None:
+                expected = min(expected, rule.cap)
+        if taken != expected or any(r.rake > r.amount for r in results):
+            report.add(f"{where}: rake {[r.rake for r in results]}, expected {expected} in all")
+
 
 def simulate(
     tables: int,
@@ -455,13 +676,19 @@ def simulate(
     checks: bool = True,
     game: str | None = None,
     seats: int | None = None,
+    button_rule: str | None = None,
+    progress: Callable[[SoakReport], None] | None = None,
+    every: int = 0,
 ) -> SoakReport:
     """Play ``hands`` hands in total over ``tables`` tables; see the module docstring.
-    ``game`` (a preset name of ``feltroom.table.config``) and ``seats`` (2..10) put every table
-    on those stakes and that size; by default each table draws its own."""
+    ``progress`` is called with the report so far every ``every`` hands (a long run then says
+    how far it got).
+    ``game`` (a preset name of ``feltroom.table.config``), ``seats`` (2..10) and ``button_rule``
+    (``dead`` or ``moving``) put every table on those stakes, that size and that button rule; by
+    default each table draws its own."""
     master = random.Random(seed)
     sims = [
-        _Sim(k + 1, random.Random(master.getrandbits(64)), checks, game, seats)
+        _Sim(k + 1, random.Random(master.getrandbits(64)), checks, game, seats, button_rule)
         for k in range(tables)
     ]
     report = SoakReport()
@@ -473,6 +700,9 @@ def simulate(
         k += 1
         if sim.play_hand(report):
             idle = 0
+            if progress is not None and every and report.hands % every == 0:
+                report.seconds = time.perf_counter() - start
+                progress(report)
         else:
             idle += 1
             if idle > 1000 * tables:

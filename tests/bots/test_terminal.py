@@ -327,3 +327,12 @@ def test_play_through_a_pseudo_terminal_against_a_live_server(storage: SqlStorag
                 pty.close()
 
     asyncio.run(asyncio.wait_for(scenario(), 60))
+
+
+def test_keys_name_the_turn_they_answer() -> None:
+    """Issue 27, point 6: the terminal client sends the ``turn_id`` of the turn on screen, so
+    a key pressed twice is refused (``stale_turn``) instead of acting at a later turn."""
+    state = _state(seat=3, countdown_at=1000.0, deadline=1010.0, legal=LEGAL, turn_id=12)
+    act = {"type": "act", "table": "holdem-1", "hand": 4711, "turn_id": 12}
+    assert key_command("f", state) == Send({**act, "action": "fold"})
+    assert key_command("c", state) == Send({**act, "action": "call"})

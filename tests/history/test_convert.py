@@ -12,13 +12,10 @@ from feltroom.cli import main
 from feltroom.history import ohh, phh
 from feltroom.history.replay import replay
 
-SHARED = Path(__file__).parents[3] / "shared" / "phh"
-PLURIBUS = SHARED / "pluribus" / "83"
-FILES = ("63.phh", "53.phh", "104.phh")
+from .corpora import PHH
 
-pytestmark = pytest.mark.skipif(
-    not all((PLURIBUS / name).is_file() for name in FILES), reason="shared PHH corpus absent"
-)
+PLURIBUS = PHH / "pluribus" / "83"
+FILES = ("63.phh", "53.phh", "104.phh")
 
 
 def _paths() -> list[str]:
@@ -79,7 +76,9 @@ def test_hero_hides_a_folded_opponent(capsys: pytest.CaptureFixture[str]) -> Non
     # Hand 63: Pluribus folds preflop; Bill and MrBlue show down.
     path = str(PLURIBUS / "63.phh")
     _, full, _ = _run(capsys, "--to", "pokerstars", path)
-    assert "Dealt to MrWhite [2s 5c]" in full
+    assert "Dealt to" not in full  # no hero: no one's Dealt to line
+    assert "2s 5c" not in full
+    assert "Bill: shows [6s 8h]" in full  # the showdown's cards where they were shown
     code, out, err = _run(capsys, "--to", "pokerstars", "--hero", "Pluribus", path)
     assert code == 0, err
     assert "Dealt to Pluribus [4h 3d]" in out

@@ -14,6 +14,7 @@ from feltroom.history import ohh
 from feltroom.money import PLAY, Currency
 from feltroom.rules import Hand
 
+from .corpora import OHH, SHARED_OHH
 from .random_hands import play_random_hand
 from .test_pokerstars_export import (
     NAMES,
@@ -24,9 +25,7 @@ from .test_pokerstars_export import (
 )
 
 USD = Currency("USD", 2)
-EXAMPLES = sorted(
-    (Path(__file__).resolve().parents[3] / "shared" / "handhistories" / "ohh").glob("*.ohh")
-)
+EXAMPLES = sorted(OHH.glob("*.ohh"))  # our own examples in tests/data
 
 
 def export(
@@ -64,9 +63,18 @@ def all_cards(document: dict[str, Any]) -> dict[int, list[str]]:
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
-def test_the_shared_spec_examples_validate(path: Path) -> None:
+def test_the_examples_validate(path: Path) -> None:
     document = json.loads(path.read_text("utf-8"), parse_float=Decimal)
     assert ohh.validate(document) == []
+
+
+@pytest.mark.corpus
+def test_the_shared_spec_examples_validate() -> None:
+    paths = sorted(SHARED_OHH.glob("*.ohh"))
+    assert len(paths) >= 3
+    for path in paths:
+        document = json.loads(path.read_text("utf-8"), parse_float=Decimal)
+        assert ohh.validate(document) == [], path.name
 
 
 def test_the_validator_reports_what_is_wrong() -> None:

@@ -1,4 +1,5 @@
-"""OHH import: the spec's examples, files of several documents, bad documents, convert."""
+"""OHH import: our examples (tests/data; the spec's in ../shared in the corpus run), files of
+several documents, bad documents, convert."""
 
 from __future__ import annotations
 
@@ -19,16 +20,29 @@ from feltroom.history.replay import replay
 from feltroom.money import Currency
 from feltroom.rules import FixedLimit, Forced, ForcedBet, Hand, NoLimit, Posted, PotAwarded, blinds
 
+from .corpora import OHH, SHARED_OHH
 from .test_pokerstars_export import STARTED, limit_muck_hand, side_pot_hand
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "handhistories" / "ohh"
-EXAMPLES = sorted(SHARED.glob("*.ohh"))
-needs_examples = pytest.mark.skipif(not EXAMPLES, reason="../shared/handhistories/ohh absent")
+EXAMPLES = sorted(OHH.glob("*.ohh"))  # our own, in tests/data
+SPLIT_POT = "holdem-cash-usd-split-pot.ohh"
+TOURNAMENT = "holdem-tournament-stt-uncontested-muck.ohh"
+# every example of tests/data, then (marker ``corpus``) the spec's examples in ../shared
+ALL_EXAMPLES = [
+    *(pytest.param(path, id=path.name) for path in EXAMPLES),
+    *(
+        pytest.param(SHARED_OHH / name, marks=pytest.mark.corpus, id=f"shared-{name}")
+        for name in (
+            "spec-example-holdem-cash-888.ohh",
+            "spec-example-holdem-cash-ipoker.ohh",
+            "spec-example-holdem-tournament-pokerstars.ohh",
+        )
+    ),
+]
 
 
-def example(name: str) -> dict[str, Any]:
-    """A shared example's document, exact decimals."""
-    loaded: dict[str, Any] = json.loads((SHARED / name).read_text("utf-8"), parse_float=Decimal)
+def example(name: str, folder: Path = OHH) -> dict[str, Any]:
+    """An example's document, exact decimals."""
+    loaded: dict[str, Any] = json.loads((folder / name).read_text("utf-8"), parse_float=Decimal)
     return loaded
 
 
@@ -66,10 +80,15 @@ SIDE_NAMES = {1: "Ann", 2: "Bob", 3: "Cat", 4: "Dan", 6: "Eve"}
 # ------------------------------------------------------------------------------ the examples
 
 
-@needs_examples
-@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_the_examples_are_all_there() -> None:
+    assert [path.name for path in EXAMPLES] == sorted(
+        [SPLIT_POT, TOURNAMENT, "holdem-cash-eur-flop-raise-fold.ohh"]
+    )
+
+
+@pytest.mark.parametrize("path", ALL_EXAMPLES)
 def test_the_spec_examples_validate_import_and_replay(path: Path) -> None:
-    document = example(path.name)
+    document = example(path.name, path.parent)
     assert ohh.validate(document) == []
     result = ohh_import.load_file(path)
     assert result.problems == ()
@@ -114,10 +133,10 @@ def test_the_spec_examples_validate_import_and_replay(path: Path) -> None:
     )
 
 
-@needs_examples
 def test_amounts_are_increments_in_the_file_and_raise_to_totals_in_the_record() -> None:
-    """The 888 example's flop: bet 0.06, raise 0.12, call 0.06: raises to 6 and 12 cents."""
-    document = example("spec-example-holdem-cash-888.ohh")
+    """The split pot example's flop: bet 0.20, raise 0.60, call 0.40: raises to 20 and 60
+    cents."""
+    document = example(SPLIT_POT)
     (record,) = ohh_import.loads(dumps(document)).records
     flop = next(r for r in document["ohh"]["rounds"] if r["street"] == "Flop")
     totals: dict[int, Decimal] = {}
@@ -134,9 +153,8 @@ def test_amounts_are_increments_in_the_file_and_raise_to_totals_in_the_record() 
     assert record.rake.taken == units(document["ohh"]["pots"][0]["rake"], 2)
 
 
-@needs_examples
 def test_tournament_hand_metadata() -> None:
-    document = example("spec-example-holdem-tournament-pokerstars.ohh")
+    document = example(TOURNAMENT)
     (record,) = ohh_import.loads(dumps(document)).records
     assert record.metadata["tournament"] is True
     info = record.metadata["tournament_info"]
@@ -362,14 +380,29 @@ def test_convert_reads_ohh_reports_bad_hands_and_converts_the_rest(
     assert code == 1
     assert len(out) == 2
     original = json.loads(good, parse_float=Decimal)["ohh"]
+    # without a hero the conversion writes no Dealt Cards (the showdown's cards stay)
+    seen = json.loads(
+        ohh.dumps(
+            side_pot_hand(),
+            hand_id=11,
+            table_name="Felt I",
+            hero=None,
+            names=SIDE_NAMES,
+            currency=Currency("USD", 2),
+            started=STARTED,
+            seat_count=6,
+            reveal_showdown=True,
+        ),
+        parse_float=Decimal,
+    )["ohh"]
+    assert seen["rounds"] != original["rounds"]
     for text in out:
         again = json.loads(text, parse_float=Decimal)
         assert ohh.validate(again) == []
         assert again["ohh"]["pots"] == original["pots"]
-        assert again["ohh"]["rounds"] == original["rounds"]
+        assert again["ohh"]["rounds"] == seen["rounds"]
 
 
-@needs_examples
 def test_convert_the_spec_examples_to_every_format(capsys: pytest.CaptureFixture[str]) -> None:
     for target in ("pokerstars", "ohh", "phh"):
         code = main(["convert", "--to", target, *map(str, EXAMPLES)])
@@ -417,9 +450,8 @@ def test_a_missing_action_in_another_sites_file_is_not_read_as_a_protection() ->
     assert f"seat {seat}" in problem.message
 
 
-@needs_examples
 def test_hole_cards_dealt_one_by_one() -> None:
-    document = example("spec-example-holdem-cash-ipoker.ohh")
+    document = example("holdem-cash-eur-flop-raise-fold.ohh")
     actions = document["ohh"]["rounds"][0]["actions"]
     k, dealt = next((k, a) for k, a in enumerate(actions) if a["action"] == "Dealt Cards")
     first, second = dealt["cards"]

@@ -7,7 +7,6 @@ import re
 from datetime import UTC, datetime
 from decimal import Decimal
 from fractions import Fraction
-from pathlib import Path
 
 from feltroom.cards import Card, parse_cards
 from feltroom.history import pokerstars
@@ -27,11 +26,12 @@ from feltroom.rules import (
     blinds,
 )
 
+from .corpora import POKERSTARS
 from .random_hands import play_random_hand
 
 USD = Currency("USD", 2)
 STARTED = datetime(2026, 12, 1, 15, 0, 0, tzinfo=UTC)
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "handhistories" / "pokerstars"
+SHARED = POKERSTARS  # the real samples, kept in tests/data
 
 
 def deck_for(holes: list[str], board: str) -> list[Card]:

@@ -1,5 +1,6 @@
-"""PokerStars text import: the shared real hands, bad hands, byte-level robustness, names with
-spaces and colons, and ``feltroom convert`` of PokerStars input."""
+"""PokerStars text import: the real hands (tests/data, and ../shared in the corpus run), bad
+hands, byte-level robustness, names with spaces and colons, and ``feltroom convert`` of
+PokerStars input."""
 
 from __future__ import annotations
 
@@ -14,16 +15,22 @@ import pytest
 from feltroom.cards import Card, parse_cards
 from feltroom.cli import main
 from feltroom.history import phh, pokerstars, pokerstars_import
+from feltroom.history.imports import rake_record
 from feltroom.history.record import ForcedKind, HandRecord, Stakes, Structure
 from feltroom.history.replay import replay
 from feltroom.money import PLAY, Currency, to_units
-from feltroom.rules import Call, Check, Fold, Hand, NoLimit, RaiseTo, blinds
+from feltroom.rules import Call, Check, Fold, Hand, NoLimit, RaiseTo, RakeRule, blinds, rake_pots
 
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "handhistories" / "pokerstars"
+from .corpora import PHH, POKERSTARS, SHARED_POKERSTARS
+
+SHARED = POKERSTARS  # the real samples, kept in tests/data
 FILES = sorted(SHARED.glob("*.txt"))
 TEN_HANDS = SHARED / "nlhe-cash-9max-ten-hands-one-file.txt"
-
-pytestmark = pytest.mark.skipif(not FILES, reason="../shared/handhistories/pokerstars is absent")
+# every sample of tests/data, then (marker ``corpus``) every file of ../shared
+SAMPLES = [
+    *(pytest.param(path, id=path.name) for path in FILES),
+    pytest.param(SHARED_POKERSTARS, marks=pytest.mark.corpus, id="shared"),
+]
 
 _COLLECTED = re.compile(r"^(.*) collected ([$€£]?[\d.]+) from (?:main |side )?pot", re.M)
 _RAKE = re.compile(r"\| Rake ([$€£]?[\d.]+)")
@@ -41,11 +48,22 @@ def _stacks_by_seat(hand: Hand) -> dict[int, int]:
     return dict(zip((seat for seat, _ in hand.setup.players), hand.final_stacks, strict=True))
 
 
+def test_the_samples_are_all_there() -> None:
+    assert len(FILES) == 10
+
+
 # Rules: R-RAKE-3
-@pytest.mark.parametrize("path", FILES, ids=[path.name for path in FILES])
+@pytest.mark.parametrize("sample", SAMPLES)
 def test_r_rake_3_every_shared_hand_imports_replays_and_collects_what_the_file_says(
-    path: Path,
+    sample: Path,
 ) -> None:
+    paths = sorted(sample.glob("*.txt")) if sample.is_dir() else [sample]
+    assert paths
+    for path in paths:
+        _every_hand_imports_and_collects(path)
+
+
+def _every_hand_imports_and_collects(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
     result = pokerstars_import.loads(text)
     assert result.problems == ()
@@ -390,10 +408,12 @@ def test_convert_pokerstars_to_each_format(capsys: pytest.CaptureFixture[str]) -
     assert (code, err) == (0, "")
     # R-HIST-2: only the hole cards the file knew are written, never an unknown "??"
     assert "??" not in out
-    dealt = re.findall(r"^Dealt to .* (\[.*\])$", out, re.M)
-    assert dealt
+    # the file names no hero (no "Dealt to"): neither does the conversion; shown hands stay
+    assert "Dealt to" not in out
+    shown = re.findall(r": shows (\[[^\]]*\])", out)
+    assert shown
     original_text = TEN_HANDS.read_text(encoding="utf-8-sig")
-    assert all(cards in original_text for cards in dealt)  # dealt to the hero, or shown
+    assert all(cards in original_text for cards in shown)
     again = pokerstars_import.loads(out)
     original = pokerstars_import.load_file(TEN_HANDS)
     assert again.problems == ()
@@ -453,9 +473,7 @@ def _message(text: str) -> str:
 def test_convert_mixes_pokerstars_and_phh_files_in_one_run(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    phh_hand = SHARED.parents[1] / "phh" / "pluribus" / "83" / "63.phh"
-    if not phh_hand.is_file():
-        pytest.skip("../shared/phh is absent")
+    phh_hand = PHH / "pluribus" / "83" / "63.phh"
     code, out, err = _run(capsys, "--to", "pokerstars", str(TEN_HANDS), str(phh_hand))
     assert (code, err) == (0, "")
     headers = re.findall(r"^PokerStars Hand #(\d+):", out, re.M)
@@ -470,3 +488,25 @@ def test_rake_rule_of_an_import_is_the_largest_pot_share_capped_at_the_hand_rake
     assert record.rake.fraction == Fraction(36, 786)
     assert record.rake.cap == 89
     assert Decimal(sum(record.winnings or ())) == Decimal(1984 - 89)
+
+
+# Rules: R-RAKE-3
+def test_r_rake_3_an_imported_hand_keeps_a_per_pot_rake_no_rule_would_give() -> None:
+    """A site that took its rake from the side pot only: the import keeps each pot's rake as
+    the file records it, through replay and through a PHH export and import."""
+    record = rake_record([40, 30], [0, 3])
+    assert record is not None
+    assert record.pots == (0, 3)
+    assert record.taken == 3
+    rule = RakeRule(record.fraction, record.cap, record.no_flop_no_drop, record.pots)
+    assert rake_pots([40, 30], rule, True) == [0, 3]
+    (imported,) = pokerstars_import.load_file(
+        SHARED / "nlhe-cash-9max-eur-two-side-pots.txt"
+    ).records
+    assert imported.rake is not None
+    assert imported.rake.pots == (25, 36, 28)
+    again = phh.loads(phh.dumps(imported))
+    assert again.rake is not None
+    assert again.rake.pots == (25, 36, 28)
+    hand = replay(again)
+    assert [r.rake for r in hand.results] == [25, 36, 28]

@@ -43,40 +43,33 @@ from feltroom.rules import (
     blinds,
 )
 
+from .corpora import ODD_CHIP_HANDS, PHH, SHARED_PHH
 from .random_hands import play_random_hand
 
-SHARED = Path(__file__).resolve().parents[2] / ".." / "shared"
-CORPUS = SHARED / "phh"
-needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/phh is not present")
-
-# The Pluribus logs split these pots' odd chip into halves (README of the corpus).
-ODD_CHIP_HANDS = {
-    "pluribus/32/23.phh",
-    "pluribus/41b/204.phh",
-    "pluribus/60/88.phh",
-    "pluribus/75b/76.phh",
-    "pluribus/88/128.phh",
-    "pluribus/91/43.phh",
-    "pluribus/91/53.phh",
-}
+# The hands in tests/data (always there) and the full corpus in ../shared (marker ``corpus``).
+FULL = pytest.param(SHARED_PHH, marks=pytest.mark.corpus, id="shared")
+CORPORA = [pytest.param(PHH, id="data"), FULL]
+# (hands, hands with finishing_stacks, whole-number .phh files) of each corpus
+COUNTS = {PHH: (260, 240, 241), SHARED_PHH: (6882, 6862, 6863)}
 
 
-@needs_corpus
 # Rules: R-POT-1
-def test_R_POT_1_every_corpus_hand_replays_and_matches_its_finishing_stacks() -> None:
+@pytest.mark.parametrize("corpus", CORPORA)
+def test_R_POT_1_every_corpus_hand_replays_and_matches_its_finishing_stacks(corpus: Path) -> None:
     results = [
         (path, result)
-        for path in sorted(CORPUS.rglob("*"))
+        for path in sorted(corpus.rglob("*"))
         if path.suffix in (".phh", ".phhs")
         for result in replay_file(path)
     ]
-    assert len(results) == 6882
+    hands, with_stacks, _ = COUNTS[corpus]
+    assert len(results) == hands
     errors = [r for _, r in results if r.error is not None]
     assert errors == []
     with_result = [(p, r) for p, r in results if r.expected is not None]
-    assert len(with_result) == 6862
+    assert len(with_result) == with_stacks
     assert all(r.match for _, r in with_result)
-    odd = {p.relative_to(CORPUS).as_posix() for p, r in with_result if r.odd_chip}
+    odd = {p.relative_to(corpus).as_posix() for p, r in with_result if r.odd_chip}
     assert odd == ODD_CHIP_HANDS
 
 
@@ -96,9 +89,9 @@ def _pokerkit_stacks(text: str, multiple: bool = False) -> list[list[Decimal]]:
     return stacks
 
 
-@needs_corpus
-def test_hands_without_a_recorded_result_agree_with_pokerkit() -> None:
-    files = [CORPUS / "historical" / "dwan-ivey-2009.phh", *sorted(CORPUS.rglob("*.phhs"))]
+@pytest.mark.parametrize("corpus", CORPORA)
+def test_hands_without_a_recorded_result_agree_with_pokerkit(corpus: Path) -> None:
+    files = [corpus / "historical" / "dwan-ivey-2009.phh", *sorted(corpus.rglob("*.phhs"))]
     checked = 0
     for path in files:
         text = path.read_text()
@@ -367,16 +360,16 @@ def test_the_direct_replay_path_agrees_with_records_and_replay(seed: int) -> Non
     assert direct_taken >= 1
 
 
-@needs_corpus
-def test_the_direct_replay_path_takes_every_whole_number_corpus_hand() -> None:
+@pytest.mark.parametrize("corpus", CORPORA)
+def test_the_direct_replay_path_takes_every_whole_number_corpus_hand(corpus: Path) -> None:
     taken = 0
-    for path in sorted(CORPUS.rglob("*.phh")):
+    for path in sorted(corpus.rglob("*.phh")):
         fields = toml_subset.loads(path.read_text())
         direct = _direct_result("x", fields)
         assert direct is not None, path
         assert direct.json_line() == _general("x", fields)
         taken += 1
-    assert taken == 6863
+    assert taken == COUNTS[corpus][2]
 
 
 # ----------------------------------------------------- the table's folds, protections, antes

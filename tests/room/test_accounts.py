@@ -15,9 +15,11 @@ from feltroom.room import (
     Accounts,
     Argon2Settings,
     AuthenticationFailed,
+    DuplicateKey,
     RoomError,
     UnknownAccount,
 )
+from feltroom.room.storage import UserRow
 from feltroom.store import SqlStorage
 
 
@@ -195,3 +197,27 @@ def test_R_TIME_3_two_tables_racing_cannot_both_take_the_last_protection(
     assert sorted(granted) == [False] * 7 + [True]
     for store in stores:
         store.close()
+
+
+@pytest.mark.parametrize("other", ["Alice", "alIce", "ALICE"])
+def test_names_are_unique_regardless_of_letter_case(
+    accounts: Accounts, storage: SqlStorage, other: str
+) -> None:
+    """Issue 27, point 2: ``alice``, ``Alice`` and ``alIce`` are one name."""
+    accounts.sign_up("alice", "correct horse")
+    with pytest.raises(RoomError, match=r"taken .*any letter case"):
+        accounts.sign_up(other, "correct horse")
+    # The database holds it too, whatever a caller skips.
+    with pytest.raises(DuplicateKey), storage.transaction() as tx:
+        tx.add_user(UserRow(other, "!x", 0.0, 0.0))
+    with storage.transaction(write=False) as tx:
+        found = tx.get_user(other, nocase=True)
+    assert found is not None
+    assert found.name == "alice"
+
+
+@pytest.mark.parametrize("password", ["alice-long-name", "ALICE-LONG-NAME", "Alice-Long-Name"])
+def test_a_password_may_not_be_the_name(accounts: Accounts, password: str) -> None:
+    with pytest.raises(RoomError, match="password may not be the name"):
+        accounts.sign_up("alice-long-name", password)
+    assert accounts.sign_up("alice-long-name", "another-password") == "alice-long-name"

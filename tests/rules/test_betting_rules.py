@@ -456,3 +456,77 @@ def test_R_ALLIN_1_nobody_is_forced_to_call_more_than_they_have() -> None:
     assert events[0] == Called(2, 28, True)
     assert events[1] == UncalledBetReturned(3, 70)  # R-ALLIN-4
     assert hand.is_over  # betting closed: the board was run out (R-ALLIN-3)
+
+
+def _flop_after_limps(structure: NoLimit | PotLimit, stacks: list[int]) -> Hand:
+    """Blinds 5/10, five players (seat 5 the button); everyone puts in 10 pre-flop, so the flop
+    opens with seat 1 to act and the round's raise size at zero."""
+    hand = make_hand(structure, stacks, sb=5, bb=10)
+    for _ in range(4):
+        hand.call()  # seats 3, 4, 5 and the small blind
+    hand.check()  # the big blind
+    assert hand.street == 1
+    return hand
+
+
+# Rules: R-NL-1, R-PL-1, R-LIMIT-4
+@pytest.mark.parametrize("structure", [NoLimit(10), PotLimit(10)], ids=["NL", "PL"])
+def test_R_NL_1_R_PL_1_short_all_ins_below_the_big_blind_set_no_raise_size(
+    structure: NoLimit | PotLimit,
+) -> None:
+    """Blinds 5/10, on the flop: seat 1 bets all-in 5, seat 2 calls, seat 3 goes all-in to 12
+    (an increment of 7, below the minimum raise to 15 the engine offered), seat 4 and seat 5
+    call: seat 2 faces 7 more, less than a full raise of the big blind, so may only call or
+    fold. A full raise is measured against the big blind at least; the all-ins set no size."""
+    hand = _flop_after_limps(structure, [15, 1000, 22, 1000, 1000])
+    hand.raise_to(5)  # seat 1 all-in for less than the big blind
+    hand.call()  # seat 2
+    options = legal(hand)
+    assert (options.seat, options.raise_min) == (3, 12)  # all-in: 15 was the minimum raise
+    hand.raise_to(12)  # seat 3 all-in
+    options = legal(hand)
+    assert (options.seat, options.raise_min) == (4, 22)  # seat 4 has not acted: 12 + 10
+    hand.call()  # seat 4
+    hand.call()  # seat 5
+    options = legal(hand)
+    assert options.seat == 2
+    assert options.call == 7
+    assert options.raise_min is None
+    assert options.raise_max is None
+    with pytest.raises(IllegalAction, match="no bet or raise is allowed now"):
+        hand.raise_to(22)
+
+
+# Rules: R-NL-1, R-LIMIT-4
+def test_R_NL_1_a_short_all_in_bet_does_not_reopen_the_betting_for_a_player_who_checked() -> None:
+    hand = _flop_after_limps(NoLimit(10), [1000, 15, 1000, 1000, 1000])
+    hand.check()  # seat 1
+    hand.raise_to(5)  # seat 2 bets all-in 5: less than a full bet
+    for _ in range(3):
+        hand.call()  # seats 3, 4, 5 (they had not acted: each could have raised)
+    options = legal(hand)
+    assert (options.seat, options.call, options.raise_min) == (1, 5, None)
+
+
+# Rules: R-NL-1, R-PL-1, R-LIMIT-4
+@pytest.mark.parametrize("structure", [NoLimit(10), PotLimit(10)], ids=["NL", "PL"])
+def test_R_NL_1_R_PL_1_consecutive_short_all_ins_adding_up_to_a_full_raise_reopen(
+    structure: NoLimit | PotLimit,
+) -> None:
+    """On the flop (blinds 5/10): all-in 4, a call, all-in 9, all-in 15. None of them is a full
+    raise on its own, but the caller of 4 now faces 11, a full raise of the big blind: they may
+    raise again, to 15 + 10 = 25 at least; a player who faces less may not."""
+    hand = _flop_after_limps(structure, [14, 1000, 19, 25, 1000])
+    hand.raise_to(4)  # seat 1 all-in
+    hand.call()  # seat 2
+    hand.raise_to(9)  # seat 3 all-in (+5)
+    hand.raise_to(15)  # seat 4 all-in (+6): 11 over seat 2's call
+    options = legal(hand)
+    assert (options.seat, options.raise_min) == (5, 25)
+    hand.call()  # seat 5
+    options = legal(hand)
+    assert (options.seat, options.call, options.raise_min) == (2, 11, 25)
+    hand.raise_to(25)  # seat 2 re-raises
+    options = legal(hand)
+    assert (options.seat, options.call) == (5, 10)
+    assert options.raise_min == 35  # the full raise of 10 is now the round's size

@@ -616,3 +616,103 @@ def test_R_LIMIT_1_limit_hand_to_showdown_conserves_chips() -> None:
         else:
             hand.check_or_call()
     assert sum(hand.final_stacks) == 400
+
+
+def _small_blind_all_in_before_the_flop() -> Hand:
+    """Seat 1 (small blind, left of the button) all-in for 10 pre-flop, seats 2 and 3 call: the
+    worst hand (seven-high) is the all-in player's; seat 2's aces beat seat 3's queens."""
+    hand = make_hand(
+        NoLimit(2),
+        [10, 100, 100],
+        holes=["7s2c", "AhKd", "QcQd"],
+        board="Ac 9h 5d 3s Jc",
+    )
+    hand.call()  # seat 3
+    hand.raise_to(10)  # seat 1 (small blind) all-in
+    hand.call()  # seat 2
+    hand.call()  # seat 3
+    return hand
+
+
+# Rules: R-SHOW-3, R-SHOW-4
+def test_R_SHOW_3_without_a_bet_players_all_in_before_the_round_show_after_those_who_acted() -> (
+    None
+):
+    """Seat 1 (left of the button) is all-in pre-flop; seats 2 and 3 check the river down. The
+    first to show is seat 2, the first left of the button who acted on the river; seat 3
+    follows; seat 1, all-in before the round, comes last and may muck a beaten hand."""
+    hand = _small_blind_all_in_before_the_flop()
+    while not hand.is_over:
+        hand.check()
+    assert hand.showdown_seats == (2, 3, 1)
+    assert shown_seats(hand) == [2]
+    assert mucked_seats(hand) == [3, 1]  # both beaten by the aces: mucked, seat 1 included
+    assert set(hand.showdown_cards) == {1, 2, 3}  # R-SHOW-5: recorded all the same
+
+
+# Rules: R-SHOW-3
+def test_R_SHOW_3_with_a_bet_the_all_in_player_shows_in_turn_after_the_bettor() -> None:
+    hand = _small_blind_all_in_before_the_flop()
+    for _ in range(4):
+        hand.check()  # flop and turn
+    hand.check()  # seat 2
+    hand.raise_to(20)  # seat 3 bets the river
+    hand.call()  # seat 2
+    assert hand.showdown_seats == (3, 1, 2)
+
+
+# Rules: R-ALLIN-3, R-SHOW-4
+def test_R_ALLIN_3_a_covering_caller_on_the_river_may_muck() -> None:
+    """All live hands are turned up only when the board is run out; a player who calls an
+    all-in bet on the river with chips behind is at a normal showdown and may muck."""
+    hand = make_hand(
+        NoLimit(2),
+        [100, 40, 100],
+        holes=["7s2c", "AhKd", "QcQd"],
+        board="Ac 9h 5d 3s Jc",
+    )
+    hand.call()  # seat 3
+    hand.call()  # seat 1
+    hand.check()  # seat 2
+    for _ in range(6):
+        hand.check()  # flop and turn
+    hand.check()  # seat 1
+    hand.raise_to(38)  # seat 2 all-in on the river
+    hand.call()  # seat 3 covers
+    hand.fold()  # seat 1
+    assert shown_seats(hand) == [2]
+    assert mucked_seats(hand) == [3]
+
+
+# Rules: R-RAKE-3
+def test_R_RAKE_3_computed_once_for_the_hand_then_taken_from_the_main_pot_outward() -> None:
+    five = RakeRule(FIVE_PERCENT)
+    assert rake_pots([19, 19], five, True) == [1, 0]  # 5% of 38 is 1.9: 1, not 0 + 0
+    assert rake_pots([10, 10, 21], five, True) == [1, 0, 1]  # 2: a share of 1, and the rest
+    assert rake_pots([1000, 3000, 5000], RakeRule(FIVE_PERCENT, cap=300), True) == [50, 150, 100]
+    assert rake_pots([19, 19], RakeRule(FIVE_PERCENT, cap=0), True) == [0, 0]
+    hand = make_hand(
+        NoLimit(2),
+        [19, 38, 38],
+        holes=["AsAh", "KsKh", "QsQh"],
+        board="2c 7d 9h 3s 4c",
+        rake=five,
+    )
+    hand.raise_to(19)  # seat 3
+    hand.call()  # seat 1 all-in
+    hand.call()  # seat 2
+    hand.raise_to(10)  # seat 2 bets the flop
+    hand.call()  # seat 3
+    while not hand.is_over:
+        hand.check_or_call()
+    assert [(r.amount, r.rake) for r in hand.results] == [(57, 2), (20, 1)]  # 5% of 77 = 3
+    assert hand.rake == 3
+
+
+# Rules: R-RAKE-3
+def test_R_RAKE_3_a_recorded_rake_is_taken_pot_by_pot_as_recorded() -> None:
+    recorded = RakeRule(Fraction(1, 10), cap=3, pots=(0, 3))
+    assert rake_pots([40, 30], recorded, True) == [0, 3]
+    assert rake_pots([40, 30, 5], recorded, True) == [0, 3, 0]
+    with pytest.raises(InvalidConfiguration, match="one per pot"):
+        RakeRule(Fraction(1, 10), pots=(-1,))

@@ -279,7 +279,7 @@ def test_an_extra_field_is_refused_listing_the_fields() -> None:
         act(action="fold", Amount=5),
         "invalid_field",
         'unknown field "Amount"',
-        "table, hand, action, amount, id",
+        "table, hand, action, amount, turn_id, id",
         ref=7,
     )
 

@@ -246,6 +246,7 @@ def test_R_BET_6_only_the_player_to_act_gets_the_legal_actions_exactly() -> None
                     "seat",
                     "countdown_at",
                     "deadline",
+                    "turn_id",
                     "legal",
                 }
                 if fan.viewer(who) == to_act:
@@ -665,6 +666,7 @@ def test_a_snapshot_has_the_documented_view() -> None:
         "deadline",
         "turn_started",
         "countdown_at",
+        "turn_id",
         "waiting",
         "legal",
         "muted",
@@ -676,6 +678,7 @@ def test_a_snapshot_has_the_documented_view() -> None:
     assert snap["view"]["turn_started"] is not None
     assert snap["view"]["countdown_at"] == turn["countdown_at"]
     assert snap["view"]["deadline"] == turn["deadline"]
+    assert snap["view"]["turn_id"] == turn["turn_id"]
     assert snap["view"]["turn_started"] < snap["view"]["countdown_at"] <= snap["view"]["deadline"]
     assert snap["view"]["pot"] == 3
     assert snap["view"]["board"] == []
@@ -926,3 +929,23 @@ def test_after_table_reloaded_the_hub_sends_a_fresh_snapshot(storage: SqlStorage
         snapshot = mine[reloaded + 1]
         assert snapshot["view"]["hand"] is None
         assert [s["sitting_out"] for s in snapshot["view"]["seats"]] == [True, True]
+
+
+def test_turn_ids_increase_within_a_hand() -> None:
+    """Every ``turn`` of a hand names its turn with a larger ``turn_id`` than the one before,
+    the same in every viewer's copy (issue 27: stale actions)."""
+    fan = seated(3)
+    fan.feed(fan.table.start_hand(0.0))
+    hand = fan.table.hand
+    assert hand is not None
+    while fan.table.in_hand:
+        seat = hand.to_act
+        legal = hand.legal_actions()
+        assert seat is not None
+        assert legal is not None
+        fan.feed(fan.table.act(seat, Check() if legal.check else Call(), 0.0))
+    for who in (OBSERVER, "p1", "p2", "p3"):
+        ids = [m["turn_id"] for m in of_type(fan.received[who], "turn")]
+        assert len(ids) >= 4
+        assert ids == sorted(set(ids)), ids
+    assert fan.table.turn_id is None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
@@ -187,3 +188,67 @@ def test_a_bad_database_url_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "audit", "--db", "nosuchdb://x", "--shuffles", "0")
     assert code == 2
     assert "cannot open the database" in err
+
+
+def _serve_options(
+    monkeypatch: pytest.MonkeyPatch, db_url: str, *argv: str
+) -> tuple[Any, tuple[str, ...]]:
+    """What ``feltroom serve`` hands the application and uvicorn (neither is started)."""
+    import feltroom.server
+
+    seen: dict[str, Any] = {}
+
+    def create_app(runtime: object, **options: Any) -> str:
+        seen["limits"] = options.get("limits")
+        return "app"
+
+    def serve(app: object, host: str, port: int, **options: Any) -> None:
+        seen["forwarded"] = options["forwarded_allow_ips"]
+
+    monkeypatch.setattr(feltroom.server, "create_app", create_app)
+    monkeypatch.setattr(feltroom.server, "serve", serve)
+    assert main(["serve", "--db", db_url, *argv]) == 0
+    return seen["limits"], seen["forwarded"]
+
+
+def test_serve_exempts_exactly_this_machine_from_the_sign_up_limit_by_default(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 27, point 4: ``--signup-exempt`` defaults to exactly 127.0.0.1 and ::1; hashing
+    pool 2; five sign-ups an address; and (point 5) no proxy is trusted by default."""
+    limits, forwarded = _serve_options(monkeypatch, db_url)
+    assert limits.signup_exempt == frozenset({"127.0.0.1", "::1"})
+    assert "127.0.0.2" not in limits.signup_exempt
+    assert limits.hash_pool == 2
+    assert (limits.signups, limits.signup_window) == (5, 600.0)
+    assert forwarded == ()
+    limits, forwarded = _serve_options(
+        monkeypatch,
+        db_url,
+        "--signup-exempt",
+        "10.0.0.7, ::1",
+        "--forwarded-allow-ips",
+        "10.0.0.1,192.168.0.0/16",
+        "--hash-pool",
+        "3",
+        "--signups",
+        "9",
+    )
+    assert limits.signup_exempt == frozenset({"10.0.0.7", "::1"})
+    assert (limits.hash_pool, limits.signups) == (3, 9)
+    assert forwarded == ("10.0.0.1", "192.168.0.0/16")
+    limits, _ = _serve_options(monkeypatch, db_url, "--signup-exempt", "")
+    assert limits.signup_exempt == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("--signup-exempt", "localhost"), ("--forwarded-allow-ips", "proxy"), ("--hash-pool", "0")],
+)
+def test_serve_refuses_bad_addresses_and_pools(
+    db_url: str, capsys: pytest.CaptureFixture[str], option: str, value: str
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["serve", "--db", db_url, option, value])
+    assert exited.value.code == 2
+    assert value in capsys.readouterr().err

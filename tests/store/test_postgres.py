@@ -29,6 +29,8 @@ from feltroom.room import (
 )
 from feltroom.store import SqlStorage, downgrade, open_storage
 
+from .names_migration import check_the_migration_stops_and_lists_colliding_names
+
 
 @pytest.fixture
 def pg(pg_url: str) -> Iterator[SqlStorage]:
@@ -120,3 +122,10 @@ def test_postgres_races_keep_keys_allowances_and_balances(pg_url: str) -> None:
     assert audit(stores[1], shuffles=0)["pass"]
     for store in stores:
         store.close()
+
+
+def test_postgres_the_names_migration_stops_and_lists_accounts_whose_names_collide(
+    pg_url: str,
+) -> None:
+    """Issue 27, point 2: names are unique regardless of letter case, on PostgreSQL too."""
+    check_the_migration_stops_and_lists_colliding_names(pg_url)

@@ -14,6 +14,8 @@ from feltroom.room.ledger import new_transfer
 from feltroom.room.storage import OperationRow
 from feltroom.store import DEFAULT_URL, SqlStorage, downgrade, migrate, open_storage
 
+from .names_migration import check_the_migration_stops_and_lists_colliding_names
+
 
 def test_every_connection_uses_wal_synchronous_full_and_a_busy_timeout(
     storage: SqlStorage,
@@ -42,7 +44,7 @@ def test_opening_upgrades_to_the_newest_revision_and_reopening_is_harmless(db_ur
         store = open_storage(db_url)
         with store.engine.connect() as connection:
             version = connection.exec_driver_sql("SELECT version_num FROM alembic_version")
-            assert version.scalar() == "0005"
+            assert version.scalar() == "0005_table_leases"
         store.close()
     engine = create_engine(db_url)
     tables = set(inspect(engine).get_table_names())
@@ -118,3 +120,10 @@ def test_check_constraints_guard_balances_and_amounts(storage: SqlStorage, db_ur
                 "INSERT INTO transfers (transfer_id, currency, debit, credit, amount, kind, "
                 "reference, created_at) VALUES ('x', 'PLAY', 'a', 'b', 0, 'grant', '', 0)"
             )
+
+
+def test_the_names_migration_stops_and_lists_accounts_whose_names_collide_in_case(
+    db_url: str,
+) -> None:
+    """Issue 27, point 2: names are unique regardless of letter case."""
+    check_the_migration_stops_and_lists_colliding_names(db_url)

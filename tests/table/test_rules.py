@@ -533,3 +533,29 @@ def test_R_RAKE_4_session_fee_taking_the_last_chips_before_the_deal_leaves_a_dea
     assert [(f.seat, f.kind) for f in hand.setup.forced] == [(4, Forced.BIG_BLIND)]
     assert 3 not in hand.seats
     assert t.chips_on_table() + t.fees == t.brought
+
+
+# Rules: R-RAKE-3
+def test_R_RAKE_3_the_cap_is_six_big_blinds_in_the_tables_currency_by_default() -> None:
+    """The default cap is an amount in the table's own units: 6 big blinds, $3 at $.25/$.50
+    (300 cents), 12 chips at a 1/2 play-chip table (not 300 chips)."""
+    nl = preset("nl_25_50")
+    assert nl.rake_cap_amount == 300
+    rule = nl.rake_rule()
+    assert rule is not None
+    assert rule.cap == 300
+    play = table().config
+    assert play.rake_cap is None
+    assert play.rake_cap_amount == 12
+    rule = play.rake_rule()
+    assert rule is not None
+    assert rule.cap == 12
+    assert preset("dead_nl_1_2", rake_cap=30).rake_rule().cap == 30  # type: ignore[union-attr]
+    t = seated(3)
+    t.start_hand(0.0)
+    hand = t.hand
+    assert hand is not None
+    hand.raise_to(100)  # seat 1 (left of the button) is all-in: 100 chips each
+    while not hand.is_over:
+        hand.check_or_call()
+    assert hand.rake == 12  # 5% of 300 is 15, capped at 6 big blinds

@@ -17,9 +17,26 @@ HANDS = 2_000
 
 @pytest.mark.parametrize("seed", range(CHUNKS))
 def test_soak_invariants(seed: int) -> None:
-    report = simulate(tables=3 + seed % 4, hands=HANDS, seed=1000 + seed)
+    """R-BUTTON-2, R-BUTTON-3, R-MISS-1, R-MISS-4, R-SHOW-3, R-RAKE-3 among the invariants: half
+    the chunks on each button rule, one with each table drawing its own."""
+    rule = (None, "dead", "moving")[seed % 3]
+    report = simulate(tables=3 + seed % 4, hands=HANDS, seed=1000 + seed, button_rule=rule)
     assert report.hands == HANDS
     assert report.violations == 0, report.examples
+
+
+def test_simulate_button_rule_and_progress(capsys: pytest.CaptureFixture[str]) -> None:
+    args = "simulate --tables 2 --hands 40 --seed 4 --json --button-rule moving --progress 20"
+    code = main(args.split())
+    captured = capsys.readouterr()
+    assert code == 0
+    assert json.loads(captured.out)["hands"] == 40
+    lines = [json.loads(line) for line in captured.err.splitlines()]
+    assert [line["hands"] for line in lines] == [20, 40]
+    with pytest.raises(SystemExit) as refused:
+        main(["simulate", "--hands", "5", "--button-rule", "sideways"])
+    assert refused.value.code == 2
+    assert "invalid choice: 'sideways' (choose from 'dead', 'moving')" in capsys.readouterr().err
 
 
 def test_simulate_command_json(capsys: pytest.CaptureFixture[str]) -> None:

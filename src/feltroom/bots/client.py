@@ -62,7 +62,7 @@ from typing import Any
 
 from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as ws_connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from feltroom.cards import Card
 from feltroom.errors import FeltroomError
@@ -155,11 +155,20 @@ def legal_from_wire(legal: Message, seat: int) -> LegalActions:
     )
 
 
-def action_message(table: str, hand: int, action: Action, legal: LegalActions | None) -> Message:
+def action_message(
+    table: str,
+    hand: int,
+    action: Action,
+    legal: LegalActions | None,
+    turn_id: int | None = None,
+) -> Message:
     """The ``act`` message for a strategy action: ``RaiseTo`` becomes ``bet`` or ``raise`` as
     ``legal.bet`` says (``raise`` without ``legal``). Only fold, check, call and raise-to are
-    actions a player sends."""
+    actions a player sends. ``turn_id`` (of the turn message answered) makes a retried or
+    doubled action refused (``stale_turn``) instead of applied at a later turn."""
     message: Message = {"type": "act", "table": table, "hand": hand}
+    if turn_id is not None:
+        message["turn_id"] = turn_id
     if isinstance(action, Fold):
         message["action"] = "fold"
     elif isinstance(action, Check):
@@ -210,6 +219,7 @@ class TableState:
     to_act: int | None = None
     deadline: float | None = None
     legal: Message | None = None
+    turn_id: int | None = None
     hole: tuple[str, ...] | None = None
     blind_prompt: Message | None = None
     turns: int = 0
@@ -282,6 +292,7 @@ class TableState:
             self.in_progress = True
             self.to_act = message["seat"]
             self.deadline = message.get("deadline")
+            self.turn_id = message.get("turn_id")
             self.legal = message.get("legal") if message["seat"] == self.you else None
         elif kind == "blind_prompt":
             self.blind_prompt = message
@@ -304,6 +315,7 @@ class TableState:
         self.pot = view.get("pot", 0)
         self.to_act = view.get("to_act")
         self.deadline = view.get("deadline")
+        self.turn_id = view.get("turn_id")
         self.legal = view.get("legal") if self.to_act is not None else None
         self.seats = {}
         for s in view.get("seats", []):
@@ -550,8 +562,10 @@ class Client:
         await self.close()
         try:
             ws = await ws_connect(self.ws_url, max_size=2**22, open_timeout=self.timeout)
-        except (OSError, TimeoutError) as error:
-            raise ClientError(f"cannot open {self.ws_url}: {error}") from None
+        except (OSError, TimeoutError, WebSocketException) as error:
+            # Every way a connection can fail (refused, reset, a server that dies during the
+            # handshake: InvalidMessage, InvalidStatus, ...) is one error: the caller retries.
+            raise ConnectionLost(f"cannot open {self.ws_url}: {error}") from None
         self._ws = ws
         self.close_code = None
         self._queue = asyncio.Queue()
@@ -751,4 +765,5 @@ class Client:
         if hand_id is None:
             raise ClientError(f"no hand is known at {table}: wait for a turn before acting")
         legal = state.legal_actions() if state is not None else None
-        return await self.request(action_message(table, hand_id, action, legal))
+        turn_id = state.turn_id if state is not None and hand is None else None
+        return await self.request(action_message(table, hand_id, action, legal, turn_id))

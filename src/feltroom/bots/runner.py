@@ -17,6 +17,11 @@ grant when the wallet is short), being sat out by sitting in, being stood up by 
 again, a lost connection by reconnecting with backoff (the room resumes the seats) and signing
 in again when the token no longer works.
 
+With ``--accounts FILE`` the team keeps its accounts in a JSON file (``{"accounts": [{"name",
+"password"}, ...]}``, readable by its owner only): a later run signs in with the accounts made
+before instead of signing up new ones (a room limits sign-ups per address), and adds the ones it
+had to make.
+
 When every bot has been dealt into ``hands`` hands (a bot that is done keeps playing so that its
 table goes on, or gives its seat to a waiting team mate), or when ``stop`` is set (Ctrl-C), every
 bot leaves its table (its stack goes back to its wallet) and closes its connection.
@@ -26,7 +31,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import math
+import os
 import random
 import re
 import secrets
@@ -35,6 +42,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TextIO
 
 from feltroom.bots.client import (
@@ -63,7 +71,8 @@ class BotSettings:
     """What a run of network bots does: ``count`` bots at ``url``, each until it has been dealt
     ``hands`` hands (``None``: until stopped), ``think`` seconds before each action, brains of
     ``style`` (``random``, ``station`` or ``tag``). ``prefix`` starts the bots' names;
-    ``seed`` makes the brains and names reproducible."""
+    ``seed`` makes the brains and names reproducible. ``accounts``: the file of accounts to
+    reuse and to add new ones to (``None``: new accounts every run)."""
 
     url: str
     count: int
@@ -72,6 +81,7 @@ class BotSettings:
     style: str = "random"
     prefix: str = "net"
     seed: int | None = None
+    accounts: str | None = None
 
     def __post_init__(self) -> None:
         if self.count < 1:
@@ -188,8 +198,52 @@ class _Team:
             self.stop.set()
 
 
+class AccountFile:
+    """The accounts of ``feltroom bots --accounts FILE``: read once, written again (atomically,
+    owner-only) whenever a bot made a new account."""
+
+    def __init__(self, path: str) -> None:
+        self.path = Path(path)
+        self.accounts: list[tuple[str, str]] = []
+        if self.path.exists():
+            self.accounts = self._read()
+
+    def _read(self) -> list[tuple[str, str]]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as error:
+            raise InvalidConfiguration(
+                f"cannot read the accounts file {self.path}: {error}"
+            ) from None
+        entries = data.get("accounts") if isinstance(data, dict) else None
+        if not isinstance(entries, list) or not all(
+            isinstance(e, dict)
+            and isinstance(e.get("name"), str)
+            and isinstance(e.get("password"), str)
+            for e in entries
+        ):
+            raise InvalidConfiguration(
+                f"the accounts file {self.path} must hold "
+                '{"accounts": [{"name": "...", "password": "..."}, ...]}'
+            )
+        return [(str(e["name"]), str(e["password"])) for e in entries]
+
+    def add(self, name: str, password: str) -> None:
+        """Record a new account (the file is replaced whole: never half written)."""
+        self.accounts.append((name, password))
+        data = {"accounts": [{"name": n, "password": p} for n, p in self.accounts]}
+        temporary = self.path.with_name(self.path.name + ".tmp")
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "w", encoding="utf-8") as out:
+            json.dump(data, out, indent=1)
+            out.write("\n")
+        os.replace(temporary, self.path)
+
+
 class NetworkBot:
-    """One bot player: its client, brain and place; ``run()`` plays until the team stops."""
+    """One bot player: its client, brain and place; ``run()`` plays until the team stops.
+    ``password`` given: the account exists (``--accounts``) and is signed in to; otherwise a
+    new one is made and, with ``accounts``, recorded there."""
 
     def __init__(
         self,
@@ -200,10 +254,14 @@ class NetworkBot:
         lobby: dict[str, dict[str, Any]],
         team: _Team,
         rng: random.Random,
+        password: str | None = None,
+        accounts: AccountFile | None = None,
     ) -> None:
         self.settings = settings
         self.name = name
-        self.password = secrets.token_urlsafe(18)
+        self.existing = password is not None
+        self.password = password if password is not None else secrets.token_urlsafe(18)
+        self.accounts = accounts
         self.brain = brain
         self.place = place
         self.lobby = lobby
@@ -220,7 +278,10 @@ class NetworkBot:
     async def run(self) -> BotReport:
         """Sign up, sit down, play until the team stops; then leave and close."""
         try:
-            await self.client.sign_up(self.name, self.password, exist_ok=False)
+            if not self.existing:
+                await self.client.sign_up(self.name, self.password, exist_ok=False)
+                if self.accounts is not None:
+                    self.accounts.add(self.name, self.password)
             await self.client.sign_in(self.name, self.password)
             await self.client.grant()
             await self.client.connect()
@@ -519,15 +580,19 @@ async def run_bots(
     plan = plan_seats(entries, settings.count)
     run = f"{rng.getrandbits(32):08x}" if settings.seed is not None else secrets.token_hex(4)
     team = _Team(settings.count, stop)
+    accounts = AccountFile(settings.accounts) if settings.accounts is not None else None
+    known = list(accounts.accounts) if accounts is not None else []
     bots = [
         NetworkBot(
             settings,
-            f"{settings.prefix}.{run}.{k}",
+            known[k][0] if k < len(known) else f"{settings.prefix}.{run}.{k}",
             make_brain(settings.style, rng.getrandbits(64)),
             plan[k],
             lobby,
             team,
             random.Random(rng.getrandbits(64)),
+            known[k][1] if k < len(known) else None,
+            accounts,
         )
         for k in range(settings.count)
     ]
@@ -557,7 +622,7 @@ def main(settings: BotSettings, out: TextIO | None = None, err: TextIO | None = 
 
     try:
         report = asyncio.run(go())
-    except ClientError as error:
+    except (ClientError, InvalidConfiguration) as error:
         print(f"feltroom bots: {error}", file=err)
         return 1
     print(report.summary(), file=out)

@@ -186,6 +186,8 @@ def key_command(
         if legal is None or state.hand is None:
             return Notice("it is not your turn")
         act: Message = {"type": "act", "table": table, "hand": state.hand}
+        if state.turn_id is not None:
+            act["turn_id"] = state.turn_id  # a key pressed twice cannot act at a later turn
         if key == "f":
             if not legal.get("fold"):
                 return Notice("fold is not offered now (nothing to call: check)")
@@ -732,6 +734,7 @@ class TerminalClient:
     async def _amount(self, ask: AskAmount, state: TableState) -> None:
         """Type an amount (Enter sends it, Escape cancels); the server judges it."""
         hand = state.hand
+        turn_id = state.turn_id  # the turn asked about, even if the amount comes later
         typed = ""
         word = {"bet": "bet", "raise": "raise to"}.get(ask.action, "add chips")
         adding = ask.action == "add_chips"
@@ -751,6 +754,8 @@ class TerminalClient:
                 self.entry = ""
                 message: Message = {"type": "act", "table": state.table, "hand": hand}
                 message |= {"action": ask.action, "amount": int(typed)}
+                if turn_id is not None:
+                    message["turn_id"] = turn_id
                 if adding:
                     message = {"type": "add_chips", "table": state.table, "amount": int(typed)}
                 await self._request(message)

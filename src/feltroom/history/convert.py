@@ -3,22 +3,25 @@
 Reads PHH (``.phh``/``.phhs`` files, or folders of them) and PokerStars text (files given by
 name, recognised by their content): each hand is replayed through the engine
 (``feltroom.history.replay.replay``) and written to standard output in the target format:
-PokerStars text (hands separated by a blank line), OHH (one ``{"ohh": {...}}`` JSON object per
-line) or PHH (one ``.phhs`` document, tables ``[1]``, ``[2]``...).
+PokerStars text (hands separated by two blank lines, as the site writes them), OHH (one
+``{"ohh": {...}}`` JSON object per line) or PHH (one ``.phhs`` document, tables ``[1]``,
+``[2]``...).
 
 Player names come from the PHH ``players`` field (``Player N`` when absent); the hand id from
 ``hand`` when it is a whole number, else the running index of the hand in this run; the table
 name from ``table``, else the file name; the currency code from ``currency`` with the file's
-own decimals, else play chips (``PLAY``).
+own decimals, else play chips (``PLAY``); the time from ``year``, ``month``, ``day``, ``time``
+and the time zone (``phh.started_at``), else the time of the conversion (never the epoch).
 
 PokerStars hands are imported by ``feltroom.history.pokerstars_import`` and OHH JSON (files
 given by name, recognised by their content) by ``feltroom.history.ohh_import`` (checked against
 the engine and reconciled pot by pot): names, hand number, table name, currency, start time and
 the rake come from the file.
 
-Hole cards: with ``--hero NAME`` what R-HIST-2 shows that player (their own cards and those of
-every player who reached the showdown); without it every hole card the input holds (the
-operator's full record).
+Hole cards: with ``--hero NAME`` what R-HIST-2 shows that player (their own cards, in the only
+``Dealt to`` line / ``Dealt Cards`` action, and those of every player who reached the showdown,
+mucked hands included); without it no one's ``Dealt to`` line, and the cards of every hand of the
+showdown (shown, and mucked in the summary). PHH output keeps every hole card the input holds.
 
 A PHH hand that cannot be read or replayed is reported on stderr with its file and number, a
 PokerStars or OHH hand that cannot be imported as ``PATH: line N: hand ID: message``; the rest
@@ -27,11 +30,9 @@ are converted (exit 1).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from datetime import datetime
-from decimal import Decimal
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -47,12 +48,6 @@ from feltroom.rules import Hand
 __all__ = ["FORMATS", "convert_paths"]
 
 FORMATS = ("pokerstars", "ohh", "phh")
-
-
-def _json_number(value: object) -> float | int:
-    if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() else float(value)
-    raise TypeError(f"not JSON serializable: {value!r}")
 
 
 def _hand_id(fields: Any, index: int) -> int:
@@ -71,6 +66,30 @@ def _hide(record: HandRecord, visible: frozenset[int], seats: list[int]) -> Hand
     return replace(record, players=players)
 
 
+_DATE_FIELDS = ("year", "month", "day", "time", "time_zone", "time_zone_abbreviation")
+
+
+def _phh_metadata(record: HandRecord, table_name: str, started: datetime) -> dict[str, Any]:
+    """The PHH fields of a converted hand beyond the play: a PHH input's own fields (its date
+    and zone as written), else the hand's time in UTC; the table's name."""
+    metadata: dict[str, Any] = (
+        {k: v for k, v in record.metadata.items() if k in _DATE_FIELDS}
+        if phh.started_at(record.metadata) is not None
+        else {}
+    )
+    if not metadata:
+        moment = started.astimezone(UTC)
+        metadata = {
+            "year": moment.year,
+            "month": moment.month,
+            "day": moment.day,
+            "time": moment.time().replace(microsecond=0, tzinfo=None),
+            "time_zone": "UTC",
+        }
+    metadata["table"] = table_name
+    return metadata
+
+
 @dataclass(slots=True)
 class _Writer:
     """Writes replayed hands to ``out`` in the target format (PHH: all at the end)."""
@@ -78,6 +97,7 @@ class _Writer:
     target: str
     hero: str | None
     out: TextIO
+    now: datetime = field(default_factory=pokerstars.now)
     first: bool = True
     records: list[HandRecord] = field(default_factory=list)
 
@@ -91,10 +111,11 @@ class _Writer:
         hand_id: int,
         phh_hand: Any,
         started: datetime | None = None,
+        file_hero: str | None = None,
     ) -> None:
         """Write the replayed ``hand`` of ``record``; a ``ValueError`` when the hero is not one
-        of its players."""
-        hero = self.hero
+        of its players. Without ``--hero`` the hero is the input file's own (``file_hero``)."""
+        hero = self.hero if self.hero is not None else file_hero
         names_list = [
             player.name or f"Player {k}" for k, player in enumerate(record.players, start=1)
         ]
@@ -109,6 +130,9 @@ class _Writer:
                 hand_id=phh_hand,
                 exponent=record.exponent,
             )
+            written = replace(
+                written, metadata=_phh_metadata(record, table_name, started or self.now)
+            )
             if hero is not None:
                 hero_seat = next(s for s, name in names.items() if name == hero)
                 written = _hide(written, visible_seats(hand, hero_seat), list(hand.seats))
@@ -120,18 +144,16 @@ class _Writer:
             "hero": hero,
             "names": names,
             "currency": currency,
-            "show_all": hero is None,
+            "reveal_showdown": hero is None,
+            "started": started or self.now,
         }
         if record.seat_count is not None:
             options["seat_count"] = record.seat_count
-        if started is not None:
-            options["started"] = started
         if self.target == "pokerstars":
             output = pokerstars.dumps(hand, **options)
-            self.out.write(output if self.first else "\n" + output)
+            self.out.write(output if self.first else pokerstars.SEPARATOR + output)
         else:
-            document_ = {"ohh": ohh.to_dict(hand, **options)}
-            self.out.write(json.dumps(document_, default=_json_number) + "\n")
+            self.out.write(ohh.line(hand, **options) + "\n")
         self.first = False
 
 
@@ -146,6 +168,7 @@ def _imported(path: Path, result: ImportResult, writer: _Writer, err: TextIO) ->
         metadata = record.metadata
         hand_id = record.hand_id if isinstance(record.hand_id, int) else 0
         started = metadata.get("started")
+        file_hero = metadata.get("hero")
         try:
             writer.write(
                 record,
@@ -159,6 +182,7 @@ def _imported(path: Path, result: ImportResult, writer: _Writer, err: TextIO) ->
                     if isinstance(started, str)
                     else None
                 ),
+                file_hero=file_hero if isinstance(file_hero, str) else None,
             )
         except (ReplayError, FeltroomError, ValueError) as error:
             err.write(f"{path}: hand {record.hand_id}: {error}\n")
@@ -202,6 +226,7 @@ def convert_paths(
             where = f"{path} hand {number}"
             try:
                 record = phh.record_from_fields(fields)
+                started = phh.started_at(fields)
                 hand = replay(record)
                 table = fields.get("table")
                 code = fields.get("currency")
@@ -212,6 +237,7 @@ def convert_paths(
                     currency=Currency(str(code) if code else "PLAY", record.exponent),
                     hand_id=_hand_id(fields, index),
                     phh_hand=fields.get("hand"),
+                    started=started,
                 )
             except (ReplayError, FeltroomError, ValueError) as error:
                 err.write(f"{where}: {error}\n")

@@ -20,7 +20,7 @@ from fractions import Fraction
 from types import MappingProxyType
 
 from feltroom.history.record import HandRecord, RakeRecord
-from feltroom.rules import Hand, PotAwarded, RakeRule, rake_pots, split_pot
+from feltroom.rules import Hand, PotAwarded, split_pot
 
 __all__ = ["ImportProblem", "ImportResult", "awarded", "rake_record", "with_results"]
 
@@ -49,20 +49,20 @@ class ImportResult:
 
 
 def rake_record(amounts: Sequence[int], rakes: Sequence[int]) -> RakeRecord | None:
-    """A rake rule that takes ``rakes`` from the pots of ``amounts`` (main pot first) the way
-    the engine does (R-RAKE-3), so that a replayed import pays the file's rake pot by pot:
-    ``fraction`` is the largest share a pot paid, ``cap`` the hand's rake. ``None`` when the
-    hand paid no rake or no such rule gives those rakes (a site that spreads the rake over the
-    pots otherwise)."""
+    """The recorded rake of an imported hand: ``rakes`` taken from the pots of ``amounts`` (main
+    pot first) exactly as the file records them, pot by pot (R-RAKE-3: imported hands keep their
+    per-pot rake, however the site computed it); ``fraction`` is the largest share a pot paid
+    and ``cap`` the hand's rake, for the record. ``None`` when the hand paid no rake or a pot
+    paid all it held (no rake rule describes that)."""
     total = sum(rakes)
     if not total:
         return None
     fraction = max(
         Fraction(rake, amount) for rake, amount in zip(rakes, amounts, strict=True) if amount
     )
-    if fraction >= 1 or rake_pots(amounts, RakeRule(fraction, total), True) != list(rakes):
+    if fraction >= 1:
         return None
-    return RakeRecord(fraction, total, False, total)
+    return RakeRecord(fraction, total, False, total, tuple(rakes))
 
 
 def awarded(pot: PotAwarded, net: int) -> dict[int, int]:

@@ -28,7 +28,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from feltroom.history.pokerstars import visible_seats
+from feltroom.history.pokerstars import now, visible_seats
 from feltroom.money import Currency
 from feltroom.rules import (
     BoardDealt,
@@ -48,7 +48,7 @@ from feltroom.rules import (
     split_pot,
 )
 
-__all__ = ["SPEC_VERSION", "dumps", "schema", "to_dict", "validate"]
+__all__ = ["SPEC_VERSION", "dumps", "line", "schema", "to_dict", "validate"]
 
 SPEC_VERSION = "1.4.6"
 _POSTS = {
@@ -74,11 +74,14 @@ def to_dict(
     seat_count: int = 9,
     site_name: str = "feltroom",
     show_all: bool = False,
+    reveal_showdown: bool = False,
 ) -> dict[str, Any]:
     """The OHH object (the value of the file's ``"ohh"`` key) of a finished hand, as ``hero``
     (a player's name, or ``None`` for an observer) may request it (R-HIST-1/2). ``show_all``
     writes every hole card the hand holds (the operator's full record): a ``Dealt Cards``
-    action per player and every mucked hand."""
+    action per player and every mucked hand. ``reveal_showdown`` (without a hero) writes the
+    cards of every hand of the showdown, mucked ones included, and no ``Dealt Cards``.
+    ``started`` defaults to the time of the export (``pokerstars.now()``), never the epoch."""
     if not hand.is_over:
         raise ValueError("only a finished hand can be exported")
     setup = hand.setup
@@ -91,7 +94,11 @@ def to_dict(
     hero_seat = next((seat for seat, name in names.items() if name == hero), None)
     if hero is not None and hero_seat is None:
         raise ValueError(f"the hero {hero!r} is not a player of this hand")
-    visible = frozenset(hand.seats) if show_all else visible_seats(hand, hero_seat)
+    visible = (
+        frozenset(hand.seats)
+        if show_all
+        else visible_seats(hand, hero_seat, showdown=reveal_showdown)
+    )
     seats = sorted(seat for seat, _ in setup.players)
     ids = {seat: index for index, seat in enumerate(seats)}
     stacks = dict(setup.players)
@@ -103,7 +110,7 @@ def to_dict(
         bet_type = "PL" if isinstance(structure, PotLimit) else "NL"
         big_blind = structure.big_blind
     nominal = {bet.kind: bet.amount for bet in setup.forced if bet.amount}
-    started = started or datetime(1970, 1, 1, tzinfo=UTC)
+    started = started or now()
     document: dict[str, Any] = {
         "spec_version": SPEC_VERSION,
         "site_name": site_name,
@@ -227,6 +234,12 @@ def _number(value: object) -> float | int:
     if isinstance(value, Decimal):
         return int(value) if value == value.to_integral_value() else float(value)
     raise TypeError(f"not JSON serializable: {value!r}")
+
+
+def line(hand: Hand, **options: Any) -> str:
+    """One ``{"ohh": to_dict(hand, **options)}`` document on one line (no newline): the form of
+    a file of several hands, one per line."""
+    return json.dumps({"ohh": to_dict(hand, **options)}, default=_number)
 
 
 def dumps(hand: Hand, **options: Any) -> str:

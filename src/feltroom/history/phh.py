@@ -9,8 +9,9 @@ or decimals, become integer units exactly (``Decimal``, never ``float``).
 Where PHH has no field for something feltroom records, the writer uses ``_``-prefixed fields,
 which PHH reserves for user-defined data and other readers ignore: ``_button`` (the button seat),
 ``_dead_blinds`` (the part of each ``antes`` entry that is a dead blind), ``_max_bets_per_round``
-(a limit raise cap to enforce on replay), ``_rake_percent``, ``_rake_cap``, ``_no_flop_no_drop``
-and ``_rake`` (the rake rule and the rake taken), ``_protected`` (the table's protections,
+(a limit raise cap to enforce on replay), ``_rake_percent``, ``_rake_cap``, ``_no_flop_no_drop``,
+``_rake`` and ``_rake_pots`` (the rake rule, the rake taken and, for imported hands, each pot's
+recorded rake), ``_protected`` (the table's protections,
 R-ALLIN-5: ``[[action index, player number], ...]``, each player protected just before that entry
 of ``actions``). docs/phh.md has the full mapping.
 """
@@ -24,6 +25,7 @@ from fractions import Fraction
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from feltroom.cards import Card
 from feltroom.errors import FeltroomError, InvalidNotation
@@ -49,6 +51,7 @@ __all__ = [
     "loads",
     "loads_all",
     "record_from_fields",
+    "started_at",
 ]
 
 
@@ -83,6 +86,7 @@ _INTERPRETED = frozenset(
         "_rake_cap",
         "_no_flop_no_drop",
         "_rake",
+        "_rake_pots",
         "_protected",
     }
 )
@@ -119,6 +123,74 @@ def tables_of(document: Mapping[str, Any]) -> list[Mapping[str, Any]]:
             raise PHHError(f"a .phhs file holds only tables [1], [2]...; found the key {name!r}")
         hands.append(value)
     return hands
+
+
+# Time zone abbreviations PHH files write (``time_zone_abbreviation``), by IANA name.
+_ZONES = {
+    "UTC": "UTC",
+    "GMT": "UTC",
+    "Z": "UTC",
+    "ET": "America/New_York",
+    "EST": "America/New_York",
+    "EDT": "America/New_York",
+    "CT": "America/Chicago",
+    "CST": "America/Chicago",
+    "CDT": "America/Chicago",
+    "MT": "America/Denver",
+    "MST": "America/Denver",
+    "MDT": "America/Denver",
+    "PT": "America/Los_Angeles",
+    "PST": "America/Los_Angeles",
+    "PDT": "America/Los_Angeles",
+    "CET": "Europe/Paris",
+    "CEST": "Europe/Paris",
+    "WET": "Europe/Lisbon",
+    "WEST": "Europe/Lisbon",
+    "BST": "Europe/London",
+}
+
+
+def started_at(fields: Mapping[str, Any]) -> datetime | None:
+    """When a PHH hand was played (aware), from its ``year``, ``month``, ``day`` and ``time``
+    fields (or ``HandRecord.metadata``), in its ``time_zone`` (an IANA name such as
+    ``America/New_York``) or ``time_zone_abbreviation`` (``ET``, ``UTC``, ``CET``...), else UTC;
+    a date without ``time`` is midnight. ``None`` when the hand has no date. Raises
+    ``ValueError`` naming what is wrong for a partial or impossible date or an unknown zone."""
+    parts = {name: fields.get(name) for name in ("year", "month", "day")}
+    given = [name for name, value in parts.items() if value is not None]
+    if not given:
+        return None
+    if len(given) < 3 or not all(
+        isinstance(value, int) and not isinstance(value, bool) for value in parts.values()
+    ):
+        raise ValueError(
+            "the hand's date needs whole numbers in year, month and day; the file has "
+            + ", ".join(f"{name} = {value!r}" for name, value in parts.items())
+        )
+    moment = fields.get("time", time(0))
+    if not isinstance(moment, time):
+        raise ValueError(f"time must be a local time such as 21:47:13, not {moment!r}")
+    zone_name = fields.get("time_zone")
+    abbreviation = fields.get("time_zone_abbreviation")
+    if zone_name is None and abbreviation is not None:
+        zone_name = _ZONES.get(str(abbreviation).upper())
+        if zone_name is None:
+            raise ValueError(
+                f"unknown time_zone_abbreviation {abbreviation!r}; known: {', '.join(_ZONES)} "
+                "(or give time_zone as an IANA name)"
+            )
+    try:
+        zone = ZoneInfo(str(zone_name or "UTC"))
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(
+            f"unknown time_zone {zone_name!r}; give an IANA name such as 'America/New_York' "
+            "or 'UTC'"
+        ) from None
+    try:
+        day = date(parts["year"], parts["month"], parts["day"])  # type: ignore[arg-type]
+    except ValueError as error:
+        raise ValueError(f"year, month and day are not a date: {error}") from None
+    return datetime.combine(day, moment.replace(tzinfo=None), zone)
 
 
 def record_from_fields(fields: Mapping[str, Any]) -> HandRecord:
@@ -172,6 +244,8 @@ class _Reader:
             amounts.append(fields["_rake_cap"])
         if "_rake" in fields:
             amounts.append(fields["_rake"])
+        if isinstance(fields.get("_rake_pots"), list):
+            amounts.extend(fields["_rake_pots"])
         self.exponent = _exponent_of(amounts)
         units = self.units
 
@@ -386,18 +460,22 @@ class _Reader:
 
     def _rake(self) -> RakeRecord | None:
         fields = self.fields
-        if not any(key in fields for key in ("_rake_percent", "_rake_cap", "_rake")):
+        if not any(key in fields for key in ("_rake_percent", "_rake_cap", "_rake", "_rake_pots")):
             return None
         percent = fields.get("_rake_percent", 0)
         if isinstance(percent, bool) or not isinstance(percent, int | Decimal | str):
             raise PHHError(f"_rake_percent is a number, not {percent!r}")
         cap = fields.get("_rake_cap")
         taken = fields.get("_rake")
+        pots = fields.get("_rake_pots")
+        if pots is not None and not isinstance(pots, list):
+            raise PHHError(f"_rake_pots is a list of amounts, one per pot, not {pots!r}")
         return RakeRecord(
             fraction=Fraction(percent) / 100,
             cap=None if cap is None else self.units(cap),
             no_flop_no_drop=bool(fields.get("_no_flop_no_drop", False)),
             taken=None if taken is None else self.units(taken),
+            pots=None if pots is None else tuple(self.units(value) for value in pots),
         )
 
 
@@ -571,6 +649,8 @@ def _fields(record: HandRecord) -> list[tuple[str, Any]]:
         fields.append(("_no_flop_no_drop", rake.no_flop_no_drop))
         if rake.taken is not None:
             fields.append(("_rake", amount(rake.taken)))
+        if rake.pots is not None:
+            fields.append(("_rake_pots", [amount(value) for value in rake.pots]))
     if record.protections:
         # Indices into the written ``actions``: the hole card deals come first, one per player.
         fields.append(

@@ -8,7 +8,13 @@ results (each pot with its rake, winners and shares). It holds everything the te
 Hole cards follow R-HIST-2: the history is the one a requester sees. ``hero`` (a player dealt
 into the hand) sees their own cards (``Dealt to``) and the cards of every player who reached the
 showdown, mucked hands included (R-SHOW-5: ``mucked [..]`` in the summary); never the cards of a
-player who folded. Without a hero (an observer) only cards shown at the table appear.
+player who folded. Without a hero (an observer) only cards shown at the table appear, or, with
+``reveal_showdown`` (a converted file that names no hero), every hand of the showdown, mucked
+included, but never a ``Dealt to`` line: a tracker takes each ``Dealt to`` line with cards for its
+hero, so only the hero's carries cards.
+
+Several hands in one file are separated by two blank lines, as PokerStars writes them and as
+trackers and PokerKit's parser split them (``join``).
 
 Amounts are integer units written with the table's currency (``feltroom.money.Currency``): a
 whole amount without decimals (``$4``), otherwise every decimal (``$0.50``), as PokerStars does.
@@ -44,10 +50,13 @@ from feltroom.rules import (
     UncalledBetReturned,
 )
 
-__all__ = ["describe", "dumps", "format_amount", "visible_seats"]
+__all__ = ["SEPARATOR", "describe", "dumps", "format_amount", "join", "now", "visible_seats"]
+
+SEPARATOR = "\n\n"
+"""What stands between two hands of a file (each ends with a newline): two blank lines."""
 
 _SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£"}
-_EASTERN = ZoneInfo("America/New_York")
+EASTERN = ZoneInfo("America/New_York")
 _STREETS = ("before Flop", "on the Flop", "on the Turn", "on the River")
 _LIVE = (Forced.SMALL_BLIND, Forced.BIG_BLIND, Forced.STRADDLE, Forced.POST)
 _POSTS = {
@@ -91,11 +100,24 @@ def describe(cards: Iterable[Card]) -> str:
     return f"{article}{category.title.lower()}, {words}"
 
 
-def visible_seats(hand: Hand, hero: int | None) -> frozenset[int]:
+def join(texts: Iterable[str]) -> str:
+    """The text of a file of several hands (each as ``dumps`` writes it), in the given order."""
+    return SEPARATOR.join(texts)
+
+
+def now() -> datetime:
+    """The time of an export that has no time of its own (to the second, UTC): never the epoch."""
+    return datetime.now(UTC).replace(microsecond=0)
+
+
+def visible_seats(hand: Hand, hero: int | None, *, showdown: bool = False) -> frozenset[int]:
     """Seats whose hole cards the requester ``hero`` may see (R-HIST-2): their own and every
-    showdown seat (mucked included); for an observer (``None``) only the cards shown."""
+    showdown seat (mucked included); for an observer (``None``) only the cards shown, or with
+    ``showdown`` the cards shown and every showdown seat's."""
     shown = {event.seat for event in hand.events if isinstance(event, CardsShown)}
     if hero is None:
+        if showdown:
+            return frozenset({*hand.showdown_seats, *shown})
         return frozenset(shown)
     return frozenset({hero, *hand.showdown_seats, *shown})
 
@@ -133,7 +155,7 @@ def _header(
     stakes = f"{format_amount(low, currency)}/{format_amount(high, currency)}"
     if currency.exponent:
         stakes += f" {currency.code}"
-    eastern = started.astimezone(_EASTERN)
+    eastern = started.astimezone(EASTERN)
     when = f"{eastern:%Y/%m/%d} {eastern.hour}:{eastern:%M:%S} ET"
     return f"PokerStars Hand #{hand_id}:  Hold'em {game} ({stakes}) - {when}"
 
@@ -149,13 +171,16 @@ def dumps(
     started: datetime | None = None,
     seat_count: int = 9,
     show_all: bool = False,
+    reveal_showdown: bool = False,
 ) -> str:
     """The PokerStars text of a finished hand, as ``hero`` may request it (R-HIST-1/2).
 
     ``names`` maps each seat of the hand to its player's name; ``hero`` is one of those names or
-    ``None`` for an observer's history. ``started`` (aware; default the epoch) is written in ET.
-    ``show_all`` writes every hole card the hand holds (the operator's full record, not a
-    player's history): a ``Dealt to`` line per player and every mucked hand.
+    ``None`` for an observer's history. ``started`` (aware; default the time of the export,
+    ``now()``) is written in ET. ``show_all`` writes every hole card the hand holds (the
+    operator's full record, not a player's history and not for a tracker): a ``Dealt to`` line
+    per player and every mucked hand. ``reveal_showdown`` (without a hero) writes every hand of
+    the showdown, mucked ones in the summary, and no ``Dealt to`` line.
     """
     if not hand.is_over:
         raise ValueError("only a finished hand can be exported")
@@ -165,7 +190,11 @@ def dumps(
 
     setup = hand.setup
     hero_seat = _hero_seat(names, hero)
-    visible = frozenset(hand.seats) if show_all else visible_seats(hand, hero_seat)
+    visible = (
+        frozenset(hand.seats)
+        if show_all
+        else visible_seats(hand, hero_seat, showdown=reveal_showdown)
+    )
     showdown = set(hand.showdown_seats)
     button = setup.button
     small_blind = next(
@@ -182,7 +211,7 @@ def dumps(
             roles[bet.seat].append("(big blind)")
     play = " (Play Money)" if currency.exponent == 0 else ""
     lines = [
-        _header(hand, hand_id, currency, started or datetime(1970, 1, 1, tzinfo=UTC), small_blind),
+        _header(hand, hand_id, currency, started or now(), small_blind),
         f"Table '{table_name}' {seat_count}-max{play} Seat #{button} is the button",
     ]
     stacks = dict(setup.players)

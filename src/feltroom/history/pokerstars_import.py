@@ -238,6 +238,7 @@ class _Hand:
         self.collected: list[tuple[int, int, int, int | None]] = []  # (line, seat, amount, pot)
         self.board: list[Card | None] = []
         self.summary = _Summary()
+        self.dealt_to: list[str] = []  # the names of the "Dealt to" lines with cards
 
     # ---------------------------------------------------------------- reading
 
@@ -415,6 +416,7 @@ class _Hand:
                 for seat, rest in self.who(line[9:]):
                     if rest.startswith("["):
                         self.know(seat, self.cards(rest[1:].split("]")[0], number), number)
+                        self.dealt_to.append(self.seats[seat][0])
                         break
                 continue
             uncalled = _UNCALLED.fullmatch(line)
@@ -648,6 +650,8 @@ class _Hand:
         return ordered[start:] + ordered[:start]
 
     def check(self, metadata: dict[str, object], seat_count: int | None) -> HandRecord:
+        if len(self.dealt_to) == 1:  # the file's hero (several: an operator's full record)
+            metadata["hero"] = self.dealt_to[0]
         order = self.order()
         if not 2 <= len(order) <= 10:
             raise _Bad(self.header_line, f"a hand has 2 to 10 players, not {len(order)}")

@@ -135,12 +135,14 @@ class Protection:
 class RakeRecord:
     """The rake rule the hand was played under (R-RAKE-1/3): ``fraction`` of each pot (1/20 is
     5%), at most ``cap`` units per hand (``None``: no cap); ``taken``: the rake the hand paid,
-    when the record states it."""
+    when the record states it; ``pots``: the rake each pot paid (main pot first), when the
+    record keeps it per pot (imported hands: replayed with exactly that rake, R-RAKE-3)."""
 
     fraction: Fraction
     cap: int | None
     no_flop_no_drop: bool = False
     taken: int | None = None
+    pots: tuple[int, ...] | None = None
 
 
 def _empty_metadata() -> Mapping[str, object]:

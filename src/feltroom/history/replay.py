@@ -7,8 +7,12 @@ reason. The deck is built in the engine's fixed dealing order from every card th
 (hole cards dealt or shown, board cards); unknown cards stay ``None``.
 
 The showdown is the engine's (cards speak, R-SHOW-1): a player whose cards the record does not
-know, who shows them face down (``sm ????``) or who mucks at the showdown has no known hand and
-cannot win a contested pot; hands the record shows are shown. Odd chips go per R-POT-1.
+know has no known hand and cannot win a contested pot; hands the record shows are shown. A hand
+mucked at the showdown (``sm``, or shown face down, ``sm ????``) keeps the hole cards the record
+holds (R-HIST-2, R-SHOW-5: the room's record keeps mucked hands), so that the replayed hand and
+every export of it still hold them; when the engine would show such a hand instead (it could
+win a pot, or it is the first to show), the record is replayed again with that hand unknown,
+which is what the record says happened. Odd chips go per R-POT-1.
 
 A recorded fold is what happened: when checking was free it can only have been the table's
 (R-SIT-1, R-TIME-2), and it is replayed as the engine's table-side fold (``forced=True``). The
@@ -23,7 +27,7 @@ rake in most sources, so they are not ground truth). Files that split an odd chi
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -99,14 +103,17 @@ class ReplayError(FeltroomError, ValueError):
     """A record that cannot be replayed: the message says which action or field and why."""
 
 
-def build_deck(record: HandRecord) -> list[Card | None]:
+def build_deck(
+    record: HandRecord, *, keep_mucked: bool = False, unknown: Collection[int] = ()
+) -> list[Card | None]:
     """The deck in the engine's dealing order (R-DEAL-1..3), from every card the record knows.
 
     Hole card ``k`` of the player in position ``i`` (0 = first left of the button) is at
     ``k * n + i``; burns at ``2n``, ``2n+4``, ``2n+6``; the flop at ``2n+1..2n+3``, the turn at
     ``2n+5``, the river at ``2n+7``. A card the record shows at the showdown fills an unknown
-    hole card. A player who mucks or shows face down gets ``None``: the hand is not known and
-    cannot win a contested pot.
+    hole card. A player who mucks or shows face down gets ``None`` (the hand is not known and
+    cannot win a contested pot), unless ``keep_mucked``: then the hole cards the record holds stay,
+    except those of the seats in ``unknown``.
     """
     n = len(record.players)
     deck: list[Card | None] = [None] * (2 * n + 8)
@@ -123,7 +130,8 @@ def build_deck(record: HandRecord) -> list[Card | None]:
             assert action.seat is not None
             hole = holes[position[action.seat]]
             if kind is ActionKind.MUCK or all(card is None for card in action.cards):
-                hole[0] = hole[1] = None
+                if not keep_mucked or action.seat in unknown:
+                    hole[0] = hole[1] = None
             else:
                 for k, card in enumerate(action.cards[:2]):
                     if card is not None:
@@ -165,6 +173,32 @@ def replay(record: HandRecord) -> Hand:
     action the engine refuses (with the engine's reason), an action after the hand ended, a
     hand the record leaves unfinished, or board cards that disagree with the engine's deal.
     """
+    mucked = {
+        action.seat
+        for action in record.actions
+        if action.seat is not None
+        and (
+            action.kind is ActionKind.MUCK
+            or (action.kind is ActionKind.SHOW and all(card is None for card in action.cards))
+        )
+    }
+    unknown: set[int] = set()
+    try:
+        while True:
+            hand, seat_map = _replay(record, unknown)
+            # a hand the record mucks but the engine shows: replayed again with it unknown
+            shown = {seat for seat in mucked - unknown if seat_map[seat] in hand.shown}
+            if not shown:
+                return hand
+            unknown |= shown
+    except ReplayError:
+        # e.g. a mucked hand's cards that the record also deals elsewhere
+        return _replay(record, None)[0]
+
+
+def _replay(record: HandRecord, unknown: Collection[int] | None) -> tuple[Hand, dict[int, int]]:
+    """``replay`` with the mucked hands kept but those of the seats in ``unknown`` (``None``:
+    every mucked hand unknown); the hand and the record's seats mapped to the engine's."""
     players = record.players
     seats = [player.seat for player in players]
     button = record.button
@@ -189,7 +223,9 @@ def replay(record: HandRecord) -> Hand:
         ForcedBet(seat_map[bet.seat], _FORCED[bet.kind], bet.amount) for bet in record.forced_bets
     ]
     rake = record.rake
-    rule = None if rake is None else RakeRule(rake.fraction, rake.cap, rake.no_flop_no_drop)
+    rule = (
+        None if rake is None else RakeRule(rake.fraction, rake.cap, rake.no_flop_no_drop, rake.pots)
+    )
     shows = [
         seat_map[action.seat]
         for action in record.actions
@@ -203,7 +239,7 @@ def replay(record: HandRecord) -> Hand:
             stacks,
             button,
             forced,
-            build_deck(record),
+            build_deck(record, keep_mucked=unknown is not None, unknown=unknown or ()),
             rule,
             show_losing=shows,
         )
@@ -266,7 +302,7 @@ def replay(record: HandRecord) -> Hand:
         for seat in shows:
             if seat not in shown and hand.can(Show(seat)):
                 hand.show(seat)
-    return hand
+    return hand, seat_map
 
 
 def _protect(hand: Hand, protections: list[Protection], seat_map: Mapping[int, int]) -> None:
@@ -472,6 +508,8 @@ def _direct(source: str, fields: Mapping[str, Any]) -> ReplayResult | None:
     else:
         expected = tuple([Decimal(value) * _ONE for value in results])
     rule = None
+    if "_rake_pots" in fields:
+        return None  # a recorded per-pot rake: the general path reads it
     if "_rake_percent" in fields or "_rake_cap" in fields or "_rake" in fields:
         percent = get("_rake_percent", 0)
         rake_cap = get("_rake_cap")
@@ -900,6 +938,7 @@ def record_from_hand(
                 rake.cap,
                 rake.no_flop_no_drop,
                 hand.rake if hand.is_over else None,
+                rake.pots,
             )
         ),
         max_bets_per_round=cap,

@@ -20,6 +20,7 @@ from feltroom.room.errors import (
     RoomError,
     StackMismatch,
     StaleHand,
+    StaleTurn,
     UnknownAccount,
     UnknownCurrency,
 )
@@ -55,6 +56,7 @@ __all__ = [
     "Settlement",
     "StackMismatch",
     "StaleHand",
+    "StaleTurn",
     "Storage",
     "TablePaused",
     "TableReloaded",

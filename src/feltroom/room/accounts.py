@@ -16,11 +16,14 @@ applies. The operator's ``reset_protections`` restores the full allowance at onc
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
+import os
 import secrets
+import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Executor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
@@ -32,10 +35,25 @@ from feltroom.room.errors import AuthenticationFailed, DuplicateKey, RoomError, 
 from feltroom.room.ledger import valid_name
 from feltroom.room.storage import SessionRow, Storage, Transaction, UserRow
 
-__all__ = ["RESERVED_NAMES", "Accounts", "Argon2Settings", "Session"]
+__all__ = [
+    "HOUSE_BOT_PREFIX",
+    "RESERVED_NAMES",
+    "Accounts",
+    "Argon2Settings",
+    "HashingPool",
+    "NotAHouseBot",
+    "Session",
+    "reserved",
+    "token_hash",
+]
 
 RESERVED_NAMES = frozenset({"house", "tax", "external", "escrow", "wallet", "room", "admin"})
 """Names a player cannot take: they name the room's own ledger accounts."""
+
+HOUSE_BOT_PREFIX = "bot."
+"""House bots are named ``bot.<table>.<k>`` (``housebots.bot_name``): no person may take a name
+that starts so, in any letter case, so that raising the bot count never meets a person's
+account."""
 
 BOT_PASSWORD_HASH = "!house-bot"
 """A house bot's password hash: not an Argon2 hash, so no password ever matches it."""
@@ -65,6 +83,46 @@ class Argon2Settings:
         )
 
 
+HASH_NICENESS = 10
+"""The nice value of the hashing threads (the event loop's is 0): see ``HashingPool``."""
+
+
+def _lower_priority() -> None:
+    """Run this thread (and the threads Argon2 starts from it) at ``HASH_NICENESS``: Linux sets
+    the nice value of one thread by its id; elsewhere this does nothing."""
+    with contextlib.suppress(AttributeError, OSError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), HASH_NICENESS)
+
+
+class HashingPool:
+    """A ``PasswordHasher`` whose hashes and verifications run in a pool of ``size`` threads:
+    at most ``size`` Argon2 computations at once, whoever asks (each takes ``memory_cost``:
+    64 MiB by default), so a crowd of sign-ups waits its turn instead of taking the memory.
+
+    The pool's threads run at a lower CPU priority than the rest of the process, so the event
+    loop keeps its turns while they hash. They run nothing but Argon2's C code, which holds no
+    lock of Python's (the GIL is released): a low-priority thread never keeps the loop waiting.
+    The callers (sign-up, sign-in: the database work around a hash) stay at normal priority."""
+
+    def __init__(self, hasher: PasswordHasher, size: int) -> None:
+        if size < 1:
+            raise RoomError(f"a hashing pool needs at least 1 thread, not {size}")
+        self.hasher = hasher
+        self.size = size
+        self._pool = ThreadPoolExecutor(
+            size, thread_name_prefix="feltroom-hash", initializer=_lower_priority
+        )
+
+    def hash(self, password: str) -> str:
+        return self._pool.submit(self.hasher.hash, password).result()
+
+    def verify(self, password_hash: str, password: str) -> bool:
+        return self._pool.submit(self.hasher.verify, password_hash, password).result()
+
+    def check_needs_rehash(self, password_hash: str) -> bool:
+        return self.hasher.check_needs_rehash(password_hash)
+
+
 @dataclass(frozen=True, slots=True)
 class Session:
     """A signed-in session: give ``token`` to the client; it is never stored."""
@@ -72,6 +130,27 @@ class Session:
     token: str
     user: str
     expires_at: float
+
+
+class NotAHouseBot(RoomError):
+    """A name the room wanted for a house bot belongs to a person (or differs from a person's
+    only in letter case): the room never plays it, and takes another name."""
+
+
+def reserved(name: str) -> str | None:
+    """Why a person may not take ``name`` (letter case does not matter), or ``None``."""
+    folded = name.lower()
+    if folded in RESERVED_NAMES:
+        return (
+            f"the name {name!r} is reserved; choose another (reserved: "
+            f"{', '.join(sorted(RESERVED_NAMES))})"
+        )
+    if folded.startswith(HOUSE_BOT_PREFIX):
+        return (
+            f"the name {name!r} is reserved for the room's house bots (names starting with "
+            f"{HOUSE_BOT_PREFIX!r}, in any letter case); choose another"
+        )
+    return None
 
 
 def token_hash(token: str) -> str:
@@ -97,7 +176,7 @@ class Accounts:
         if protections_per_day < 0:
             raise RoomError(f"protections_per_day must be 0 or more, not {protections_per_day}")
         self.storage = storage
-        self.hasher = (argon2 or Argon2Settings()).hasher()
+        self.hasher: PasswordHasher | HashingPool = (argon2 or Argon2Settings()).hasher()
         self.protections_per_day = protections_per_day
         self.protection_window_seconds = protection_window_seconds
         self.session_seconds = session_seconds
@@ -106,26 +185,55 @@ class Accounts:
         self.executor = executor
         self._dummy_hash = self.hasher.hash(secrets.token_hex(16))
 
+    def bound_hashing(self, size: int) -> None:
+        """Hash at most ``size`` passwords at once, at a low CPU priority (``HashingPool``)."""
+        hasher = self.hasher
+        if isinstance(hasher, HashingPool):
+            hasher = hasher.hasher
+        self.hasher = HashingPool(hasher, size)
+
     # -- sign-up and sign-in
 
-    def sign_up(self, name: str, password: str) -> str:
-        """Create a player account; returns the name. Blocking (hashes): see ``sign_up_async``."""
+    def check_new_account(self, name: str, password: str) -> None:
+        """Refuse (``RoomError``, saying what is valid) a name or password that ``sign_up``
+        would refuse before hashing: an invalid or reserved name, a short password, or a
+        password equal to the name (in any letter case)."""
         valid_name(name, "player name")
-        if name.lower() in RESERVED_NAMES:
-            raise RoomError(
-                f"the name {name!r} is reserved; choose another (reserved: "
-                f"{', '.join(sorted(RESERVED_NAMES))})"
-            )
+        why = reserved(name)
+        if why is not None:
+            raise RoomError(why)
         if len(password) < self.min_password_length:
             raise RoomError(f"a password needs at least {self.min_password_length} characters")
+        if password.lower() == name.lower():
+            raise RoomError("the password may not be the name; choose another password")
+
+    def sign_up(self, name: str, password: str) -> str:
+        """Create a player account; returns the name. Blocking (hashes): see ``sign_up_async``.
+
+        Names are one whatever their letter case: ``alice`` is taken once ``Alice`` is (the
+        database holds a unique index on the lower-case name too)."""
+        self.check_new_account(name, password)
+        with self.storage.transaction(write=False) as tx:
+            taken = tx.get_user(name, nocase=True)
+        if taken is not None:
+            raise RoomError(self._taken(name, taken.name))
         password_hash = self.hasher.hash(password)
         now = self.clock()
         try:
             with self.storage.transaction() as tx:
                 tx.add_user(UserRow(name, password_hash, now, 0.0))
         except DuplicateKey:
-            raise RoomError(f"the name {name!r} is taken; choose another") from None
+            raise RoomError(self._taken(name, name)) from None
         return name
+
+    @staticmethod
+    def _taken(name: str, holder: str) -> str:
+        if holder == name:
+            return f"the name {name!r} is taken; choose another"
+        return (
+            f"the name {name!r} is taken (as {holder!r}: names are the same in any letter "
+            "case); choose another"
+        )
 
     def ensure_bot(self, name: str) -> str:
         """A house bot's account (created on first use, flagged ``bot``). It has no password:
@@ -133,12 +241,17 @@ class Accounts:
         valid_name(name, "bot name")
         if name.lower() in RESERVED_NAMES:
             raise RoomError(f"the name {name!r} is reserved")
-        with self.storage.transaction() as tx:
-            user = tx.get_user(name)
-            if user is None:
-                tx.add_user(UserRow(name, BOT_PASSWORD_HASH, self.clock(), 0.0, bot=True))
-            elif not user.bot:
-                raise RoomError(f"{name!r} is a person's account, not a house bot")
+        try:
+            with self.storage.transaction() as tx:
+                user = tx.get_user(name, nocase=True)
+                if user is None:
+                    tx.add_user(UserRow(name, BOT_PASSWORD_HASH, self.clock(), 0.0, bot=True))
+                elif not user.bot or user.name != name:
+                    raise NotAHouseBot(
+                        f"{name!r} is a person's account ({user.name!r}), not a house bot"
+                    )
+        except DuplicateKey:  # a person took it meanwhile
+            raise NotAHouseBot(f"{name!r} is a person's account, not a house bot") from None
         return name
 
     def is_bot(self, name: str) -> bool:
@@ -174,11 +287,15 @@ class Accounts:
 
     def authenticate(self, token: str) -> str:
         """The player a session token belongs to, or ``AuthenticationFailed``."""
+        return self.session(token).user
+
+    def session(self, token: str) -> Session:
+        """The live session of a token (its player and expiry), or ``AuthenticationFailed``."""
         with self.storage.transaction(write=False) as tx:
             row = tx.get_session(token_hash(token))
         if row is None or row.expires_at <= self.clock():
             raise AuthenticationFailed("unknown or expired session; sign in again")
-        return row.user
+        return Session(token, row.user, row.expires_at)
 
     def sign_out(self, token: str) -> None:
         with self.storage.transaction() as tx:

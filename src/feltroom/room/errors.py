@@ -21,6 +21,7 @@ __all__ = [
     "RoomError",
     "StackMismatch",
     "StaleHand",
+    "StaleTurn",
     "UnknownAccount",
     "UnknownCurrency",
 ]
@@ -90,3 +91,8 @@ class StaleHand(RoomError):
 class LeaseLost(RoomError):
     """A worker wrote about a table it no longer owns: its lease lapsed or was taken over, the
     fencing epoch is not the table's (docs/cluster.md). Nothing was written."""
+
+
+class StaleTurn(RoomError):
+    """An action that names a turn other than the one in progress (a retried or doubled
+    ``act``): it is refused so that it cannot land at a later turn of the same hand."""

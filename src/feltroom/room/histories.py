@@ -38,6 +38,40 @@ class HandHistories:
         with self.storage.transaction(write=False) as tx:
             return tx.hands_of_player(player, limit, before)
 
+    def export_for_player(
+        self,
+        player: str,
+        limit: int,
+        since: float | None = None,
+        until: float | None = None,
+    ) -> tuple[list[dict[str, Any]], bool]:
+        """The views (``for_player``, R-HIST-1/2) of the player's newest ``limit`` settled hands
+        that started at or after ``since`` and before ``until`` (epoch seconds, each optional),
+        oldest first; and whether the range holds more hands than were given (older ones)."""
+        chosen: list[int] = []
+        more = False
+        before: int | None = None
+        with self.storage.transaction(write=False) as tx:
+            while not more:
+                ids = tx.hands_of_player(player, 500, before)
+                for hand_id in ids:
+                    row = tx.get_hand(hand_id)
+                    if row is None:
+                        continue
+                    if until is not None and row.started_at >= until:
+                        continue
+                    if since is not None and row.started_at < since:
+                        ids = []  # hand ids grow with time: every older hand is out too
+                        break
+                    if len(chosen) == limit:
+                        more = True
+                        break
+                    chosen.append(hand_id)
+                if len(ids) < 500:
+                    break
+                before = ids[-1]
+        return [self.for_player(hand_id, player) for hand_id in reversed(chosen)], more
+
     def for_player(self, hand_id: int, player: str) -> dict[str, Any]:
         """The hand as ``player`` may see it; ``NotAvailable`` unless they were dealt in."""
         hand, rows = self._load(hand_id)

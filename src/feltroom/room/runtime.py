@@ -48,7 +48,7 @@ from fractions import Fraction
 from typing import Any, TypeVar
 
 from feltroom.errors import IllegalAction
-from feltroom.room.accounts import Accounts, Argon2Settings
+from feltroom.room.accounts import Accounts, Argon2Settings, NotAHouseBot
 from feltroom.room.cashier import Cashier
 from feltroom.room.errors import (
     AlreadySettled,
@@ -56,6 +56,7 @@ from feltroom.room.errors import (
     NotSeated,
     RoomError,
     StaleHand,
+    StaleTurn,
     UnknownAccount,
 )
 from feltroom.room.events import HandVoided, RoomEvent, TablePaused, TableReloaded, TableResumed
@@ -500,7 +501,11 @@ class TableRunner:
             if not free:
                 return
             seat = free[-1]
-            await self.writer.call(self.room.bot_buy_in, self.table_id, account, seat, amount)
+            try:
+                await self.writer.call(self.room.bot_buy_in, self.table_id, account, seat, amount)
+            except NotAHouseBot as error:  # a person has the name: take the next one
+                log.warning("table %s: %s; the next name is taken instead", self.table_id, error)
+                continue
             self.bots[account] = self._bot(account)
             try:
                 events = table.sit(account, seat, amount, now)
@@ -763,6 +768,16 @@ class TableRunner:
                 f"hand {hand_id} is not the hand in progress at table {self.table_id} ({playing})"
             )
 
+    def check_turn(self, turn_id: int | None) -> None:
+        """Refuse an action that names a turn other than the one in progress."""
+        current = self.table.turn_id
+        if turn_id is not None and turn_id != current:
+            now = "no turn is in progress" if current is None else f"the turn is {current}"
+            raise StaleTurn(
+                f"turn {turn_id} is over at table {self.table_id} ({now}); act on the "
+                "latest turn message"
+            )
+
     def view_for(self, player: str) -> TableView:
         """The table as ``player`` may see it: from their seat, or as an observer."""
         return self.table.view(self.table.seat_of(player))
@@ -848,14 +863,16 @@ class RoomRuntime:
 
     def bot_buy_in(self, table_id: str, account: str, seat: int, amount: int) -> None:
         """A house bot's buy-in at a table: one transaction, unless the bot's account does not
-        exist yet or its wallet runs low (then the account, a grant of play chips, and again)."""
+        exist yet or its wallet runs low (then the account, a grant of play chips, and again).
+        ``NotAHouseBot`` when a person has the name (in any letter case): nothing is bought, no
+        person's chips ever pay for a house bot."""
         settlement = self.books_settlement
+        self.books_accounts.ensure_bot(account)
         try:
             settlement.buy_in(table_id, account, seat, amount)
             return
         except (UnknownAccount, InsufficientFunds):
             pass
-        self.books_accounts.ensure_bot(account)
         grant = max(amount, self.settings.bot_bankroll)
         self.books_cashier.grant(account, grant, f"house-bot:{account}:{uuid.uuid4().hex}")
         settlement.buy_in(table_id, account, seat, amount)
@@ -1039,16 +1056,23 @@ class RoomRuntime:
         await self._at_seat(table_id, player, Table.leave, running=False)
 
     async def act(
-        self, table_id: str, player: str, action: Action, hand_id: int | None = None
+        self,
+        table_id: str,
+        player: str,
+        action: Action,
+        hand_id: int | None = None,
+        turn_id: int | None = None,
     ) -> None:
         """The player's action at their turn (refused with ``IllegalAction`` otherwise);
-        ``hand_id``, when given, must be the hand in progress (``StaleHand``)."""
+        ``hand_id``, when given, must be the hand in progress (``StaleHand``), and ``turn_id``
+        the turn in progress (``StaleTurn``)."""
         runner = self.runner(table_id)
         async with runner.lock:
             runner.check_running()
             now = self.clock()
             seat = runner.seat_of(player)
             runner.check_hand(hand_id)
+            runner.check_turn(turn_id)
             await runner.command(runner.table.act(seat, action, now), now)
 
     async def sit_out(self, table_id: str, player: str) -> None:

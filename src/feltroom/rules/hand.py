@@ -979,10 +979,7 @@ class Hand:
                     a, b = hole[p]
                     if a is not None and b is not None:
                         strengths[p] = evaluate7((a.index, b.index, *indices))
-        first = self._aggressor
-        if first is None or not live[first]:
-            first = self._round_first
-        order = showdown_order(first, live)
+        order = showdown_order(self._aggressor, self._round_first, self._acted, live)
         seats, hole, events = self._seats, self._hole, self._events
         shown, mucked = self._shown, self._mucked
         self._showdown_seats = tuple([seats[p] for p in order])

@@ -17,12 +17,18 @@ __all__ = ["PotResult", "RakeRule", "build_pots", "rake_pots", "split_pot"]
 
 @dataclass(frozen=True, slots=True)
 class RakeRule:
-    """The house's rake (R-RAKE-1/3): ``fraction`` of each pot, at most ``cap`` per hand
-    (``None``: no cap); with ``no_flop_no_drop`` no rake when the hand ends before the flop."""
+    """The house's rake (R-RAKE-1/3): ``fraction`` of the hand's pots together, rounded down, at
+    most ``cap`` per hand (``None``: no cap), taken from the main pot outward; with
+    ``no_flop_no_drop`` no rake when the hand ends before the flop.
+
+    ``pots`` is a recorded rake (imported hands, R-RAKE-3): pot ``k`` pays ``pots[k]`` (at most
+    its size; pots beyond the record pay nothing) and ``fraction`` and ``cap`` only describe it.
+    """
 
     fraction: Fraction
     cap: int | None = None
     no_flop_no_drop: bool = False
+    pots: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.fraction, Fraction) or not 0 <= self.fraction < 1:
@@ -31,6 +37,10 @@ class RakeRule:
             )
         if self.cap is not None and self.cap < 0:
             raise InvalidConfiguration(f"rake cap must be >= 0 or None, not {self.cap}")
+        if self.pots is not None and any(type(rake) is not int or rake < 0 for rake in self.pots):
+            raise InvalidConfiguration(
+                f"recorded rakes must be integers >= 0, one per pot, not {self.pots!r}"
+            )
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,18 +127,40 @@ def split_pot(amount: int, winners: Sequence[int]) -> tuple[int, ...]:
 
 
 def rake_pots(amounts: Sequence[int], rule: RakeRule | None, flop_dealt: bool) -> list[int]:
-    """Rake per pot (R-RAKE-1/3): ``fraction`` of each pot rounded down to the unit, taken from
-    the main pot outward until the hand's cap is reached; none without a rule, and none under
-    ``no_flop_no_drop`` when no flop was dealt."""
+    """Rake per pot (R-RAKE-3): computed once for the hand, ``fraction`` of the sum of the pots
+    rounded down to the unit and capped; then taken from the main pot outward, each pot giving
+    its own share (``fraction`` of it, rounded down) until the hand's rake is reached, and what
+    the rounding left over (less than one unit per pot) from the main pot outward. Two 19-chip
+    pots at 5% pay 1 (from the main pot), not 0. None without a rule, and none under
+    ``no_flop_no_drop`` when no flop was dealt. A recorded rule (``pots``) takes each pot's
+    recorded rake."""
     if rule is None or (rule.no_flop_no_drop and not flop_dealt):
         return [0] * len(amounts)
-    remaining = rule.cap
-    num, den = rule.fraction.numerator, rule.fraction.denominator
+    recorded = rule.pots
+    if recorded is not None:
+        count = len(recorded)
+        return [
+            (recorded[k] if recorded[k] < amount else amount) if k < count else 0
+            for k, amount in enumerate(amounts)
+        ]
+    fraction = rule.fraction
+    remaining = sum(amounts) * fraction.numerator // fraction.denominator
+    if rule.cap is not None and remaining > rule.cap:
+        remaining = rule.cap
+    num, den = fraction.numerator, fraction.denominator
     rakes = []
     for amount in amounts:
         rake = amount * num // den
-        if remaining is not None:
-            rake = min(rake, remaining)
-            remaining -= rake
+        if rake > remaining:
+            rake = remaining
+        remaining -= rake
         rakes.append(rake)
+    for k, amount in enumerate(amounts):
+        if not remaining:
+            break
+        extra = amount - rakes[k]
+        if extra > remaining:
+            extra = remaining
+        rakes[k] += extra
+        remaining -= extra
     return rakes

@@ -6,9 +6,11 @@ the round's state in plain integers that the structures read and update:
 
 - ``_level``: the amount to match this round (the largest live bet, at least the nominal big
   blind pre-flop);
-- ``_raise_size`` (pot/no-limit): the largest bet or raise increment this round; pre-flop it starts
-  at the minimum bet (the big blind is a full bet), after the flop at zero, so that any first bet
-  opens the betting;
+- ``_raise_size`` (pot/no-limit): the largest *full* bet or raise increment this round; pre-flop
+  it starts at the minimum bet (the big blind is a full bet), after the flop at zero. A full raise
+  is measured against it but never against less than the big blind; an all-in for less than that
+  sets no new size (R-NL-1, R-PL-1) and does not reopen the betting for players who already
+  acted (R-LIMIT-4);
 - ``_fl_level`` and ``_count`` (fixed-limit): the last full bet level and the number of bets
   (the big blind counts as the first, R-LIMIT-2); ``_capped`` once the cap is reached.
 
@@ -34,10 +36,22 @@ def _positive(name: str, value: int) -> None:
         raise InvalidConfiguration(f"{name} must be a positive integer, not {value!r}")
 
 
+def _after_raise(hand: Hand, to: int, big_blind: int) -> None:
+    """Pot- and no-limit: a bet or raise of at least a full raise (the round's largest full
+    increment, never less than the big blind) sets the size the next raise is measured against;
+    an all-in for less sets none (R-NL-1, R-PL-1)."""
+    increment = to - hand._level
+    size = hand._raise_size
+    if increment >= (size if size > big_blind else big_blind) and increment > size:
+        hand._raise_size = increment
+    hand._count += 1
+
+
 @dataclass(frozen=True, slots=True)
 class NoLimit:
-    """No-limit (R-NL-1/2): bet at least the big blind, raise at least the largest previous bet
-    or raise of the round, at most the whole stack; no cap (R-PL-3)."""
+    """No-limit (R-NL-1/2): bet at least the big blind, raise at least the largest previous full
+    bet or raise of the round (never less than the big blind), at most the whole stack; no cap
+    (R-PL-3)."""
 
     big_blind: int
     code: ClassVar[str] = "NT"
@@ -52,18 +66,16 @@ class NoLimit:
 
     def raise_bounds(self, hand: Hand, p: int) -> tuple[int, int] | None:
         bet = hand._bets[p]
-        if hand._acted[p] and hand._level - bet < hand._raise_size:
-            return None  # an incomplete all-in raise does not reopen the betting (R-LIMIT-4)
-        top = hand._stacks[p] + bet
         size = hand._raise_size
-        low = hand._level + (size if size > self.big_blind else self.big_blind)
+        full = size if size > self.big_blind else self.big_blind
+        if hand._acted[p] and hand._level - bet < full:
+            return None  # no full raise since this player acted (R-LIMIT-4, R-NL-1)
+        top = hand._stacks[p] + bet
+        low = hand._level + full
         return (low if low < top else top), top
 
     def after_raise(self, hand: Hand, p: int, to: int) -> None:
-        increment = to - hand._level
-        if increment > hand._raise_size:
-            hand._raise_size = increment
-        hand._count += 1
+        _after_raise(hand, to, self.big_blind)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,21 +97,19 @@ class PotLimit:
     def raise_bounds(self, hand: Hand, p: int) -> tuple[int, int] | None:
         bet = hand._bets[p]
         level = hand._level
-        if hand._acted[p] and level - bet < hand._raise_size:
-            return None  # an incomplete all-in raise does not reopen the betting (R-LIMIT-4)
-        top = hand._stacks[p] + bet
         size = hand._raise_size
-        low = level + (size if size > self.big_blind else self.big_blind)
+        full = size if size > self.big_blind else self.big_blind
+        if hand._acted[p] and level - bet < full:
+            return None  # no full raise since this player acted (R-LIMIT-4, R-PL-1)
+        top = hand._stacks[p] + bet
+        low = level + full
         high = 2 * level - bet + hand._in_pot
         if high < low:
             high = low
         return (low if low < top else top), (high if high < top else top)
 
     def after_raise(self, hand: Hand, p: int, to: int) -> None:
-        increment = to - hand._level
-        if increment > hand._raise_size:
-            hand._raise_size = increment
-        hand._count += 1
+        _after_raise(hand, to, self.big_blind)
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from html import escape
 from importlib import resources
 from pathlib import Path
@@ -34,6 +34,7 @@ import uvicorn
 import uvloop
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
@@ -41,6 +42,7 @@ from starlette.staticfiles import StaticFiles
 
 from feltroom.room.histories import HandHistories
 from feltroom.room.runtime import RoomRuntime
+from feltroom.server.headers import SecurityHeaders
 from feltroom.server.protocol import MAX_FRAME
 from feltroom.server.rest import RestLimits, error_response, rest_routes
 from feltroom.server.session import Hub, HubSettings
@@ -172,10 +174,11 @@ def create_app(
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
             Route("/api/lobby", lobby),
             Route("/api/status", status),
-            *rest_routes(runtime, histories=histories, limits=limits),
+            *rest_routes(runtime, histories=histories, limits=limits, on_sign_out=hub.end_session),
             WebSocketRoute("/ws", websocket_endpoint(hub)),
         ],
         exception_handlers={HTTPException: _http_error},
+        middleware=[Middleware(SecurityHeaders)],
         lifespan=lifespan,
     )
     app.state.hub = hub
@@ -183,14 +186,27 @@ def create_app(
 
 
 def server_config(
-    app: Starlette, host: str = "127.0.0.1", port: int = 0, *, log_level: str = "warning"
+    app: Starlette,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    *,
+    log_level: str = "warning",
+    forwarded_allow_ips: Sequence[str] = (),
 ) -> uvicorn.Config:
-    """uvicorn's settings for the room (``serve`` and the tests' live servers use them)."""
+    """uvicorn's settings for the room (``serve`` and the tests' live servers use them).
+
+    ``forwarded_allow_ips``: the addresses (a reverse proxy's) whose ``X-Forwarded-For`` and
+    ``X-Forwarded-Proto`` headers are believed; none by default, so a client's address is the
+    one it connects from and no header can make it another (the sign-in and sign-up throttles
+    count per address). uvicorn itself would trust them from 127.0.0.1."""
+    trusted = [address.strip() for address in forwarded_allow_ips if address.strip()]
     return uvicorn.Config(
         app,
         host=host,
         port=port,
         log_level=log_level,
+        proxy_headers=bool(trusted),
+        forwarded_allow_ips=trusted if trusted else "",
         lifespan="on",
         ws_max_size=MAX_FRAME,  # a larger frame is refused with 1009 before it is read
         # Frames are a few hundred bytes: compressing each one cost the event loop a third of
@@ -207,9 +223,12 @@ def serve(
     *,
     on_ready: Callable[[str], None] | None = None,
     log_level: str = "warning",
+    forwarded_allow_ips: Sequence[str] = (),
 ) -> None:
     """Serve ``app`` with uvicorn until interrupted; ``on_ready(url)`` once it listens."""
-    server = uvicorn.Server(server_config(app, host, port, log_level=log_level))
+    server = uvicorn.Server(
+        server_config(app, host, port, log_level=log_level, forwarded_allow_ips=forwarded_allow_ips)
+    )
 
     async def main() -> None:
         task = asyncio.create_task(server.serve())

@@ -105,6 +105,7 @@ ERROR_CODES: Final = (
     "illegal_action",
     "not_your_turn",
     "stale_hand",
+    "stale_turn",
     "not_joined",
     "refused",
 )
@@ -142,6 +143,7 @@ _Version = Annotated[int, msgspec.Meta(ge=0, le=MAX_ID)]
 _Token = Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
 _Text = Annotated[str, msgspec.Meta(pattern=r"\A[^\x00-\x1f\x7f]*\Z")]
 _Entry = Literal["post", "wait"]
+_TurnId = Annotated[int, msgspec.Meta(ge=0, le=MAX_AMOUNT)]
 
 
 class _Message(
@@ -255,12 +257,16 @@ class AutoPost(_Message, frozen=True, tag="auto_post"):
 
 
 class Act(_Message, frozen=True, tag="act"):
-    """Act in one's turn; ``amount`` is the raise-to total, given for bet and raise only."""
+    """Act in one's turn; ``amount`` is the raise-to total, given for bet and raise only.
+    ``turn_id``, when given, must name the turn in progress (the ``turn_id`` of its ``turn``
+    message), else the action is refused with ``stale_turn``: a retried or doubled ``act`` is
+    never applied at a later turn of the hand."""
 
     table: _Name
     hand: _Amount
     action: Literal["fold", "check", "call", "bet", "raise"]
     amount: _Amount | None = None
+    turn_id: _TurnId | None = None
 
 
 class PreAction(_Message, frozen=True, tag="pre_action"):

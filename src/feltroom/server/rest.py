@@ -1,34 +1,44 @@
 """The HTTP (REST) part of the player protocol: accounts, balances, play-money grants and hand
 histories, all JSON under ``/api`` (docs/protocol.md, section "HTTP API").
 
-- ``POST /api/signup`` ``{"name", "password"}`` -> 201 ``{"player"}``.
+- ``POST /api/signup`` ``{"name", "password"}`` -> 201 ``{"player"}``; sign-ups are throttled
+  per client address (``RestLimits.signups``, except ``signup_exempt`` addresses), in memory.
 - ``POST /api/signin`` ``{"name", "password"}`` -> ``{"token", "player", "expires"}``; failed
-  sign-ins are throttled per account and per client address (``RestLimits``), in memory.
-- ``POST /api/signout`` -> ``{"player", "signed_out": true}``; the token no longer works.
+  sign-ins are throttled per client address, and per account name and address together (so
+  that nobody elsewhere can lock an owner out of their account), in memory.
+- ``POST /api/signout`` -> ``{"player", "signed_out": true}``; the token no longer works and the
+  connections that said hello with it are closed at once (``on_sign_out``).
 - ``GET /api/me`` -> ``{"player", "balances"}``; ``GET /api/balance`` -> the cashier's balances.
 - ``POST /api/grant`` -> play chips only (R-GAME-6): the PLAY balance topped up to
   ``RestLimits.grant_to``, once per period of ``grant_every`` seconds, idempotent by a key made of
   the player and the period, so a double click cannot grant twice.
 - ``GET /api/hands?limit=&before=`` -> the player's hand ids, newest first (R-HIST-1);
   ``GET /api/hands/{id}`` -> the hand as the player may see it (R-HIST-2);
-  ``GET /api/hands/{id}.phh`` (or ``?format=phh``) -> the same hand as PHH text.
+  ``GET /api/hands/{id}.phh`` (or ``?format=phh``) -> the same hand as PHH text;
+  ``GET /api/hands/{id}.txt`` -> PokerStars text, ``GET /api/hands/{id}.ohh`` -> OHH JSON;
+  ``GET /api/hands/export?format=pokerstars|ohh|phh&limit=N`` (or ``&since=ISO&until=ISO``)
+  -> many hands in one file, newest last (``feltroom.server.hand_files``).
 - ``GET /api/hands/{id}/proof`` -> the hand's proof file (verifiable deals): the cards of the
   player's view opened against the commitment published before the first card.
 
 Every request that carries an ``Origin`` header must come from the served origin (browsers;
 cross-site requests are refused with 403). Every authenticated call sends ``Authorization: Bearer
 <token>``. Every error is ``{"error": {"code", "message"}}`` and changes nothing. Every call into
-the room (accounts, cashier, histories) blocks on the database, and sign-up and sign-in hash with
-Argon2: they all run in the thread pool, never on the event loop.
+the room (accounts, cashier, histories) blocks on the database: they run in the thread pool,
+never on the event loop. Sign-up and sign-in hash with Argon2 (64 MiB each by default): they run
+in a pool of their own of ``RestLimits.hash_pool`` threads, which bounds the memory and CPU that
+a crowd of sign-ups can take.
 
-The PHH export is built from the filtered view alone (``phh_of_view``): the hand is replayed
-through the engine from the public record with a deck that holds only the cards the requester may
-see, every other card unknown, so the text cannot hold a card the JSON does not show; hidden hole
-cards are written ``????``. The replay must reproduce the stored pots, else the export is refused.
+The PHH, PokerStars and OHH files are built from the filtered view alone
+(``feltroom.server.hand_files``): the hand is replayed through the engine from the public record
+with a deck that holds only the cards the requester may see, every other card unknown, so a file
+cannot hold a card the JSON does not show; hidden hole cards are written ``????`` in PHH. The
+replay must reproduce the stored pots, else the export is refused.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
@@ -37,9 +47,9 @@ import re
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, fields, replace
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from fractions import Fraction
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -48,12 +58,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from feltroom.cards import Card, parse_cards
-from feltroom.errors import FeltroomError
-from feltroom.history import phh
-from feltroom.history.replay import record_from_hand
 from feltroom.money import PLAY, to_units
-from feltroom.room.accounts import RESERVED_NAMES
+from feltroom.room.accounts import reserved, token_hash
 from feltroom.room.errors import (
     AuthenticationFailed,
     IdempotencyConflict,
@@ -63,21 +69,13 @@ from feltroom.room.errors import (
 from feltroom.room.histories import HandHistories
 from feltroom.room.ledger import valid_name
 from feltroom.room.runtime import RoomRuntime
-from feltroom.rules import Action as EngineAction
-from feltroom.rules import (
-    Call,
-    Check,
-    Fold,
-    Forced,
-    ForcedBet,
-    Hand,
-    HandSetup,
-    LogEntry,
-    Protect,
-    RaiseTo,
-    Show,
+from feltroom.server.hand_files import (
+    EXPORT_FORMATS,
+    export_file,
+    ohh_of_view,
+    phh_of_view,
+    pokerstars_of_view,
 )
-from feltroom.table import TableConfig
 
 __all__ = ["RestLimits", "phh_of_view", "rest_routes"]
 
@@ -86,9 +84,12 @@ log = logging.getLogger("feltroom.server")
 _BEARER = 'Bearer realm="feltroom"'
 _MAX_TOKEN = 128  # as on the websocket (docs/protocol.md, Limits)
 _HAND_REF = re.compile(r"([1-9][0-9]{0,17})(\.phh|\.json)?")
+_DIGITS = re.compile(r"[0-9]{1,19}")  # ASCII only: str.isdigit() accepts "²", int() refuses it
 _FORMATS = {
     "json": {"url": "/api/hands/{id}", "media_type": "application/json"},
     "phh": {"url": "/api/hands/{id}.phh", "media_type": "text/plain"},
+    "pokerstars": {"url": "/api/hands/{id}.txt", "media_type": "text/plain"},
+    "ohh": {"url": "/api/hands/{id}.ohh", "media_type": "application/json"},
 }
 
 
@@ -96,10 +97,15 @@ _FORMATS = {
 class RestLimits:
     """The room's settings for the HTTP API.
 
-    ``account_failures`` / ``address_failures``: failed sign-ins allowed per account name and per
-    client address within ``failure_window`` seconds; beyond them every sign-in for that account
-    or from that address is refused (429, even with the right password) until the oldest failure
-    leaves the window. ``grant_to``: the play chips a grant tops the PLAY balance up to;
+    ``account_failures`` / ``address_failures``: failed sign-ins allowed per account name and
+    client address together, and per client address, within ``failure_window`` seconds; beyond
+    them every sign-in for that account from that address, or from that address, is refused
+    (429, even with the right password) until the oldest failure leaves the window. A wrong
+    password from elsewhere never locks the owner out. ``signups`` / ``signup_window``: sign-ups
+    allowed per client address within that many seconds (429 with ``Retry-After`` beyond);
+    ``signup_exempt``: addresses without that limit (``feltroom serve --signup-exempt``).
+    ``hash_pool``: how many passwords are hashed at once (sign-up and sign-in). ``grant_to``:
+    the play chips a grant tops the PLAY balance up to;
     ``grant_every``: the length of a grant period (periods are aligned to the epoch: with 3600, one
     grant per clock hour). ``max_body``: the largest request body in bytes. ``password_min`` /
     ``password_max``: the password lengths sign-up accepts. ``hands_default`` / ``hands_max``:
@@ -109,6 +115,10 @@ class RestLimits:
     account_failures: int = 5
     address_failures: int = 20
     failure_window: float = 300.0
+    signups: int = 5
+    signup_window: float = 600.0
+    signup_exempt: frozenset[str] = frozenset({"127.0.0.1", "::1"})
+    hash_pool: int = 2
     grant_to: int = 10_000
     grant_every: float = 3600.0
     max_body: int = 4096
@@ -119,10 +129,17 @@ class RestLimits:
     clock: Callable[[], float] = time.time
 
     def __post_init__(self) -> None:
-        for name in ("account_failures", "address_failures", "grant_to", "max_body"):
+        for name in (
+            "account_failures",
+            "address_failures",
+            "signups",
+            "hash_pool",
+            "grant_to",
+            "max_body",
+        ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be 1 or more, not {getattr(self, name)}")
-        for name in ("failure_window", "grant_every"):
+        for name in ("failure_window", "signup_window", "grant_every"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be a positive number of seconds")
         if not 1 <= self.password_min <= self.password_max:
@@ -270,8 +287,8 @@ async def _read_json(request: Request, limit: int) -> dict[str, Any]:
         413, "too_large", f"the request body is larger than {limit} bytes; send at most {limit}"
     )
     if length is not None:
-        if not length.isdigit():
-            raise _malformed("Content-Length must be a number of bytes")
+        if _DIGITS.fullmatch(length) is None:
+            raise _malformed("Content-Length must be a number of bytes (digits 0-9)")
         if int(length) > limit:
             raise too_large
     chunks: list[bytes] = []
@@ -352,7 +369,7 @@ def _query_int(request: Request, name: str, low: int, high: int) -> int | None:
     text = request.query_params.get(name)
     if text is None:
         return None
-    if not text.isdigit() or not low <= int(text) <= high:
+    if _DIGITS.fullmatch(text) is None or not low <= int(text) <= high:
         raise _invalid(f"{name} must be a whole number from {low} to {high}, not {text!r}")
     return int(text)
 
@@ -362,119 +379,6 @@ def _only_params(request: Request, allowed: Sequence[str]) -> None:
         if name not in allowed:
             valid = ", ".join(allowed)
             raise _invalid(f"unknown query parameter {name!r}; the parameters are {valid}")
-
-
-# ------------------------------------------------------------------------------ PHH export
-
-
-def phh_of_view(view: Mapping[str, Any]) -> str:
-    """The PHH text of a hand as ``HandHistories.for_player`` (or ``for_observer``) returned it.
-
-    Only the view is read: the players' hole cards it shows, the public record (actions, board,
-    cards shown at the table) and the table settings. The hand is replayed through the engine
-    with every other card unknown; the replay must reproduce the stored pots. Raises
-    ``ValueError`` when the stored hand cannot be rebuilt this way.
-    """
-    try:
-        return _phh_of_view(view)
-    except (FeltroomError, ValueError, KeyError, TypeError, IndexError) as error:
-        raise ValueError(f"hand {view.get('hand_id')} cannot be written as PHH: {error}") from None
-
-
-_CONFIG_FIELDS = {f.name for f in fields(TableConfig) if not f.name.startswith("_")}
-
-
-def _phh_of_view(view: Mapping[str, Any]) -> str:
-    record = view["record"]
-    settings = view["settings"]
-    options = {name: value for name, value in settings.items() if name in _CONFIG_FIELDS}
-    for name in ("rake_percent", "tax_percent"):
-        if isinstance(options.get(name), str):
-            options[name] = Fraction(options[name])
-    config = TableConfig(**options)
-    order = [int(seat) for seat, _name, _stack in record["players"]]
-    names = {int(seat): str(name) for seat, name, _stack in record["players"]}
-    players = tuple((int(seat), int(stack)) for seat, _name, stack in record["players"])
-    known: dict[int, tuple[Card, ...]] = {}
-    for row in view["players"]:
-        if row["hole"]:
-            known[int(row["seat"])] = parse_cards(row["hole"])
-    for seat, cards in record.get("shown", {}).items():
-        known.setdefault(int(seat), parse_cards(cards))
-    n = len(order)
-    deck: list[Card | None] = [None] * (2 * n + 8)
-    for index, seat in enumerate(order):
-        hole = known.get(seat)
-        if hole is not None:
-            if len(hole) != 2:
-                raise ValueError(f"seat {seat} holds {len(hole)} cards, not 2")
-            deck[index], deck[n + index] = hole
-    board = parse_cards(record.get("board", ""))
-    for position, card in zip((1, 2, 3, 5, 7), board, strict=False):
-        deck[2 * n + position] = card
-    forced = tuple(
-        ForcedBet(int(seat), Forced(kind), int(amount)) for seat, kind, amount in record["forced"]
-    )
-    entries: list[LogEntry] = [
-        (int(seat), _engine_action(text)) for seat, text in record["actions"]
-    ]
-    shown = {int(seat) for seat in record.get("shown", {})}
-    # Hands shown at the showdown that the player did not have to show (show_losing): those of
-    # the shown seats that were not shown later by a Show action.
-    shown_later = {action.seat for _, action in entries if isinstance(action, Show)}
-    setup = HandSetup(
-        config.engine_structure(),
-        players,
-        int(record["button"]),
-        forced,
-        tuple(deck),
-        config.rake_rule(),
-        frozenset(shown - shown_later),
-    )
-    hand = Hand.replay(setup, entries)
-    pots = [[pot.amount, pot.rake, list(pot.winners), list(pot.shares)] for pot in hand.results]
-    if list(hand.seats) != order or not hand.is_over or pots != record["pots"]:
-        raise ValueError("the replay does not reproduce the stored pots")
-    replayed_board = [str(card) for card in hand.board if card is not None]
-    if replayed_board != [str(card) for card in board] or set(hand.shown) != shown:
-        raise ValueError("the replay does not reproduce the stored board and shown cards")
-    result = record_from_hand(
-        hand,
-        names=[names[seat] for seat in hand.seats],
-        seat_count=config.max_seats,
-        hand_id=int(view["hand_id"]),
-        exponent=config.exponent,
-    )
-    metadata: dict[str, object] = {"table": str(view["table_id"])}
-    metadata["currency"] = str(view["currency"])
-    finished = view.get("finished_at") or view.get("started_at")
-    if isinstance(finished, int | float):
-        moment = datetime.fromtimestamp(finished, UTC)
-        metadata.update(
-            year=moment.year,
-            month=moment.month,
-            day=moment.day,
-            time=moment.time().replace(microsecond=0),
-            time_zone="UTC",
-        )
-    return phh.dumps(replace(result, metadata=metadata))
-
-
-def _engine_action(text: str) -> EngineAction:
-    """An engine action from its text in the stored log (``str(action)``)."""
-    words = text.split()
-    simple: dict[str, EngineAction] = {"fold": Fold(), "check": Check(), "call": Call()}
-    if len(words) == 1 and words[0] in simple:
-        return simple[words[0]]
-    if len(words) == 3 and words[2].isdigit():
-        amount = int(words[2])
-        if words[:2] == ["raise", "to"]:
-            return RaiseTo(amount)
-        if words[:2] == ["protect", "seat"]:
-            return Protect(amount)
-        if words[:2] == ["show", "seat"]:
-            return Show(amount)
-    raise ValueError(f"unknown action {text!r} in the stored log")
 
 
 # ------------------------------------------------------------------------------ routes
@@ -488,15 +392,26 @@ def rest_routes(
     *,
     histories: HandHistories | None = None,
     limits: RestLimits | None = None,
+    on_sign_out: Callable[[str], object] | None = None,
 ) -> list[Route]:
-    """The routes of the HTTP API for a room (see the module docstring)."""
+    """The routes of the HTTP API for a room (see the module docstring). ``on_sign_out`` is
+    told the token hash of every session signed out (the hub closes its connections)."""
     limits = limits or RestLimits()
     accounts = runtime.accounts
     cashier = runtime.cashier
     hands = histories or HandHistories(runtime.settlement.storage)
     by_account = FailureThrottle(limits.account_failures, limits.failure_window, limits.clock)
     by_address = FailureThrottle(limits.address_failures, limits.failure_window, limits.clock)
+    signups = FailureThrottle(limits.signups, limits.signup_window, limits.clock)
     password_min = max(limits.password_min, accounts.min_password_length)
+    # At most ``hash_pool`` sign-ups and sign-ins at once (their own threads, so a crowd does
+    # not take the thread pool every other call uses), and as many hashes (``HashingPool``).
+    accounts.bound_hashing(limits.hash_pool)
+    hashing = ThreadPoolExecutor(limits.hash_pool, thread_name_prefix="feltroom-signin")
+
+    async def hashed(call: Callable[..., Any], *args: Any) -> Any:
+        """``call`` (sign-up, sign-in) in its own pool of ``hash_pool`` threads."""
+        return await asyncio.get_running_loop().run_in_executor(hashing, call, *args)
 
     def endpoint(handler: Handler) -> Handler:
         async def guarded(request: Request) -> Response:
@@ -557,18 +472,32 @@ def rest_routes(
             valid_name(name, "player name")
         except RoomError as error:
             raise _invalid(str(error)) from None
-        if name.lower() in RESERVED_NAMES:
-            raise _invalid(
-                f"the name {name!r} is reserved; choose another (reserved: "
-                f"{', '.join(sorted(RESERVED_NAMES))})"
-            )
+        why = reserved(name)
+        if why is not None:
+            raise _invalid(why)
         if not password_min <= len(password) <= limits.password_max:
             raise _invalid(
                 f"a password has {password_min} to {limits.password_max} characters, "
                 f"not {len(password)}"
             )
         try:
-            player = await run_in_threadpool(accounts.sign_up, name, password)
+            accounts.check_new_account(name, password)
+        except RoomError as error:
+            raise _invalid(str(error)) from None
+        address = _client_address(request)
+        if address not in limits.signup_exempt:
+            wait = signups.wait(address)
+            if wait > 0:
+                raise ApiError(
+                    429,
+                    "rate_limited",
+                    f"at most {limits.signups} sign-ups from one address in "
+                    f"{limits.signup_window:g} s; try again in {max(1, math.ceil(wait))} s",
+                    _retry_after(wait),
+                )
+            signups.fail(address)  # every sign-up that would hash counts
+        try:
+            player = await hashed(accounts.sign_up, name, password)
         except RoomError as error:
             if "taken" in str(error):
                 raise ApiError(409, "refused", str(error)) from None
@@ -581,13 +510,16 @@ def rest_routes(
             raise _invalid(f"a password has at most {limits.password_max} characters")
         address = _client_address(request)
         # Names that cannot exist are not tracked per account (bounded memory); the address is.
-        account = name if _is_name(name) else None
+        # The account's key holds the address too: a stranger's guesses cannot lock the owner
+        # out, and names are one whatever their letter case.
+        account = f"{name.lower()} {address}" if _is_name(name) else None
         wait = max(by_account.wait(account) if account else 0.0, by_address.wait(address))
         if wait > 0:
             raise ApiError(
                 429,
                 "rate_limited",
-                "too many failed sign-ins for this account or from this address; "
+                "too many failed sign-ins for this account from this address, or from this "
+                "address; "
                 f"try again in {max(1, math.ceil(wait))} s",
                 _retry_after(wait),
             )
@@ -596,7 +528,7 @@ def rest_routes(
         if account:
             stamps.append((by_account, account, by_account.fail(account)))
         try:
-            session = await run_in_threadpool(accounts.sign_in, name, password)
+            session = await hashed(accounts.sign_in, name, password)
         except AuthenticationFailed:
             raise ApiError(
                 401,
@@ -609,7 +541,8 @@ def rest_routes(
                 throttle.forgive(key, stamp)
             raise
         by_address.forgive(address, stamps[0][2])
-        by_account.clear(name)
+        if account:
+            by_account.clear(account)
         return JSONResponse(
             {"token": session.token, "player": session.user, "expires": session.expires_at}
         )
@@ -618,6 +551,8 @@ def rest_routes(
         player, token = await player_of(request)
         await no_body(request)
         await run_in_threadpool(accounts.sign_out, token)
+        if on_sign_out is not None:
+            on_sign_out(token_hash(token))
         return JSONResponse({"player": player, "signed_out": True})
 
     # -- money
@@ -756,6 +691,96 @@ def rest_routes(
             headers={"Content-Disposition": f'attachment; filename="hand-{hand_id}-proof.json"'},
         )
 
+    # -- hand history downloads for trackers: PokerStars text, OHH, many hands in one file
+
+    async def download_view(request: Request) -> tuple[str, dict[str, Any]]:
+        """The requester and the view of the hand of the path (R-HIST-1/2)."""
+        player, _ = await player_of(request)
+        _only_params(request, ())
+        ref = request.path_params["ref"]
+        if _HAND_REF.fullmatch(ref) is None or not ref.isdigit():
+            raise _invalid(
+                f"{ref!r} is not a hand id: use /api/hands/<id>.txt (PokerStars text) or "
+                "/api/hands/<id>.ohh (OHH)"
+            )
+        hand_id = int(ref)
+        try:
+            return player, await run_in_threadpool(hands.for_player, hand_id, player)
+        except NotAvailable:
+            raise ApiError(
+                404,
+                "not_found",
+                f"no hand {hand_id} among your hands: a player may request only settled hands "
+                "they were dealt into (R-HIST-1); GET /api/hands lists them",
+            ) from None
+
+    def hand_file(
+        write: Callable[[dict[str, Any], str], str], what: str, extension: str, media_type: str
+    ) -> Handler:
+        """The handler of one hand's download: ``write(view, player)`` gives the file."""
+
+        async def download(request: Request) -> Response:
+            player, view = await download_view(request)
+            hand_id = view["hand_id"]
+            try:
+                text = await run_in_threadpool(write, view, player)
+            except ValueError as error:
+                log.warning("%s export refused: %s", what, error)
+                raise ApiError(
+                    409,
+                    "refused",
+                    f"hand {hand_id} cannot be written as {what}; its JSON history is at "
+                    f"/api/hands/{hand_id}",
+                ) from None
+            disposition = f'attachment; filename="hand-{hand_id}.{extension}"'
+            return Response(
+                text, media_type=media_type, headers={"Content-Disposition": disposition}
+            )
+
+        return download
+
+    async def hand_export(request: Request) -> Response:
+        player, _ = await player_of(request)
+        _only_params(request, ("format", "limit", "since", "until"))
+        target = request.query_params.get("format")
+        if target not in EXPORT_FORMATS:
+            raise _invalid(f"format must be one of {', '.join(EXPORT_FORMATS)}, not {target!r}")
+        limit = _query_int(request, "limit", 1, limits.hands_max)
+        since = _query_time(request, "since")
+        until = _query_time(request, "until")
+        if since is not None and until is not None and since >= until:
+            raise _invalid("since must be earlier than until")
+        if limit is None:
+            ranged = since is not None or until is not None
+            limit = limits.hands_max if ranged else limits.hands_default
+        views, more = await run_in_threadpool(hands.export_for_player, player, limit, since, until)
+        text, left_out = await run_in_threadpool(export_file, views, target, player)
+        media_type, extension = EXPORT_FORMATS[target]
+        headers = {
+            "Content-Disposition": f'attachment; filename="hands.{extension}"',
+            "X-Hands": str(len(views) - len(left_out)),
+        }
+        if more:
+            oldest = datetime.fromtimestamp(views[0]["started_at"], UTC)
+            headers["X-More-Hands-Until"] = oldest.isoformat().replace("+00:00", "Z")
+        if left_out:
+            headers["X-Hands-Left-Out"] = " ".join(map(str, left_out))
+        return Response(text, media_type=media_type, headers=headers)
+
+    download_routes = [
+        Route("/api/hands/export", endpoint(hand_export), methods=["GET"]),
+        Route(
+            "/api/hands/{ref}.txt",
+            endpoint(hand_file(pokerstars_of_view, "PokerStars text", "txt", "text/plain")),
+            methods=["GET"],
+        ),
+        Route(
+            "/api/hands/{ref}.ohh",
+            endpoint(hand_file(ohh_of_view, "OHH", "ohh", "application/json")),
+            methods=["GET"],
+        ),
+    ]
+
     return [
         Route("/api/signup", endpoint(signup), methods=["POST"]),
         Route("/api/signin", endpoint(signin), methods=["POST"]),
@@ -764,9 +789,26 @@ def rest_routes(
         Route("/api/balance", endpoint(balance), methods=["GET"]),
         Route("/api/grant", endpoint(grant), methods=["POST"]),
         Route("/api/hands", endpoint(hand_list), methods=["GET"]),
+        *download_routes,
         Route("/api/hands/{ref}", endpoint(hand_one), methods=["GET"]),
         Route("/api/hands/{ref}/proof", endpoint(hand_proof), methods=["GET"]),
     ]
+
+
+def _query_time(request: Request, name: str) -> float | None:
+    """An ISO 8601 time of the query (UTC when it names no zone) in epoch seconds."""
+    text = request.query_params.get(name)
+    if text is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise _invalid(
+            f"{name} must be an ISO 8601 time such as 2026-12-01T15:00:00Z, not {text!r}"
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.timestamp()
 
 
 def _is_name(name: str) -> bool:

@@ -27,7 +27,8 @@ from starlette.concurrency import run_in_threadpool
 
 from feltroom.errors import FeltroomError, IllegalAction
 from feltroom.room import RoomError
-from feltroom.room.errors import NotSeated, StaleHand
+from feltroom.room.accounts import token_hash
+from feltroom.room.errors import NotSeated, StaleHand, StaleTurn
 from feltroom.room.events import TableReloaded
 from feltroom.room.runtime import RoomRuntime, TableRunner
 from feltroom.rules import Action, Call, Check, Fold, LegalActions, RaiseTo
@@ -59,18 +60,28 @@ class HubSettings:
     above that; a connection over it gets ``rate_limited`` errors, and after ``strikes`` of
     them it is closed (1008). ``chat_rate`` / ``chat_burst``: the same for chat lines.
     ``outbox``: frames queued for a slow connection before it is dropped (a disconnection).
+    ``strike_decay``: strikes decay, one every that many seconds, so that only a sustained
+    flood (not one burst an hour) reaches ``strikes``.
     ``hello_seconds``: how long a new connection has to say ``hello``.
     ``lobby_every``: how often lobby subscribers get the tables that changed.
+    ``sweep_every``: how often connections whose session expired are closed (1008).
+    ``purge_every``: how often expired sessions are deleted from the database.
+    ``send_seconds``: how long one frame may wait for a reader that does not read before the
+    connection is closed (1008, like a reader that falls ``outbox`` frames behind).
     """
 
     rate: float = 20.0
     burst: float = 40.0
     strikes: int = 20
+    strike_decay: float = 30.0
     chat_rate: float = 1.0
     chat_burst: float = 5.0
     outbox: int = 2000
     hello_seconds: float = 10.0
     lobby_every: float = 2.0
+    sweep_every: float = 1.0
+    purge_every: float = 3600.0
+    send_seconds: float = 10.0
 
 
 class _Bucket:
@@ -116,7 +127,11 @@ class Connection:
     outbox: asyncio.Queue[str | None] = field(default_factory=asyncio.Queue)
     closed: bool = False
     left: set[str] = field(default_factory=set)
-    strikes: int = 0
+    strikes: float = 0.0
+    struck_at: float = 0.0
+    token_hash: str | None = None
+    expires_at: float | None = None
+    close_reason: str = "too slow to read what the table sends"
     bucket: _Bucket | None = None
     chat_bucket: _Bucket | None = None
 
@@ -144,9 +159,13 @@ class Connection:
             return
         self.outbox.put_nowait(frame)
 
-    def close(self) -> None:
+    def close(self, reason: str | None = None) -> None:
+        """End the connection: nothing more is sent or handled; its sender closes the socket
+        (1008 with ``reason``)."""
         if not self.closed:
             self.closed = True
+            if reason is not None:
+                self.close_reason = reason
             self.outbox.put_nowait(None)
 
 
@@ -169,6 +188,7 @@ class Hub:
         self.tap: Callable[[Connection, Message, str], None] | None = None
         self._lobby_sent: dict[str, Any] = {}
         self._lobby_task: asyncio.Task[None] | None = None
+        self._sweep_task: asyncio.Task[None] | None = None
         runtime.add_listener(self._on_events)
 
     # -------------------------------------------------------------- lifecycle
@@ -203,16 +223,57 @@ class Hub:
     def start(self) -> None:
         if self._lobby_task is None:
             self._lobby_task = asyncio.create_task(self._lobby_loop(), name="lobby updates")
+        if self._sweep_task is None:
+            self._sweep_task = asyncio.create_task(self._sweep_loop(), name="session sweep")
 
     async def stop(self) -> None:
         self.runtime.remove_listener(self._on_events)
-        if self._lobby_task is not None:
-            self._lobby_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._lobby_task
-            self._lobby_task = None
+        for task in (self._lobby_task, self._sweep_task):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self._lobby_task = self._sweep_task = None
         for connection in list(self.connections):
             connection.close()
+
+    # -------------------------------------------------------------- sessions
+
+    def end_session(self, token_hash: str, reason: str = "signed out; sign in again") -> int:
+        """Close at once (1008) every connection that said hello with the session whose token
+        hashes to ``token_hash`` (sign-out): nothing they send afterwards is handled. Returns how
+        many were closed."""
+        ended = [c for c in self.connections if c.token_hash == token_hash and not c.closed]
+        for connection in ended:
+            connection.close(reason)
+        return len(ended)
+
+    def close_expired(self) -> int:
+        """Close (1008) every connection whose session has expired; returns how many."""
+        now = self.runtime.accounts.clock()
+        ended = [
+            c
+            for c in self.connections
+            if c.expires_at is not None and c.expires_at <= now and not c.closed
+        ]
+        for connection in ended:
+            connection.close("the session expired; sign in again")
+        return len(ended)
+
+    async def _sweep_loop(self) -> None:
+        """Close the connections of expired sessions; now and then delete expired sessions
+        from the database."""
+        settings = self.settings
+        purged_at = self.clock()
+        while True:
+            await asyncio.sleep(settings.sweep_every)
+            self.close_expired()
+            if self.clock() - purged_at >= settings.purge_every:
+                purged_at = self.clock()
+                try:
+                    await run_in_threadpool(self.runtime.accounts.purge_expired_sessions)
+                except Exception:  # the database may be busy: try again next time
+                    log.exception("purging expired sessions failed")
 
     # -------------------------------------------------------------- fan-out
 
@@ -303,9 +364,18 @@ class Hub:
     async def receive(self, connection: Connection, frame: str | bytes) -> None:
         """Handle one inbound frame: a reply or typed error goes to this connection only.
         Raises ``Closed`` when the connection must be closed."""
+        if connection.closed:  # signed out, expired or dropped: nothing more is handled
+            raise Closed(1008, connection.close_reason)
+        expires = connection.expires_at
+        if expires is not None and expires <= self.runtime.accounts.clock():
+            connection.close("the session expired; sign in again")
+            raise Closed(1008, connection.close_reason)
         bucket = connection.bucket
         if bucket is not None and not bucket.take():
-            connection.strikes += 1
+            now = self.clock()
+            decayed = (now - connection.struck_at) / self.settings.strike_decay
+            connection.strikes = max(0.0, connection.strikes - decayed) + 1.0
+            connection.struck_at = now
             if connection.strikes > self.settings.strikes:
                 raise Closed(1008, "too many messages")
             connection.send(
@@ -340,6 +410,9 @@ class Hub:
             return
         except StaleHand as error:
             connection.send(protocol.error("stale_hand", str(error), ref))
+            return
+        except StaleTurn as error:
+            connection.send(protocol.error("stale_turn", str(error), ref))
             return
         except NotSeated as error:
             connection.send(protocol.error("not_joined", str(error), ref))
@@ -463,7 +536,8 @@ class Hub:
             await runtime.set_auto_muck(m.table, player, m.on)
             return None
         if kind == "act":
-            await runtime.act(m.table, player, self._action(runner, seat, m), m.hand)
+            action = self._action(runner, seat, m)
+            await runtime.act(m.table, player, action, m.hand, m.turn_id)
             return None
         if kind == "pre_action":
             pre = None if m.kind is None else PreAction(_PRE_ACTIONS[m.kind], m.amount)
@@ -485,6 +559,7 @@ class Hub:
             )
         if hand is None or hand.is_over:
             raise _NotYourTurn(f"no hand is in progress at table {runner.table_id}")
+        runner.check_turn(m.turn_id)
         if hand.to_act != seat:
             raise _NotYourTurn(f"it is seat {hand.to_act}'s turn, not yours (seat {seat})")
         legal = hand.legal_actions()
@@ -517,10 +592,15 @@ class Hub:
                 "version", f"this server speaks version {PROTOCOL_VERSION}, not {m.version}", m.id
             )
         try:
-            player = await run_in_threadpool(self.runtime.accounts.authenticate, m.token)
+            session = await run_in_threadpool(self.runtime.accounts.session, m.token)
         except FeltroomError:
             raise Closed(1008, "unknown or expired token; sign in again") from None
+        if connection.closed:
+            raise Closed(1008, connection.close_reason)
+        player = session.user
         connection.player = player
+        connection.token_hash = token_hash(m.token)
+        connection.expires_at = session.expires_at
         self.by_player.setdefault(player, set()).add(connection)
         seats = self.runtime.seats_of(player)
         connection.send(

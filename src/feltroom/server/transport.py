@@ -106,7 +106,22 @@ class CorkedTransport(asyncio.Transport):
 
 
 class BatchedWebSocketProtocol(WebSocketsSansIOProtocol):
-    """uvicorn's websocket protocol writing through a ``CorkedTransport``."""
+    """uvicorn's websocket protocol writing through a ``CorkedTransport``.
+
+    A peer that does not answer the keepalive ping in time is a reader that does not read (or
+    is gone): it is closed with 1008, as docs/protocol.md says of a reader too slow for what
+    the table sends, not with uvicorn's 1011 (which the protocol keeps for server errors).
+    """
+
+    def keepalive_timeout(self) -> None:
+        self.pong_timer = None
+        self.pending_ping_payload = None
+        if self.close_sent or self.transport.is_closing():
+            return
+        self.conn.fail(1008, "no answer to the keepalive ping: too slow to read")
+        self.transport.write(b"".join(self.conn.data_to_send()))
+        self.close_sent = True
+        self.transport.close()
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # uvloop's transports have the methods without deriving from asyncio.Transport

@@ -180,6 +180,7 @@ def _turn(table: str, hand_id: int | None, event: TurnStarted, legal: Message | 
         "seat": event.seat,
         "countdown_at": event.countdown_at,
         "deadline": event.deadline,
+        "turn_id": event.turn_id,
         "legal": legal,
     }
 
@@ -410,6 +411,7 @@ def snapshot(
             "deadline": view.deadline,
             "turn_started": view.turn_started,
             "countdown_at": view.countdown_at,
+            "turn_id": view.turn_id,
             "waiting": view.waiting,
             "legal": legal_of(hand.legal) if hand is not None else None,
             "muted": sorted(muted),

@@ -37,17 +37,26 @@ def same_origin(websocket: WebSocket) -> bool:
     return origin.rstrip("/").lower() == f"{scheme}://{host}".lower()
 
 
-async def _sender(websocket: WebSocket, connection: Connection, ending: asyncio.Event) -> None:
+async def _sender(
+    websocket: WebSocket, connection: Connection, ending: asyncio.Event, send_seconds: float
+) -> None:
     while True:
         frame = await connection.outbox.get()
         if frame is None:
             break
-        await websocket.send_text(frame)
+        try:
+            # A reader that does not read fills the socket's buffer and the send waits: past
+            # ``send_seconds`` it is a reader too slow for what the table sends.
+            await asyncio.wait_for(websocket.send_text(frame), send_seconds)
+        except TimeoutError:
+            connection.close("too slow to read what the table sends")
+            break
     if not ending.is_set():
         # The hub ended the connection, not the endpoint: a reader too slow for what the table
-        # sends. Closing the socket here ends the endpoint's wait for the next frame.
+        # sends, a sign-out or an expired session. Closing the socket here ends the endpoint's
+        # wait for the next frame.
         with contextlib.suppress(Exception):
-            await websocket.close(code=1008, reason="too slow to read what the table sends")
+            await websocket.close(code=1008, reason=connection.close_reason)
 
 
 def websocket_endpoint(hub: Hub) -> Callable[[WebSocket], Awaitable[None]]:
@@ -61,7 +70,9 @@ def websocket_endpoint(hub: Hub) -> Callable[[WebSocket], Awaitable[None]]:
         client = websocket.client
         connection = hub.open(f"{client.host}" if client is not None else "")
         ending = asyncio.Event()
-        sender = asyncio.create_task(_sender(websocket, connection, ending))
+        sender = asyncio.create_task(
+            _sender(websocket, connection, ending, hub.settings.send_seconds)
+        )
         code, reason = 1000, ""
         try:
             while not connection.closed:
@@ -95,6 +106,8 @@ def websocket_endpoint(hub: Hub) -> Callable[[WebSocket], Awaitable[None]]:
             log.exception("connection of %s failed", connection.player)
             code, reason = 1011, "server error"
         finally:
+            if connection.closed and code == 1000:  # the hub ended it: sign-out, expiry
+                code, reason = 1008, connection.close_reason
             ending.set()
             await hub.close(connection)
             with contextlib.suppress(Exception):

@@ -20,6 +20,7 @@ from sqlalchemy import (
     Table,
     Text,
     false,
+    func,
 )
 
 __all__ = [
@@ -66,6 +67,9 @@ users = Table(
     # for people (the lobby and the hand histories can say so).
     Column("bot", Boolean, nullable=False, server_default=false()),
 )
+# Names are one whatever their letter case (issue 27): alice, Alice and alIce cannot all be
+# accounts, so nobody can pass for another player or squat a house bot's name.
+Index("uq_users_name_nocase", func.lower(users.c.name), unique=True)
 
 sessions = Table(
     "sessions",

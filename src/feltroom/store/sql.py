@@ -177,6 +177,7 @@ _INSERT_TRANSFER = insert(transfers)
 _OPERATION = select(operations).where(*_by(operations, "operation", "key"))
 _USER = select(users).where(*_by(users, "name"))
 _USER_LOCKED = _USER.with_for_update()
+_USER_NOCASE = select(users).where(func.lower(users.c.name) == func.lower(bindparam("name")))
 _SESSION = select(sessions).where(*_by(sessions, "token_hash"))
 _PROTECTIONS = (
     select(func.count())
@@ -419,7 +420,10 @@ class SqlTransaction(LeaseQueries):
 
     # -- users, sessions, protections
 
-    def get_user(self, name: str, *, lock: bool = False) -> UserRow | None:
+    def get_user(self, name: str, *, lock: bool = False, nocase: bool = False) -> UserRow | None:
+        if nocase:
+            row = self._one(_USER_NOCASE, name=name)
+            return None if row is None else UserRow(*row)
         row = self._one(_USER_LOCKED if lock and not self.is_sqlite else _USER, name=name)
         return None if row is None else UserRow(*row)
 

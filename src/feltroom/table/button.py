@@ -19,9 +19,13 @@ with a post is the same case (R-BLIND-5).
 
 Heads-up (either rule): the big blind goes to the player after last hand's big blind, the other
 player has the button and posts the small blind (R-BLIND-4), so nobody posts the big blind twice
-in a row. When fewer than two players could be dealt in by these rules but two or more are
-present, the game restarts: everyone present is dealt in without posts, the button moving on one
-player (a fresh game owes nothing).
+in a row; blinds passing a sitting-out player mark them as the dead rule would (R-MISS-1/4). With
+one player in the game, an owing player comes in on the big blind. Back from heads-up (or a fresh
+heads-up start) to a ring, under either rule: the big blind goes to the player after last hand's
+big blind, the small blind to last hand's big blind, the button to the player before them
+(arrangement ``from_heads_up``). Only when nobody present is in the game does it restart: every
+present player is dealt in, the big blind again after last hand's (a fresh game: the game that
+was owed has stopped).
 """
 
 from __future__ import annotations
@@ -46,6 +50,9 @@ class Positions:
     button: int
     small: int | None
     big: int
+    heads_up: bool = False
+    """The hand was heads-up (the button posted the small blind): the next ring hand is planned
+    from the big blind (``from_heads_up``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,28 +189,99 @@ class _Planner:
     # ------------------------------------------------------------------ the rules
 
     def heads_up(self, last: Positions) -> Plan | None:
+        """Two players dealt in: the big blind to the first player after last hand's big blind
+        (an owing player comes in there when only one player is in the game), the other player
+        on the button with the small blind (R-BLIND-4). Sitting-out players the big blind passes
+        miss it (``ML``); last hand's big blind sitting out misses the small blind (``MS``), as
+        under the dead rule (R-MISS-1/4)."""
         self.missed = {}
         in_game = [s for s in self.seats if self.in_game(s)]
         if len(in_game) >= 2:
-            # Two players in the game: entering players wait for a full ring.
-            after = [s for s in clockwise(last.big, self.max_seats) if s in in_game]
-            for s in clockwise(last.big, self.max_seats):
-                if s == after[0]:
-                    break
-                seat = self.seats.get(s)
-                if seat is not None and not seat.present:
-                    self.mark(s, Owes.MISSED_BIG)
-            big: int | None = after[0]
+            candidates = in_game  # two in the game: entering players wait for a ring
+        elif len(in_game) == 1:
+            # One in the game: an owing player comes in on the big blind (R-ENTRY-1, R-MISS-1),
+            # but not last hand's big blind back with a missed blind (they then take the button
+            # and its small blind, which pays what they owe).
+            candidates = [
+                s
+                for s, seat in self.seats.items()
+                if seat.present and seat.owing and not (s == last.big and _returning(seat))
+            ] or in_game
         else:
-            big = self.walk_big(last.big, None, True)
+            return None
+        big: int | None = None
+        for s in clockwise(last.big, self.max_seats):
+            if s in candidates:
+                big = s
+                break
+            seat = self.seats.get(s)
+            if seat is not None and not seat.present:
+                self.mark(s, Owes.MISSED_BIG)
         if big is None:
             return None
-        others = [s for s in in_game if s != big]
+        if len(in_game) >= 2:
+            others = [s for s in in_game if s != big]
+        elif big == in_game[0]:
+            others = [last.big]
+        else:
+            others = in_game
         if len(others) != 1:
             return None
         button = others[0]
+        previous = self.seats.get(last.big)
+        if previous is not None and not previous.present:
+            self.mark(last.big, Owes.MISSED_SMALL)
         return self.finish(
-            button, button, big, [button, big], [], Positions(button, button, big), "heads_up"
+            button,
+            button,
+            big,
+            [button, big],
+            [],
+            Positions(button, button, big, heads_up=True),
+            "heads_up",
+        )
+
+    def from_heads_up(self, last: Positions) -> Plan | None:
+        """A ring again after a heads-up hand (either rule): the big blind to the first player
+        present after last hand's big blind (``ML`` to sitting-out players passed), the small
+        blind to last hand's big blind, the button to the player before them: so the big blind
+        moves one player, nobody posts it twice in a row and the button moves on (R-BUTTON-2,
+        R-MISS-4). Under the dead rule the button is that player's seat whoever sits there (an
+        owing player there posts to play, a sitting-out one leaves it dead); under the moving
+        rule it goes to the nearest player before the small blind who is in the game or pays
+        what they owe to take it (R-BUTTON-3 [001]). ``None`` when no ring can be formed."""
+        self.missed = {}
+        mx = self.max_seats
+        small = last.big
+        if not self.in_game(small):
+            return None
+        big = self.walk_big(small, small, True)
+        if big is None:
+            return None
+        button: int | None = None
+        for s in reversed(clockwise(small, mx)[:-1]):
+            if s == big:
+                break
+            seat = self.seats.get(s)
+            if seat is None:
+                continue
+            if self.rule == "dead" or self.in_game(s):
+                button = s
+                break
+            if seat.present and _returning(seat) and seat.entry is Entry.POST:
+                button = s  # pays both blinds now: may take the button [001]
+                break
+            if not seat.present:
+                self.mark(s, Owes.MISSED_SMALL)  # passed by the small blind (R-MISS-5)
+        if button is None:
+            return None
+        dealt = [s for s in self.seats if self.in_game(s)] + [big]
+        zone_end = small if self.rule == "dead" else big
+        extra = self.entry_posts(button, big, dealt, zone_end)
+        if len(set(dealt)) < 3:
+            return None
+        return self.finish(
+            button, small, big, dealt, extra, Positions(button, small, big), "from_heads_up"
         )
 
     def moving(self, last: Positions) -> Plan | None:
@@ -233,6 +311,17 @@ class _Planner:
         big = self.walk_big(small, button, True)
         if big is None:
             return None
+        if big == last.big:
+            # A player back in the game between last hand's blinds would make last hand's big
+            # blind post it again: the blinds move on one player instead (last hand's big blind
+            # posts the small blind) and the button goes to the player before them.
+            self.missed = {}
+            small = last.big
+            before = [s for s in reversed(clockwise(small, mx)[:-1]) if self.in_game(s)]
+            big = self.walk_big(small, before[0] if before else small, True)
+            if big is None or not before or before[0] == big:
+                return None
+            button = before[0]
         dealt = [s for s in self.seats if self.in_game(s)] + [big]
         extra = self.entry_posts(button, big, dealt, big)
         if len(set(dealt)) < 3:
@@ -302,6 +391,7 @@ class _Planner:
         )
 
     def fresh(self, button: int) -> Plan:
+        """The table's first hand: every present player dealt in, blinds left of ``button``."""
         self.missed = {}
         mx = self.max_seats
         present = [s for s in clockwise(button, mx) if (seat := self.seats.get(s)) and seat.present]
@@ -310,6 +400,41 @@ class _Planner:
             small = button
         else:
             small, big = present[0], present[1]
+        return self.finish(
+            button,
+            small,
+            big,
+            present,
+            [],
+            Positions(button, small, big, heads_up=len(present) == 2),
+            "fresh",
+        )
+
+    def restart(self, last: Positions) -> Plan:
+        """Nobody present is in the game (everyone who played left or sat out): the game starts
+        again with every present player dealt in. The big blind goes to the first present
+        player after last hand's big blind (sitting-out players passed miss it), the small blind
+        and the button to the players before it."""
+        self.missed = {}
+        mx = self.max_seats
+        big = self.walk_big(last.big, last.big, True)
+        present = [
+            s for s in clockwise(last.big, mx) if (seat := self.seats.get(s)) and seat.present
+        ]
+        if big is None:
+            big = present[0]
+        before = [s for s in reversed(clockwise(big, mx)[:-1]) if s in present]
+        if len(present) == 2:
+            return self.finish(
+                before[0],
+                before[0],
+                big,
+                present,
+                [],
+                Positions(before[0], before[0], big, heads_up=True),
+                "fresh",
+            )
+        small, button = before[0], before[1]
         return self.finish(button, small, big, present, [], Positions(button, small, big), "fresh")
 
 
@@ -335,10 +460,27 @@ def plan_hand(
         if first_button is None or first_button not in present:
             raise ValueError("the first hand needs the first button's seat (a present player)")
         return planner.fresh(first_button)
-    plan = planner.moving(last) if rule == "moving" else planner.dead(last)
+    plan = None
+    if last.heads_up and not (rule == "dead" and _new_posters(seats)):
+        # back to a ring after a heads-up hand; under the dead rule a new player who posts to
+        # join two who play is R-BLIND-5, planned by the dead rule itself
+        plan = planner.from_heads_up(last)
+    if plan is None:
+        plan = planner.moving(last) if rule == "moving" else planner.dead(last)
     if plan is None:
         plan = planner.heads_up(last)
     if plan is None:
-        after = [s for s in clockwise(last.button, max_seats) if s in present]
-        plan = planner.fresh(after[0])
+        plan = planner.restart(last)
     return plan
+
+
+def _new_posters(seats: Mapping[int, Seat]) -> bool:
+    return any(
+        seat.present and seat.owes is Owes.NEW and seat.entry is Entry.POST
+        for seat in seats.values()
+    )
+
+
+def _returning(seat: Seat) -> bool:
+    """A player back with a missed blind (``MS``/``ML``)."""
+    return seat.owes is Owes.MISSED_SMALL or seat.owes is Owes.MISSED_BIG

@@ -38,6 +38,8 @@ BUTTON_RULES = ("dead", "moving")
 HOUSE_FEES = ("rake", "session_fee", "collection_fee")
 TIMEOUT_ACTIONS = ("fold", "check_or_fold")
 PROTECT_ON = ("any_timeout", "disconnect")
+RAKE_CAP_BIG_BLINDS = 6
+"""The default rake cap per hand, in big blinds (R-RAKE-3)."""
 MODES = ("cash", "tournament")
 MONEY = ("real", "play")
 
@@ -88,7 +90,8 @@ class TableConfig:
     ``lower``). Pot- and no-limit tables give ``big_blind`` and ``small_blind`` instead.
     ``small_blind`` on a limit table overrides the computed small blind (R-BLIND-3);
     ``sb_rounding_unit`` (default: one whole currency unit) is the unit the computed small blind is
-    rounded down to (to the smallest unit when that gives zero).
+    rounded down to (to the smallest unit when that gives zero). ``rake_cap`` is the rake's cap
+    per hand in the table's units; ``None`` (the default) is 6 big blinds (R-RAKE-3).
     """
 
     structure: str = "no_limit"
@@ -108,7 +111,7 @@ class TableConfig:
     min_buy_in: int | None = None
     max_buy_in: int | None = None
     rake_percent: int | Fraction = 5
-    rake_cap: int | None = 300
+    rake_cap: int | None = None
     no_flop_no_drop: bool = False
     house_fee: str = "rake"
     session_fee: int = 0
@@ -259,7 +262,15 @@ class TableConfig:
         replaces the rake (R-RAKE-4)."""
         if self.tournament or self.house_fee != "rake" or not self.rake_percent:
             return None
-        return RakeRule(Fraction(self.rake_percent) / 100, self.rake_cap, self.no_flop_no_drop)
+        return RakeRule(
+            Fraction(self.rake_percent) / 100, self.rake_cap_amount, self.no_flop_no_drop
+        )
+
+    @property
+    def rake_cap_amount(self) -> int:
+        """The rake's cap per hand in the table's units: ``rake_cap``, by default 6 big blinds
+        ($3 at $.25/$.50, R-RAKE-3)."""
+        return RAKE_CAP_BIG_BLINDS * self.big if self.rake_cap is None else self.rake_cap
 
     def default_buy_in(self, balance: int) -> int:
         """R-BUYIN-2: the whole account balance, capped by the table maximum."""

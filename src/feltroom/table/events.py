@@ -179,11 +179,13 @@ class HandStarted:
 @dataclass(frozen=True, slots=True)
 class TurnStarted:
     """It is ``seat``'s turn; the countdown shows from ``countdown_at``; time runs out at
-    ``deadline`` (R-TIME-1)."""
+    ``deadline`` (R-TIME-1). ``turn_id`` names the turn within the hand: the number of actions
+    in the hand's log when it began, so it increases with every turn of the hand."""
 
     seat: int
     countdown_at: float
     deadline: float
+    turn_id: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -76,8 +76,6 @@ class Seat:
     brought: int = 0
     """Every chip this seat brought to the table (buy-in and additions)."""
     fee_due_at: float | None = None
-    paid_small: bool = False
-    paid_big: bool = False
 
     @property
     def owing(self) -> bool:

@@ -22,7 +22,6 @@ from feltroom.rules import (
     Call,
     Check,
     Fold,
-    Forced,
     Hand,
     HandView,
     LegalActions,
@@ -103,6 +102,8 @@ class TableView:
     """When the turn of ``to_act`` began (its clock), so that a resumed client can draw it."""
     countdown_at: float | None = None
     """When that turn's countdown begins (R-TIME-1)."""
+    turn_id: int | None = None
+    """The turn's id within the hand (``TurnStarted.turn_id``), ``None`` between turns."""
 
 
 class Table:
@@ -597,12 +598,6 @@ class Table:
         self._before = {s: self.seats[s].stack for s in dealt}
         self._timed_out = set()
         forced = tuple(f for f in plan.forced if f.seat in self._before)
-        for f in forced:
-            player = self.seats[f.seat]
-            if f.kind is Forced.SMALL_BLIND:
-                player.paid_small = True
-            elif f.kind in (Forced.BIG_BLIND, Forced.POST):
-                player.paid_big = True
         deal = self._deal_committed = self._decks.next_committed()
         deck = deal.deck
         self.hand = Hand(
@@ -689,7 +684,9 @@ class Table:
             self._clock = TurnClock(
                 seat, now, cfg.act_seconds, cfg.countdown_seconds, max(0.0, player.time_bank)
             )
-            events.append(TurnStarted(seat, self._clock.countdown_at, self._clock.deadline))
+            events.append(
+                TurnStarted(seat, self._clock.countdown_at, self._clock.deadline, len(hand.log))
+            )
             return events
         self._clock = None
         return events + self._finish(now)
@@ -870,7 +867,17 @@ class Table:
             len(self.waiting),
             self._clock.started if self._clock is not None else None,
             self._clock.countdown_at if self._clock is not None else None,
+            self.turn_id,
         )
+
+    @property
+    def turn_id(self) -> int | None:
+        """The id of the turn in progress (``TurnStarted.turn_id``): the number of actions in
+        the hand's log, which no action changes while a turn waits; ``None`` between turns."""
+        hand = self.hand
+        if self._clock is None or hand is None or hand.is_over:
+            return None
+        return len(hand.log)
 
 
 def _pre_action(pre: PreAction, legal: LegalActions) -> Action | None:

@@ -658,6 +658,7 @@ function renderActions(t, entry) {
     const act = async (action, amount) => {
       const message = { type: "act", hand: t.hand, action };
       if (amount !== undefined) message.amount = amount;
+      if (t.turnId !== null && t.turnId !== undefined) message.turn_id = t.turnId;
       // one action a turn: the controls go until the server answers (no double click)
       const offered = t.legal;
       t.legal = null;

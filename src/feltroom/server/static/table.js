@@ -40,6 +40,7 @@ export function newTable(id) {
     deadline: null,
     turnStart: null,
     countdownAt: null,
+    turnId: null, // the turn in progress (turn_id), sent back in act
     legal: null,
     waiting: 0,
     muted: [],
@@ -76,6 +77,7 @@ export function applySnapshot(t, m) {
   // a turn under way: its start and countdown as the server's clock has them
   t.turnStart = v.turn_started;
   t.countdownAt = v.countdown_at;
+  t.turnId = v.turn_id ?? null; // sent back in act: a doubled click cannot land on a later turn
   t.legal = v.legal;
   t.waiting = v.waiting;
   t.muted = v.muted;
@@ -331,6 +333,7 @@ export function applyMessage(t, m, now) {
       t.turnStart = now;
       t.countdownAt = m.countdown_at;
       t.countdownEnds = null;
+      t.turnId = m.turn_id ?? null;
       t.legal = m.seat === t.you ? m.legal : null;
       return null;
     case "hole_cards":

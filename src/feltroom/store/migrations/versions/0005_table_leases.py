@@ -1,7 +1,7 @@
 """the cluster: table leases (owner, fencing epoch, expiry) and table definitions (docs/cluster.md)
 
-Revision ID: 0005
-Revises: 0003
+Revision ID: 0005_table_leases
+Revises: 0004_names_nocase
 Create Date: 2026-12-02 09:40:00.000000
 """
 
@@ -12,8 +12,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0005"
-down_revision: str | None = "0003"
+revision: str = "0005_table_leases"
+down_revision: str | None = "0004_names_nocase"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
