@@ -97,11 +97,11 @@ class WorkerRuntime(RoomRuntime):
         self.giving_up.discard(table_id)
         if runner is not None:
             runner.status = "moved"
-            runner.wake.set()
-        if task is not None and not task.done():
+        # Cancelled again until it ends: Python 3.11's wait_for may swallow a cancellation that
+        # arrives as the wait it guards ends (the table's wake-up, its clock).
+        while task is not None and not task.done():
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            await asyncio.wait({task}, timeout=0.5)
 
     async def lost(self, table_id: str) -> None:
         """The lease lapsed or moved: stop the table now (nothing more is written about it)."""
