@@ -1,11 +1,13 @@
 """Shared fixtures: a fresh SQLite database per test, cheap Argon2 parameters, a settable clock
-(used by the room, store, runtime and server tests)."""
+(used by the room, store, runtime and server tests); a throwaway PostgreSQL server with a fresh
+database per test, and a throwaway password-protected Redis (``services.py``)."""
 
 from __future__ import annotations
 
 import os
 import shutil
 import tempfile
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +16,7 @@ import pytest
 from fakeclock import Clock
 from feltroom.room import Accounts, Argon2Settings, Cashier, Settlement
 from feltroom.store import SqlStorage, open_storage
+from services import PostgresServer, RedisServer
 
 FAST_TMP = Path("/dev/shm")
 SHARED = Path(__file__).resolve().parents[2] / "shared"
@@ -83,3 +86,48 @@ def players(accounts: Accounts, cashier: Cashier) -> tuple[str, ...]:
         accounts.sign_up(name, "correct horse")
         cashier.grant(name, 1000, f"welcome-{name}")
     return names
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """A PostgreSQL server URL on which the tests may create databases: the one named by
+    FELTROOM_TEST_POSTGRES_URL, or a throwaway server started once for the session."""
+    pytest.importorskip("psycopg")
+    configured = os.environ.get("FELTROOM_TEST_POSTGRES_URL")
+    if configured:
+        yield configured
+        return
+    server = PostgresServer()
+    try:
+        yield server.url
+    finally:
+        server.remove()
+
+
+@pytest.fixture
+def pg_url(postgres_server: str) -> Iterator[str]:
+    """A fresh, empty PostgreSQL database for one test (dropped after it)."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    admin = create_engine(postgres_server, isolation_level="AUTOCOMMIT")
+    name = f"feltroom_test_{uuid.uuid4().hex[:12]}"
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield make_url(postgres_server).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[RedisServer]:
+    """A throwaway Redis with a password, on loopback, for the session."""
+    pytest.importorskip("redis")
+    server = RedisServer()
+    try:
+        yield server
+    finally:
+        server.stop()

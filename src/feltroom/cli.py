@@ -460,7 +460,7 @@ def _serve(args: argparse.Namespace) -> int:
     from sqlalchemy.exc import SQLAlchemyError
 
     from feltroom.room import Accounts, Cashier, RoomError, Settlement
-    from feltroom.room.runtime import RoomRuntime, RuntimeSettings
+    from feltroom.room.runtime import RoomRuntime
     from feltroom.room.signins import SignInLog
     from feltroom.room.tables_config import load_tables
     from feltroom.server import create_app, serve
@@ -470,6 +470,8 @@ def _serve(args: argparse.Namespace) -> int:
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
+    if args.role != "all":
+        return _serve_cluster(args)
     try:
         tables = load_tables(args.tables)
     except (RoomError, OSError) as error:
@@ -481,14 +483,7 @@ def _serve(args: argparse.Namespace) -> int:
     except (SQLAlchemyError, CommandError, ValueError, OSError) as error:
         print(f"feltroom serve: cannot open the database {url!r}: {error}", file=sys.stderr)
         return 2
-    think = args.bot_think
-    settings = RuntimeSettings(
-        house_bots=args.house_bots,
-        bot_think=(think / 4, think),
-        bot_style=args.bot_style,
-        between_hands=2.0 if think > 0 else 0.0,
-        after_showdown=4.0 if think > 0 else 0.0,  # think 0 (benchmarks): the next hand at once
-    )
+    settings = _runtime_settings(args)
     runtime = RoomRuntime(
         Settlement(storage), Accounts(storage), Cashier(storage), tables, settings=settings
     )
@@ -517,6 +512,32 @@ def _serve(args: argparse.Namespace) -> int:
     finally:
         storage.close()
     return 0
+
+
+def _runtime_settings(args: argparse.Namespace) -> Any:
+    from feltroom.room.runtime import RuntimeSettings
+
+    think = args.bot_think
+    return RuntimeSettings(
+        house_bots=args.house_bots,
+        bot_think=(think / 4, think),
+        bot_style=args.bot_style,
+        between_hands=2.0 if think > 0 else 0.0,
+        after_showdown=4.0 if think > 0 else 0.0,  # think 0 (benchmarks): the next hand at once
+    )
+
+
+def _serve_cluster(args: argparse.Namespace) -> int:
+    """``feltroom serve --role worker`` (docs/cluster.md)."""
+    from feltroom.cluster.serve import serve_worker
+
+    return serve_worker(
+        args.db,
+        args.broker,
+        lease_seconds=args.lease_seconds,
+        tables=args.tables,
+        settings=_runtime_settings(args),
+    )
 
 
 def _add_room_commands(commands: Any) -> None:
@@ -636,6 +657,26 @@ def _add_room_commands(commands: Any) -> None:
         metavar="DAYS",
         help="how long the sign-in log keeps each sign-in (docs/integrity.md)",
     )
+    serve.add_argument(
+        "--role",
+        choices=("all", "worker"),
+        default="all",
+        help="all: the whole room in this process (default); worker: a cluster's worker owns "
+        "tables under leases (docs/cluster.md; the gateway role is not built yet)",
+    )
+    serve.add_argument(
+        "--broker",
+        default=None,
+        metavar="URL",
+        help="the cluster's broker, redis://:PASSWORD@host:6379/0 (the worker role)",
+    )
+    serve.add_argument(
+        "--lease-seconds",
+        type=_lease,
+        default=3.0,
+        metavar="S",
+        help="how long a worker's table lease runs without renewal (default 3)",
+    )
     serve.set_defaults(handler=_serve)
 
 
@@ -727,6 +768,13 @@ def _days(text: str) -> float:
         raise argparse.ArgumentTypeError(f"expected a number of days, got {text!r}") from None
     if not 0 < value <= 36500:  # also refuses nan
         raise argparse.ArgumentTypeError(f"expected more than 0 and at most 36500 days, got {text}")
+    return value
+
+
+def _lease(text: str) -> float:
+    value = _seconds(text)
+    if value < 0.5:
+        raise argparse.ArgumentTypeError(f"expected a lease of 0.5..60 seconds, got {text}")
     return value
 
 

@@ -1,29 +1,18 @@
 """The same store on PostgreSQL.
 
-The server: FELTROOM_TEST_POSTGRES_URL when set (one on which the tests may create databases,
-e.g. ``postgresql+psycopg://postgres@127.0.0.1:5432/postgres``); otherwise, when PostgreSQL's
-``initdb`` and ``pg_ctl`` are installed, a throwaway server started for these tests (as the
-``postgres`` user when running as root). Skipped when neither is available or the ``psycopg``
-driver is missing (``pip install -e '.[postgres]'``)."""
+The server (the ``pg_url`` fixture of ``tests/conftest.py``): FELTROOM_TEST_POSTGRES_URL when set
+(one on which the tests may create databases, e.g.
+``postgresql+psycopg://postgres@127.0.0.1:5432/postgres``); otherwise a throwaway server started
+for the session from Debian's PostgreSQL, installed with apt-get when missing. Skipped only
+outside CI when no server can be had."""
 
 from __future__ import annotations
 
-import glob
-import os
-import pwd
-import shutil
-import socket
-import subprocess
-import tempfile
 import threading
-import uuid
 from collections.abc import Iterator
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
 
 from feltroom.room import (
     Accounts,
@@ -41,87 +30,6 @@ from feltroom.room import (
 from feltroom.store import SqlStorage, downgrade, open_storage
 
 from .names_migration import check_the_migration_stops_and_lists_colliding_names
-
-
-def _tool(name: str) -> str | None:
-    found = shutil.which(name)
-    if found:
-        return found
-    candidates = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"))
-    return candidates[-1] if candidates else None
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    """A PostgreSQL server URL: the configured one, or a throwaway one started here."""
-    pytest.importorskip("psycopg")
-    configured = os.environ.get("FELTROOM_TEST_POSTGRES_URL")
-    if configured:
-        yield configured
-        return
-    initdb, pg_ctl = _tool("initdb"), _tool("pg_ctl")
-    if not (initdb and pg_ctl):
-        pytest.skip("no PostgreSQL server: set FELTROOM_TEST_POSTGRES_URL or install PostgreSQL")
-    prefix: list[str] = []
-    folder = Path(tempfile.mkdtemp(prefix="feltroom-pg-"))
-    if os.geteuid() == 0:  # PostgreSQL refuses to run as root
-        try:
-            account = pwd.getpwnam("postgres")
-        except KeyError:
-            pytest.skip("running as root and there is no postgres user to run PostgreSQL")
-        os.chown(folder, account.pw_uid, account.pw_gid)
-        prefix = ["runuser", "-u", "postgres", "--"]
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    data = folder / "data"
-    options = f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=off"
-    try:
-        subprocess.run(
-            [*prefix, initdb, "-D", str(data), "-A", "trust", "-U", "postgres", "--no-sync"],
-            check=True,
-            capture_output=True,
-        )
-        subprocess.run(
-            [
-                *prefix,
-                pg_ctl,
-                "-D",
-                str(data),
-                "-o",
-                options,
-                "-l",
-                str(folder / "log"),
-                "-w",
-                "start",
-            ],
-            check=True,
-            capture_output=True,
-        )
-    except (OSError, subprocess.CalledProcessError) as error:
-        shutil.rmtree(folder, ignore_errors=True)
-        pytest.skip(f"could not start a PostgreSQL server: {error}")
-    try:
-        yield f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
-    finally:
-        subprocess.run(
-            [*prefix, pg_ctl, "-D", str(data), "-m", "immediate", "stop"], capture_output=True
-        )
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-@pytest.fixture
-def pg_url(server: str) -> Iterator[str]:
-    admin = create_engine(server, isolation_level="AUTOCOMMIT")
-    name = f"feltroom_test_{uuid.uuid4().hex[:12]}"
-    with admin.connect() as connection:
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield make_url(server).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ __all__ = [
     "DuplicateKey",
     "IdempotencyConflict",
     "InsufficientFunds",
+    "LeaseLost",
     "NotAvailable",
     "NotSeated",
     "RoomError",
@@ -85,6 +86,11 @@ class NotSeated(RoomError):
 class StaleHand(RoomError):
     """A command that names a hand other than the one it applies to (the hand in progress, or
     for ``show`` the hand just finished): the message names both."""
+
+
+class LeaseLost(RoomError):
+    """A worker wrote about a table it no longer owns: its lease lapsed or was taken over, the
+    fencing epoch is not the table's (docs/cluster.md). Nothing was written."""
 
 
 class StaleTurn(RoomError):

@@ -7,24 +7,7 @@ a running total that the audit re-derives from the transfers.
 
 Accounts, each in exactly one currency (currencies never mix, R-GAME-6):
 
-========= ============================ =============================================
-kind      key                          holds
-========= ============================ =============================================
-wallet    ``wallet:<player>:<CUR>``    a player's money off the tables
-escrow    ``escrow:<table>``           the chips on one table (the sum of its stacks)
-house     ``house:<CUR>``              rake, collection fees and session fees, the
-                                       fees of tournament entries
-tax       ``tax:<CUR>``                winnings tax withheld (R-TAX-1)
-prizepool ``prizepool:<tournament>``   a tournament's buy-ins and overlay until paid
-                                       out as prizes (R-TOURN-2; room/tournaments.py)
-pending   ``pending:<table>:<player>`` chips a seated player bought during a hand:
-                                       into the escrow when it ends, up to the table
-                                       maximum, the rest back to the wallet (R-BUYIN-3)
-external  ``external:<CUR>``           the world outside: deposits, withdrawals,
-                                       play-money grants; the only account that may
-                                       go below zero
-========= ============================ =============================================
-
+========= ============================ ======================================
 Because every transfer moves the same amount out of one account and into another, the balances of
 all accounts of one currency, the external one included, sum to zero.
 """
@@ -57,6 +40,7 @@ __all__ = [
     "external_key",
     "house_key",
     "new_transfer",
+    "system_key",
     "tax_key",
     "valid_name",
     "wallet_key",
@@ -201,8 +185,20 @@ def ensure_wallet(tx: Transaction, player: str, code: str) -> AccountRow:
     return tx.create_account(wallet_key(player, code), AccountKind.WALLET.value, code, player)
 
 
-def ensure_system_account(tx: Transaction, kind: AccountKind, code: str) -> AccountRow:
-    """The room's house, tax or external account in ``code``, created on first use."""
+def system_key(kind: AccountKind, code: str, shard: str | None = None) -> str:
+    """The key of a system account; with ``shard`` (a cluster worker's name), that worker's own
+    sub-account, so that workers settling at once never update one balance row."""
+    return f"{kind.value}:{code}" if shard is None else f"{kind.value}:{code}:{shard}"
+
+
+def ensure_system_account(
+    tx: Transaction, kind: AccountKind, code: str, shard: str | None = None
+) -> AccountRow:
+    """The room's house, tax or external account in ``code`` (a house or tax account may be a
+    worker's sub-account, ``shard``), created on first use."""
     if kind not in (AccountKind.HOUSE, AccountKind.TAX, AccountKind.EXTERNAL):
         raise ValueError(f"{kind} is not a system account")
-    return tx.create_account(f"{kind.value}:{code}", kind.value, code, kind.value)
+    if shard is not None and kind is AccountKind.EXTERNAL:
+        raise ValueError("the external account has no sub-accounts")
+    key = system_key(kind, code, shard)
+    return tx.create_account(key, kind.value, code, kind.value)

@@ -893,7 +893,9 @@ class RoomRuntime:
         self.selftest = selftest
         # The writer's own services, on a storage whose transactions it can group.
         self.books = GroupStorage(settlement.storage)
-        self.books_settlement = Settlement(self.books, clock=settlement.clock)
+        self.books_settlement = Settlement(
+            self.books, clock=settlement.clock, fence=settlement.fence, shard=settlement.shard
+        )
         self.books_accounts = Accounts(
             self.books, argon2=Argon2Settings.cheap(), clock=accounts.clock
         )

@@ -20,6 +20,13 @@ database alone, that each escrow equals the stacks at its table.
   once: a second attempt raises ``AlreadySettled``.
 - ``void_hand`` (and ``void_unsettled`` after a restart) voids a hand: nothing moved while it was
   played, so every stack stays at its start-of-hand value.
+
+In a cluster (docs/cluster.md) a worker's settlement has a ``fence``: every write about a table
+(buy-ins, leaving, session fees, a new hand, the settlement of hands) first checks, in its own
+transaction, that the worker still holds the table's lease at its epoch (``LeaseLost``
+otherwise, and nothing is written); and a ``shard``: the worker's name, whose own house and tax
+sub-accounts (``house:<CUR>:<shard>``, ``tax:<CUR>:<shard>``) take its rake, fees and tax, so that
+the settlements of several workers never queue on one balance row (the audit sums by kind).
 """
 
 from __future__ import annotations
@@ -31,7 +38,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from feltroom.deal_proof import SCHEME, CommittedDeck
 from feltroom.room.errors import (
@@ -52,6 +59,7 @@ from feltroom.room.ledger import (
     escrow_key,
     new_transfer,
     pending_key,
+    system_key,
     valid_name,
     wallet_key,
 )
@@ -64,12 +72,16 @@ from feltroom.room.storage import (
     Transaction,
 )
 
+if TYPE_CHECKING:
+    from feltroom.room.leases import Fence
+
 __all__ = [
     "HandOutcome",
     "PlayerOutcome",
     "SettledHand",
     "Settlement",
     "TaxRule",
+    "void_hands",
 ]
 
 
@@ -154,9 +166,18 @@ class SettledHand:
 class Settlement:
     """The ledger side of tables: buy-ins, leaving, and settling or voiding hands."""
 
-    def __init__(self, storage: Storage, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        storage: Storage,
+        clock: Callable[[], float] = time.time,
+        *,
+        fence: Fence | None = None,
+        shard: str | None = None,
+    ) -> None:
         self.storage = storage
         self.clock = clock
+        self.fence = fence
+        self.shard = None if shard is None else valid_name(shard, "worker name")
         # Rows that never change once committed: a group commit need not read them again.
         self._tables: dict[str, TableRow] = {}
         self._system_accounts: set[str] = set()
@@ -206,6 +227,7 @@ class Settlement:
         now = self.clock()
         with self.storage.transaction() as tx:
             table = self._known_table(tx, table_id)
+            self._fenced(tx, table_id)
             self._player(tx, player)
             wallet = ensure_wallet(tx, player, table.currency)
             if wallet.balance < amount:
@@ -323,6 +345,7 @@ class Settlement:
         now = self.clock()
         with self.storage.transaction() as tx:
             table = self._table(tx, table_id)
+            self._fenced(tx, table_id)
             seat = self._seat(tx, table_id, player)
             if expected_stack is not None and expected_stack != seat.stack:
                 raise StackMismatch(
@@ -367,7 +390,8 @@ class Settlement:
             seat = self._seat(tx, table_id, player)
             if seat.stack < amount:
                 raise InsufficientFunds(f"stack of {player} at {table_id}", seat.stack, amount)
-            house = ensure_system_account(tx, AccountKind.HOUSE, table.currency)
+            self._fenced(tx, table_id)
+            house = ensure_system_account(tx, AccountKind.HOUSE, table.currency, self.shard)
             tx.post_transfer(
                 new_transfer(
                     TransferKind.FEE,
@@ -432,6 +456,7 @@ class Settlement:
         now = self.clock()
         with self.storage.transaction() as tx:
             table = self._table(tx, table_id)
+            self._fenced(tx, table_id)
             return tx.new_hand(table_id, table.currency, now)
 
     def settle_hand(self, outcome: HandOutcome, *, begin_next: bool = False) -> SettledHand:
@@ -459,6 +484,8 @@ class Settlement:
         with self.storage.transaction() as tx:
             table_ids = list(dict.fromkeys(o.table_id for o in outcomes))
             tables = {table_id: self._known_table(tx, table_id) for table_id in table_ids}
+            for table_id in table_ids:  # the lease rows stay locked until the commit
+                self._fenced(tx, table_id)
             hands = tx.get_hands([o.hand_id for o in outcomes])
             seats = {(r.table_id, r.player): r for r in tx.seats_at_tables(table_ids)}
             system: dict[tuple[AccountKind, str], str] = {}
@@ -500,13 +527,13 @@ class Settlement:
                     (outcome.fee, TransferKind.FEE, AccountKind.HOUSE),
                 ):
                     if amount:
-                        credit = self._system(tx, system, known, account, code)
+                        credit = self._system(tx, system, known, account, code, self.shard)
                         transfers.append(
                             new_transfer(kind, code, escrow, credit, amount, reference, now)
                         )
                 for player, amount in taxes.items():
                     if amount:
-                        credit = self._system(tx, system, known, AccountKind.TAX, code)
+                        credit = self._system(tx, system, known, AccountKind.TAX, code, self.shard)
                         transfers.append(
                             new_transfer(
                                 TransferKind.TAX,
@@ -594,14 +621,20 @@ class Settlement:
         known: set[str],
         kind: AccountKind,
         code: str,
+        shard: str | None,
     ) -> str:
         key = cache.get((kind, code))
         if key is None:
-            key = f"{kind.value}:{code}"
+            key = system_key(kind, code, shard)
             if key not in known:
-                key = ensure_system_account(tx, kind, code).key
+                key = ensure_system_account(tx, kind, code, shard).key
             cache[kind, code] = key
         return key
+
+    def _fenced(self, tx: Transaction, table_id: str) -> None:
+        """In a cluster: refuse (``LeaseLost``) unless this worker still owns the table."""
+        if self.fence is not None:
+            self.fence.check(tx, table_id)
 
     def _known_table(self, tx: Transaction, table_id: str) -> TableRow:
         row = self._tables.get(table_id)
@@ -623,13 +656,10 @@ class Settlement:
 
     def void_unsettled(self, table_id: str | None = None, reason: str = "restart") -> list[int]:
         """Void every hand left unsettled (after a crash), at one table or all; returns them."""
-        now = self.clock()
-        record = json.dumps({"void": reason})
         with self.storage.transaction() as tx:
-            hands = tx.unsettled_hands(table_id)
-            for hand_id in hands:
-                tx.finish_hand(hand_id, "void", now, 0, 0, 0, "{}", record)
-            return hands
+            if table_id is not None:
+                self._fenced(tx, table_id)  # never another worker's hand
+            return void_hands(tx, table_id, reason, self.clock())
 
     # -- helpers
 
@@ -651,6 +681,15 @@ class Settlement:
     def _player(tx: Transaction, player: str) -> None:
         if tx.get_user(player) is None:
             raise UnknownAccount(f"no player account named {player!r}")
+
+
+def void_hands(tx: Transaction, table_id: str | None, reason: str, now: float) -> list[int]:
+    """Void, in ``tx``, every hand left unsettled at one table (or all); returns their ids."""
+    record = json.dumps({"void": reason})
+    hands = tx.unsettled_hands(table_id)
+    for hand_id in hands:
+        tx.finish_hand(hand_id, "void", now, 0, 0, 0, "{}", record)
+    return hands
 
 
 def _check_units(value: int, what: str, zero: bool = False) -> None:

@@ -12,6 +12,9 @@ Rules a store must keep (the room relies on them):
   token is taken (the unique constraint is the database's, so it holds across processes).
 - ``new_hand`` returns an id never returned before, even after a crash or a deletion.
 - ``finish_hand`` changes a hand only while it is ``started`` and says whether it did.
+- ``lease_for_write`` reads a table's lease row so that no other transaction can change it until
+  this one ends (``FOR SHARE`` on PostgreSQL), with the database's clock; ``acquire_lease`` takes
+  a free or lapsed lease with the next epoch (docs/cluster.md).
 - A write transaction serialises with other writers where the database needs it (SQLite), and
   ``get_user(lock=True)`` locks the row until the end of the transaction (PostgreSQL).
 """
@@ -30,6 +33,7 @@ __all__ = [
     "HandDealRow",
     "HandPlayerRow",
     "HandRow",
+    "LeaseRow",
     "OperationRow",
     "SeatRow",
     "SessionRow",
@@ -165,6 +169,17 @@ class HandDealRow:
     salts: str
 
 
+@dataclass(frozen=True, slots=True)
+class LeaseRow:
+    """A table's lease (docs/cluster.md): the worker that owns it, the fencing ``epoch`` (one
+    more for each new owner) and when the lease lapses (the database's clock, epoch seconds)."""
+
+    table_id: str
+    owner: str
+    epoch: int
+    expires_at: float
+
+
 class Transaction(Protocol):
     """One database transaction; every method reads or writes inside it."""
 
@@ -268,6 +283,35 @@ class Transaction(Protocol):
     def hand_players_of(self, hand_ids: Sequence[int]) -> list[HandPlayerRow]:
         """The players of each of ``hand_ids``, by hand id and seat."""
         ...
+
+    # -- table leases (a cluster's workers; docs/cluster.md)
+    def database_time(self) -> float:
+        """The database's clock, epoch seconds (the one clock all hosts share)."""
+        ...
+
+    def lease_for_write(self, table_id: str) -> LeaseRow | None:
+        """The table's lease, locked against changes until the transaction ends."""
+        ...
+
+    def acquire_lease(self, table_id: str, owner: str, seconds: float) -> LeaseRow | None:
+        """Take the table's lease for ``seconds`` if it is free or lapsed, with the next epoch;
+        ``None`` while another owner's lease runs."""
+        ...
+
+    def renew_lease(self, table_id: str, owner: str, epoch: int, seconds: float) -> bool:
+        """Extend a running lease held by ``owner`` at ``epoch``; False if it lapsed or moved."""
+        ...
+
+    def release_lease(self, table_id: str, owner: str, epoch: int) -> bool:
+        """Let the lease lapse now (a worker giving a table up between hands)."""
+        ...
+
+    def all_leases(self) -> list[LeaseRow]: ...
+    def put_table_definition(self, table_id: str, definition: str) -> None:
+        """Add or replace a table's definition (a tables file's entry, as JSON text)."""
+        ...
+
+    def table_definitions(self) -> dict[str, str]: ...
 
     # -- the audit's reads
     def all_accounts(self) -> list[AccountRow]: ...

@@ -31,7 +31,15 @@ from feltroom.room.errors import RoomError
 from feltroom.room.ledger import currency, valid_name
 from feltroom.table import TableConfig, preset
 
-__all__ = ["DEFAULT_TABLES", "TableSpec", "load_tables", "parse_tables", "settings_of"]
+__all__ = [
+    "DEFAULT_TABLES",
+    "TableSpec",
+    "load_tables",
+    "parse_tables",
+    "settings_of",
+    "spec_of",
+    "table_entries",
+]
 
 DEFAULT_TABLES = "feltroom/data/tables.toml"
 """The shipped demo tables (package data), what ``load_tables(None)`` reads."""
@@ -93,6 +101,18 @@ def _spec(entry: Mapping[str, Any], where: str) -> TableSpec:
     if (config.money == "play") != (code == "PLAY"):
         raise RoomError(f"table {table_id}: money {config.money!r} does not fit currency {code}")
     return TableSpec(table_id, code, config)
+
+
+def table_entries(text: str, where: str = "tables") -> list[tuple[TableSpec, dict[str, Any]]]:
+    """Each table of a TOML text with its entry as written (what a cluster's database keeps,
+    ``spec_of`` rebuilds it)."""
+    specs = parse_tables(text, where)  # refuses what is not valid, with the reason
+    return list(zip(specs, tomllib.loads(text)["table"], strict=True))
+
+
+def spec_of(entry: Mapping[str, Any], where: str) -> TableSpec:
+    """The table of one entry of a tables file (validated as ``parse_tables`` does)."""
+    return _spec(entry, where)
 
 
 def parse_tables(text: str, where: str = "tables") -> list[TableSpec]:

@@ -34,6 +34,8 @@ __all__ = [
     "seats",
     "sessions",
     "sign_ins",
+    "table_definitions",
+    "table_leases",
     "tables",
     "transfers",
     "users",
@@ -209,4 +211,26 @@ sign_ins = Table(
     Column("at", Float, nullable=False, index=True),
     Index("ix_sign_ins_address", "address"),
     sqlite_autoincrement=True,
+)
+
+# The cluster (issue 16, docs/cluster.md): which worker owns each table, under which fencing epoch
+# (one more for each new owner), until when (the database's clock, epoch seconds). Every write a
+# worker makes about a table checks this row in the same transaction.
+table_leases = Table(
+    "table_leases",
+    metadata,
+    Column("table_id", String(NAME), primary_key=True),
+    Column("owner", String(64), nullable=False),
+    Column("epoch", BigInteger, nullable=False),
+    Column("expires_at", Float, nullable=False),
+    CheckConstraint("epoch > 0", name="positive_epoch"),
+)
+
+# The cluster's table definitions (`feltroom serve --role worker --tables FILE` loads them): one
+# `[[table]]` entry of a tables file per row, as JSON; the workers take their tables from here.
+table_definitions = Table(
+    "table_definitions",
+    metadata,
+    Column("table_id", String(NAME), primary_key=True),
+    Column("definition", Text, nullable=False),
 )

@@ -49,6 +49,7 @@ from feltroom.room.storage import (
     TableRow,
     UserRow,
 )
+from feltroom.store.leases import LeaseQueries
 from feltroom.store.models import (
     accounts,
     hand_deals,
@@ -245,8 +246,9 @@ def _compiled(statement: Any, connection: Connection, columns: tuple[str, ...]) 
     return found
 
 
-class SqlTransaction:
-    """A ``feltroom.room.storage.Transaction`` on one SQLAlchemy connection."""
+class SqlTransaction(LeaseQueries):
+    """A ``feltroom.room.storage.Transaction`` on one SQLAlchemy connection (the table leases'
+    methods come from ``feltroom.store.leases``)."""
 
     def __init__(self, connection: Connection, is_sqlite: bool) -> None:
         self.c = connection
@@ -346,8 +348,9 @@ class SqlTransaction:
         for t in transfers:
             taken[t.debit, t.currency] = taken.get((t.debit, t.currency), 0) + t.amount
             given[t.credit, t.currency] = given.get((t.credit, t.currency), 0) + t.amount
-        self._apply_many(_TAKE, taken, debit=True)
-        self._apply_many(_GIVE, given, debit=False)
+        # In key order: concurrent group commits (a cluster's workers) lock rows in one order.
+        self._apply_many(_TAKE, dict(sorted(taken.items())), debit=True)
+        self._apply_many(_GIVE, dict(sorted(given.items())), debit=False)
         self._insert_unique_many(
             _INSERT_TRANSFER,
             "a transfer id",

@@ -1,0 +1,125 @@
+"""The sending side of the broker (docs/cluster.md): commands to a table's owner, wherever it
+runs, and the table's frames back. A gateway forwards its connections' commands through it; the
+tests and ``feltroom bench failover`` use it directly.
+
+``call`` appends the command to the table's stream with a deadline and waits for the owner's
+reply on this client's reply channel; a refused command raises ``RemoteError`` with the owner's
+error type and message (nothing changed). ``watch`` yields each batch a table's owner publishes:
+the frames for observers and for each person, the owner and its lease epoch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import secrets
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+from redis.asyncio.client import PubSub
+
+from feltroom.errors import FeltroomError
+
+from .broker import command_stream, connect, events_channel, reply_channel
+
+__all__ = ["RemoteError", "TableClient"]
+
+
+class RemoteError(FeltroomError):
+    """The table's owner refused a command (``kind`` is its error type), or no owner answered
+    before the deadline (``table_unavailable``)."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(kind, message)
+        self.kind = kind
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.message}"
+
+
+class TableClient:
+    """One process's side: its reply channel and the tables it watches."""
+
+    def __init__(self, broker_url: str, *, timeout: float = 10.0) -> None:
+        self.redis = connect(broker_url)
+        self.name = f"client-{secrets.token_hex(6)}"
+        self.timeout = timeout
+        self._waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._replies: PubSub | None = None
+        self._reader: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        self._replies = self.redis.pubsub()
+        await self._replies.subscribe(reply_channel(self.name))
+        self._reader = asyncio.create_task(self._read_replies())
+
+    async def close(self) -> None:
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reader
+        if self._replies is not None:
+            await self._replies.aclose()  # type: ignore[no-untyped-call]
+        await self.redis.aclose()
+
+    async def _read_replies(self) -> None:
+        assert self._replies is not None
+        while True:
+            try:
+                message = await self._replies.get_message(
+                    ignore_subscribe_messages=True, timeout=1.0
+                )
+            except (ConnectionError, OSError):
+                await asyncio.sleep(0.2)
+                continue
+            if message is None:
+                continue
+            reply = json.loads(message["data"])
+            future = self._waiting.pop(reply.get("id"), None)
+            if future is not None and not future.done():
+                future.set_result(reply)
+
+    async def call(self, table_id: str, op: str, player: str, **args: Any) -> dict[str, Any]:
+        """Run ``op`` for ``player`` at the table's owner; its result, or ``RemoteError``."""
+        request = secrets.token_hex(8)
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._waiting[request] = future
+        fields: dict[Any, Any] = {
+            "id": request,
+            "reply": self.name,
+            "op": op,
+            "player": player,
+            "args": json.dumps(args),
+            "deadline": str(time.time() + self.timeout),
+        }
+        try:
+            await self.redis.xadd(command_stream(table_id), fields, maxlen=10_000)
+            reply = await asyncio.wait_for(future, self.timeout)
+        except TimeoutError:
+            raise RemoteError(
+                "table_unavailable",
+                f"table {table_id} did not answer within {self.timeout} s (its owner may be "
+                "changing); try again",
+            ) from None
+        finally:
+            self._waiting.pop(request, None)
+        if not reply.get("ok"):
+            error = reply.get("error") or {}
+            raise RemoteError(str(error.get("type")), str(error.get("message")))
+        result: dict[str, Any] = reply.get("result") or {}
+        return result
+
+    async def watch(self, table_id: str) -> AsyncIterator[dict[str, Any]]:
+        """Every batch the table's owner publishes from now on (a new subscription)."""
+        pubsub = self.redis.pubsub()
+        await pubsub.subscribe(events_channel(table_id))
+        try:
+            while True:
+                message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+                if message is not None:
+                    yield json.loads(message["data"])
+        finally:
+            await pubsub.aclose()  # type: ignore[no-untyped-call]

@@ -1,0 +1,426 @@
+"""``feltroom serve --role worker``: a process that owns tables under leases (docs/cluster.md).
+
+- **Leases**: every third of the lease a thread of its own renews the worker's leases (a table
+  whose lease lapsed or moved stops here at once); the worker says it is alive on the broker,
+  and takes free or lapsed tables
+  up to its fair share (the tables over the live workers); over its share it hands one table
+  over between hands. Taking a table voids the hand its last owner left unsettled (in the same
+  transaction as the lease) and rebuilds it from the books.
+- **Commands** come from each held table's stream and run as the single process runs them
+  (``RoomRuntime`` methods, under the table's lock); the reply, or the typed error, goes to the
+  sender's reply channel. Commands past their deadline are dropped (the sender gave up).
+- **Events**: each batch of a table's events is turned into the frames each viewer is sent, by
+  the same code as the single process (``feltroom.server.wire``: R-DEAL-4, R-HIST-2), and
+  published on the table's channel with the owner and its epoch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import math
+import os
+import secrets
+import signal
+import socket
+import threading
+import time
+import zlib
+from collections.abc import Callable, Coroutine, Sequence
+from pathlib import Path
+from typing import Any
+
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError, ResponseError
+
+from feltroom.errors import FeltroomError
+from feltroom.room import Accounts, Cashier, RoomError, Settlement
+from feltroom.room.events import TableReloaded
+from feltroom.room.leases import Leases
+from feltroom.room.runtime import RuntimeSettings, TableRunner
+from feltroom.room.storage import Storage
+from feltroom.room.tables_config import TableSpec, spec_of, table_entries
+from feltroom.room.worker import WorkerRuntime
+from feltroom.rules import Action, Call, Check, Fold, RaiseTo
+from feltroom.server import protocol
+from feltroom.server.wire import messages_for, snapshot
+from feltroom.table import Entry
+
+from .broker import GROUP, command_stream, connect, events_channel, reply_channel, worker_key
+
+__all__ = ["ClusterWorker", "load_definitions", "worker_name"]
+
+log = logging.getLogger("feltroom.cluster")
+
+
+def worker_name() -> str:
+    """A default worker name: the host and the process (unique on the cluster)."""
+    host = socket.gethostname().split(".")[0][:16] or "host"
+    return f"{host}-{os.getpid()}"[:32]
+
+
+def load_definitions(storage: Storage, path: str | Path) -> list[TableSpec]:
+    """Store the tables of a tables file as the cluster's table definitions (add or replace)."""
+    text = Path(path).read_text("utf-8")
+    entries = table_entries(text, str(path))
+    with storage.transaction() as tx:
+        for spec, entry in entries:
+            tx.put_table_definition(spec.table_id, json.dumps(entry, sort_keys=True))
+    return [spec for spec, _ in entries]
+
+
+def _action(args: dict[str, Any]) -> Action:
+    kind = args.get("action")
+    if kind == "fold":
+        return Fold()
+    if kind == "check":
+        return Check()
+    if kind == "call":
+        return Call()
+    if kind in ("bet", "raise") and isinstance(args.get("amount"), int):
+        return RaiseTo(args["amount"])
+    raise RoomError(
+        f"act needs action fold, check, call, or bet/raise with an amount, not {args!r}"
+    )
+
+
+class ClusterWorker:
+    """One worker process: its leases, its tables, its side of the broker."""
+
+    def __init__(
+        self,
+        storage: Storage,
+        broker_url: str,
+        *,
+        name: str | None = None,
+        lease_seconds: float = 3.0,
+        settings: RuntimeSettings | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.name = name or worker_name()
+        # The lease owner is unique to this process: a restarted worker never reuses an epoch.
+        self.owner = f"{self.name}.{secrets.token_hex(4)}"
+        self.storage = storage
+        self.broker_url = broker_url
+        self.lease_seconds = lease_seconds
+        self.leases = Leases(storage, self.owner, lease_seconds)
+        settlement = Settlement(storage, clock=clock, fence=self.leases.fence, shard=self.name)
+        self.runtime = WorkerRuntime(
+            settlement,
+            Accounts(storage, clock=clock),
+            Cashier(storage, clock=clock),
+            self.leases,
+            settings=settings,
+            clock=clock,
+        )
+        self.runtime.add_listener(self._on_events)
+        self.redis: aioredis.Redis | None = None
+        self._outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+        self._definitions: dict[str, TableSpec] = {}
+        self._stopping = threading.Event()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.takeovers = 0
+
+    # -------------------------------------------------------------- lifecycle
+
+    async def run(self, on_ready: Callable[[str], None] | None = None) -> None:
+        """Run until ``stop`` (or the task is cancelled)."""
+        self.redis = connect(self.broker_url)
+        await self.runtime.start()
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            asyncio.get_running_loop().add_signal_handler(signal.SIGUSR2, self._dump_tasks)
+        await self._announce()
+        keeper = threading.Thread(
+            target=self._keep_leases,
+            args=(asyncio.get_running_loop(),),
+            name="feltroom-leases",
+            daemon=True,
+        )
+        keeper.start()
+        tasks = [
+            asyncio.create_task(self._lease_loop(), name="leases"),
+            asyncio.create_task(self._command_loop(), name="commands"),
+            asyncio.create_task(self._publisher(), name="events"),
+            asyncio.create_task(self.runtime.run(), name="room"),
+        ]
+        if on_ready is not None:
+            on_ready(self.owner)
+        try:
+            while not self._stopping.is_set():
+                await asyncio.sleep(0.1)
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            await self.runtime.stop()
+            with contextlib.suppress(RedisError):
+                await self.redis.delete(worker_key(self.owner))
+            await self.redis.aclose()
+
+    def stop(self) -> None:
+        self._stopping.set()
+
+    def _dump_tasks(self) -> None:
+        """SIGUSR2: log where every task of the worker is (an operator's look at a stall)."""
+        for task in asyncio.all_tasks():
+            frames = task.get_stack(limit=8)
+            where = " <- ".join(f"{f.f_code.co_name}:{f.f_lineno}" for f in reversed(frames))
+            log.warning("task %s: %s", task.get_name(), where or "(not started)")
+
+    async def _announce(self) -> None:
+        """Say this worker is alive, then wait a third of the lease so that workers started
+        together see one another before they take their shares."""
+        assert self.redis is not None
+        with contextlib.suppress(RedisError, OSError):
+            await self.redis.set(worker_key(self.owner), "1", px=int(self.lease_seconds * 1000))
+        await asyncio.sleep(self.lease_seconds / 3)
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` in a task kept until it ends (commands, hand-overs)."""
+        task = asyncio.create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # -------------------------------------------------------------- leases
+
+    async def _lease_loop(self) -> None:
+        period = self.lease_seconds / 3
+        while True:
+            started = time.monotonic()
+            try:
+                await self._lease_round()
+            except (RedisError, OSError, FeltroomError) as error:
+                log.warning("worker %s: lease round failed: %s", self.owner, error)
+            except Exception:
+                log.exception("worker %s: lease round failed", self.owner)
+            await asyncio.sleep(max(0.0, period - (time.monotonic() - started)))
+
+    def _keep_leases(self, loop: asyncio.AbstractEventLoop) -> None:
+        """A thread of its own renews the leases every third of the lease, however busy the
+        event loop is (a table being handed over keeps its lease until its hand is settled);
+        the tables lost are stopped on the loop."""
+        period = self.lease_seconds / 3
+        while not self._stopping.is_set():
+            started = time.monotonic()
+            try:
+                lost = self.leases.renew_all(self.leases.held())
+            except Exception as error:  # the database is unreachable: the leases may lapse
+                log.warning("worker %s: renewing leases failed: %s", self.owner, error)
+                lost = []
+            for table_id in lost:
+                asyncio.run_coroutine_threadsafe(self.runtime.lost(table_id), loop)
+            time.sleep(max(0.0, period - (time.monotonic() - started)))
+
+    async def _lease_round(self) -> None:
+        runtime = self.runtime
+        assert self.redis is not None
+        await self.redis.set(worker_key(self.owner), "1", px=int(self.lease_seconds * 1000))
+        live = 0
+        async for _ in self.redis.scan_iter(match=worker_key("*"), count=1000):
+            live += 1
+        definitions = await asyncio.to_thread(self._read_definitions)
+        now, leases = await asyncio.to_thread(self.leases.all)
+        running = {row.table_id for row in leases if row.expires_at > now}
+        share = math.ceil(len(definitions) / max(1, live))
+        held = [t for t in runtime.runners if t not in runtime.giving_up]
+        free = sorted(
+            (t for t in definitions if t not in running),
+            key=lambda t: zlib.crc32(f"{self.owner}:{t}".encode()),
+        )
+        for table_id in free:
+            if len(held) >= share:
+                break
+            taken = await asyncio.to_thread(self.leases.take, table_id)
+            if taken is None:
+                continue
+            log.info("table %s taken (epoch %d)", table_id, taken.lease.epoch)
+            if taken.voided:
+                log.warning(
+                    "table %s taken over (epoch %d): hands %s void, stacks at their "
+                    "start-of-hand values",
+                    table_id,
+                    taken.lease.epoch,
+                    list(taken.voided),
+                )
+            self.takeovers += 1
+            await self._ensure_group(table_id)
+            await runtime.adopt(definitions[table_id])
+            held.append(table_id)
+        if len(held) > share and held:
+            table_id = max(held)  # one table a round, between hands
+            log.info("%d live workers, %d tables each: handing %s over", live, share, table_id)
+            self._spawn(runtime.give_up(table_id))
+
+    def _read_definitions(self) -> dict[str, TableSpec]:
+        with self.storage.transaction(write=False) as tx:
+            rows = tx.table_definitions()
+        for table_id, text in rows.items():
+            if table_id not in self._definitions:
+                self._definitions[table_id] = spec_of(json.loads(text), "table_definitions")
+        return {t: self._definitions[t] for t in rows}
+
+    # -------------------------------------------------------------- commands
+
+    async def _ensure_group(self, table_id: str) -> None:
+        assert self.redis is not None
+        stream = command_stream(table_id)
+        try:
+            await self.redis.xgroup_create(stream, GROUP, id="0", mkstream=True)
+        except ResponseError as error:
+            if "BUSYGROUP" not in str(error):
+                raise
+        # What the last owner read and never answered is ours now.
+        claimed = await self.redis.xautoclaim(stream, GROUP, self.owner, 0, "0-0", count=1000)
+        for entry_id, fields in claimed[1]:
+            if fields:
+                self._spawn(self._command(table_id, entry_id, fields))
+
+    async def _command_loop(self) -> None:
+        while True:
+            tables = [t for t in self.runtime.runners if t not in self.runtime.giving_up]
+            if not tables or self.redis is None:
+                await asyncio.sleep(0.1)
+                continue
+            try:
+                batches: Any = await self.redis.xreadgroup(
+                    GROUP,
+                    self.owner,
+                    {command_stream(t): ">" for t in tables},
+                    count=100,
+                    block=200,
+                )
+            except ResponseError as error:  # a group lost with a restarted broker
+                log.warning("worker %s: reading commands: %s", self.owner, error)
+                for table_id in tables:
+                    await self._ensure_group(table_id)
+                continue
+            except (RedisError, OSError) as error:
+                log.warning("worker %s: the broker is unreachable: %s", self.owner, error)
+                await asyncio.sleep(0.5)
+                continue
+            for stream, entries in batches or ():
+                table_id = stream.rsplit(":", 1)[1]
+                for entry_id, fields in entries:
+                    self._spawn(self._command(table_id, entry_id, fields))
+
+    async def _command(self, table_id: str, entry_id: str, fields: dict[str, str]) -> None:
+        assert self.redis is not None
+        reply: dict[str, Any] = {"id": fields.get("id")}
+        try:
+            if float(fields.get("deadline", "inf")) < time.time():
+                return  # the sender gave up on it
+            args = json.loads(fields.get("args", "{}"))
+            result = await self._execute(table_id, fields["op"], fields["player"], args)
+            reply.update(ok=True, result=result)
+        except FeltroomError as error:
+            reply.update(ok=False, error={"type": type(error).__name__, "message": str(error)})
+        except Exception as error:
+            log.exception("table %s: command %s failed", table_id, fields)
+            reply.update(ok=False, error={"type": "internal", "message": str(error)})
+        finally:
+            with contextlib.suppress(RedisError, OSError):
+                await self.redis.xack(command_stream(table_id), GROUP, entry_id)
+        with contextlib.suppress(RedisError, OSError):
+            await self.redis.publish(reply_channel(fields.get("reply", "")), json.dumps(reply))
+
+    async def _execute(self, table_id: str, op: str, player: str, args: dict[str, Any]) -> Any:
+        room = self.runtime
+        if op == "join":
+            entry = Entry(args.get("entry", Entry.POST.value))
+            stack = await room.join(table_id, player, int(args["seat"]), args.get("buy_in"), entry)
+            return {"stack": stack}
+        if op == "act":
+            await room.act(table_id, player, _action(args), args.get("hand"))
+            return {}
+        if op == "add_chips":
+            return {"stack": await room.add_chips(table_id, player, int(args["amount"]))}
+        if op == "join_waiting_list":
+            return {"place": await room.join_waiting_list(table_id, player)}
+        simple = {
+            "leave": room.leave,
+            "sit_out": room.sit_out,
+            "sit_in": room.sit_in,
+            "disconnect": room.disconnect,
+            "resume": room.resume,
+            "leave_waiting_list": room.leave_waiting_list,
+        }
+        if op in simple:
+            await simple[op](table_id, player)
+            return {}
+        if op == "snapshot":
+            return {"frames": self._snapshot_frames(room.runner(table_id), player)}
+        raise RoomError(
+            f"unknown command {op!r}; valid: join, act, add_chips, join_waiting_list, "
+            f"{', '.join(simple)}, snapshot"
+        )
+
+    # -------------------------------------------------------------- events
+
+    def _snapshot_frames(self, runner: TableRunner, player: str | None) -> list[str]:
+        seat = runner.table.seat_of(player) if player is not None else None
+        mine = runner.table.seats.get(seat) if seat is not None else None
+        settings = (
+            {"auto_post": mine.auto_post, "auto_muck": mine.auto_muck} if mine is not None else None
+        )
+        view = runner.table.view(seat)
+        return [protocol.encode(snapshot(runner.table_id, runner.playing, view, [], settings))]
+
+    def _on_events(self, runner: TableRunner, events: Sequence[object]) -> None:
+        """The frames of a batch for every viewer: the observers and each person seated."""
+        table = runner.table
+        hand = table.hand
+        hand_id = runner.playing
+        if hand_id is None and hand is not None and hand.is_over:
+            hand_id = runner.last_hand_id
+        shared: dict[int, Any] = {}
+        frames: dict[int, str] = {}
+
+        def encoded(messages: list[dict[str, Any]]) -> list[str]:
+            out = []
+            for message in messages:
+                frame = frames.get(id(message))
+                if frame is None:
+                    frame = frames[id(message)] = protocol.encode(message)
+                out.append(frame)
+            return out
+
+        reloaded = any(isinstance(event, TableReloaded) for event in events)
+        observer = messages_for(runner.table_id, hand_id, events, None, None, hand, shared)
+        players: dict[str, list[str]] = {}
+        for seat, person in table.seats.items():
+            if person.account in runner.bots:
+                continue
+            mine = messages_for(
+                runner.table_id, hand_id, events, seat, person.account, hand, shared
+            )
+            players[person.account] = encoded(mine) + (
+                self._snapshot_frames(runner, person.account) if reloaded else []
+            )
+        for account in table.waiting:
+            if account not in players:
+                waiting = messages_for(runner.table_id, hand_id, events, None, account, None)
+                players[account] = encoded(waiting)
+        payload = {
+            "table": runner.table_id,
+            "owner": self.owner,
+            "epoch": self.leases.fence.epoch(runner.table_id),
+            "at": time.time(),
+            "observer": encoded(observer)
+            + (self._snapshot_frames(runner, None) if reloaded else []),
+            "players": players,
+        }
+        self._outbox.put_nowait((events_channel(runner.table_id), json.dumps(payload)))
+
+    async def _publisher(self) -> None:
+        while True:
+            channel, payload = await self._outbox.get()
+            assert self.redis is not None
+            for attempt in range(3):
+                try:
+                    await self.redis.publish(channel, payload)
+                    break
+                except (RedisError, OSError) as error:
+                    log.warning("publishing on %s failed (%s); retrying", channel, error)
+                    await asyncio.sleep(0.2 * (attempt + 1))

@@ -1,0 +1,138 @@
+"""Table leases with fencing epochs: which worker of a cluster owns which table (docs/cluster.md).
+
+- ``Leases`` takes, renews and gives up a worker's leases. Taking a table over voids, in the same
+  transaction, the hand its previous owner left unsettled (today's crash policy: nothing moves
+  in the ledger during a hand, so every stack is back at its start-of-hand value).
+- ``Fence`` is what the worker's ``Settlement`` checks before every write about a table, in the
+  transaction of that write: the lease row must still name this worker, at the epoch it took,
+  unexpired by the database's clock. A worker that was paused and wakes after its lease lapsed
+  or moved gets ``LeaseLost`` and writes nothing, so no hand is settled twice.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+from feltroom.room.errors import LeaseLost, RoomError
+from feltroom.room.ledger import valid_name
+from feltroom.room.settlement import void_hands
+from feltroom.room.storage import LeaseRow, Storage, Transaction
+
+__all__ = ["Fence", "Leases", "TakenTable"]
+
+
+@dataclass(slots=True)
+class Fence:
+    """The epochs a worker holds, by table id; ``check`` raises ``LeaseLost`` unless the lease
+    row (read in the caller's transaction, locked until it ends) is still this worker's."""
+
+    owner: str
+    epochs: dict[str, int] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def hold(self, table_id: str, epoch: int) -> None:
+        with self._lock:
+            self.epochs[table_id] = epoch
+
+    def drop(self, table_id: str) -> None:
+        with self._lock:
+            self.epochs.pop(table_id, None)
+
+    def epoch(self, table_id: str) -> int | None:
+        with self._lock:
+            return self.epochs.get(table_id)
+
+    def check(self, tx: Transaction, table_id: str) -> None:
+        epoch = self.epoch(table_id)
+        if epoch is None:
+            raise LeaseLost(f"worker {self.owner} holds no lease on table {table_id}")
+        lease = tx.lease_for_write(table_id)
+        if lease is None or lease.owner != self.owner or lease.epoch != epoch:
+            now = "nobody" if lease is None else f"{lease.owner} at epoch {lease.epoch}"
+            raise LeaseLost(
+                f"table {table_id} is no longer worker {self.owner}'s (epoch {epoch}); "
+                f"its lease is held by {now}: nothing is written"
+            )
+        if lease.expires_at <= tx.database_time():
+            raise LeaseLost(
+                f"worker {self.owner}'s lease on table {table_id} (epoch {epoch}) has lapsed: "
+                "nothing is written"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class TakenTable:
+    """A lease just taken: its row, and the hands of the previous owner voided with it."""
+
+    lease: LeaseRow
+    voided: tuple[int, ...]
+
+
+class Leases:
+    """One worker's side of the table leases, on the cluster's database."""
+
+    def __init__(self, storage: Storage, owner: str, seconds: float = 3.0) -> None:
+        if not isinstance(owner, str) or not 1 <= len(owner) <= 64:
+            raise RoomError(f"a worker's name is 1 to 64 characters, not {owner!r}")
+        if not seconds > 0:
+            raise RoomError(f"--lease-seconds must be more than 0, not {seconds}")
+        self.storage = storage
+        self.owner = owner
+        self.seconds = seconds
+        self.fence = Fence(owner)
+
+    def take(self, table_id: str) -> TakenTable | None:
+        """Take the table if its lease is free or lapsed; ``None`` while another worker's runs.
+        The previous owner's unsettled hands at the table are voided in the same transaction."""
+        valid_name(table_id, "table id")
+        with self.storage.transaction() as tx:
+            lease = tx.acquire_lease(table_id, self.owner, self.seconds)
+            if lease is None:
+                return None
+            reason = f"takeover by {self.owner}"
+            voided = void_hands(tx, table_id, reason, tx.database_time())
+        self.fence.hold(table_id, lease.epoch)
+        return TakenTable(lease, tuple(voided))
+
+    def renew(self, table_id: str) -> bool:
+        """Extend this worker's lease; False (and the table is dropped) if it lapsed or moved."""
+        epoch = self.fence.epoch(table_id)
+        if epoch is None:
+            return False
+        with self.storage.transaction() as tx:
+            kept = tx.renew_lease(table_id, self.owner, epoch, self.seconds)
+        if not kept:
+            self.fence.drop(table_id)
+        return kept
+
+    def renew_all(self, table_ids: list[str]) -> list[str]:
+        """Renew these leases in one transaction; returns the tables whose lease lapsed or moved
+        (dropped from the fence)."""
+        held = [(t, self.fence.epoch(t)) for t in table_ids]
+        with self.storage.transaction() as tx:
+            lost = [
+                t
+                for t, epoch in held
+                if epoch is None or not tx.renew_lease(t, self.owner, epoch, self.seconds)
+            ]
+        for table_id in lost:
+            self.fence.drop(table_id)
+        return lost
+
+    def release(self, table_id: str) -> None:
+        """Give the table up (between hands): its lease lapses now."""
+        epoch = self.fence.epoch(table_id)
+        self.fence.drop(table_id)
+        if epoch is not None:
+            with self.storage.transaction() as tx:
+                tx.release_lease(table_id, self.owner, epoch)
+
+    def held(self) -> list[str]:
+        with self.fence._lock:
+            return sorted(self.fence.epochs)
+
+    def all(self) -> tuple[float, list[LeaseRow]]:
+        """The database's time and every lease (who owns what; free ones have lapsed)."""
+        with self.storage.transaction(write=False) as tx:
+            return tx.database_time(), tx.all_leases()

@@ -1,0 +1,170 @@
+"""A cluster worker's room: the tables it holds leases on, run as the runtime runs them today.
+
+``WorkerRuntime`` is a ``RoomRuntime`` whose tables come and go (docs/cluster.md):
+
+- ``adopt`` starts a table the worker has just taken (``Leases.take`` voided, in the takeover's
+  transaction, the hand the previous owner left unsettled): the table is rebuilt from the books,
+  every stack at its start-of-hand value, and driven on the clock; listeners see its events as
+  for any table (a ``TableReloaded`` first, so every viewer gets a snapshot).
+- ``give_up`` hands a table over between hands only (rebalancing): no new hand is dealt, and
+  once the hand in progress is settled the table stops and its lease lapses, so no hand is void.
+- ``lost`` stops a table at once when its lease lapsed or moved (the settlement's fence already
+  refuses every write about it).
+
+Its settlement carries the worker's fence and shard: nothing is written about a table whose lease
+the worker no longer holds. Unlike ``RoomRuntime.start`` it never voids other tables' hands.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from feltroom.room.accounts import Accounts
+from feltroom.room.cashier import Cashier
+from feltroom.room.errors import RoomError
+from feltroom.room.leases import Leases
+from feltroom.room.lobby import TableStats
+from feltroom.room.runtime import RoomRuntime, RuntimeSettings, TableRunner
+from feltroom.room.settlement import Settlement
+from feltroom.room.tables_config import TableSpec
+from feltroom.selftest import run_selftest
+
+__all__ = ["WorkerRuntime"]
+
+log = logging.getLogger("feltroom.room")
+
+
+class WorkerRuntime(RoomRuntime):
+    """The tables one worker owns, each under its lease (see the module docstring)."""
+
+    def __init__(
+        self,
+        storage_settlement: Settlement,
+        accounts: Accounts,
+        cashier: Cashier,
+        leases: Leases,
+        *,
+        settings: RuntimeSettings | None = None,
+        clock: Callable[[], float] | None = None,
+        selftest: Callable[[int], dict[str, Any]] = run_selftest,
+    ) -> None:
+        if storage_settlement.fence is not leases.fence:
+            raise RoomError("a worker's settlement must carry its leases' fence")
+        options: dict[str, Any] = {} if clock is None else {"clock": clock}
+        super().__init__(
+            storage_settlement,
+            accounts,
+            cashier,
+            (),
+            settings=settings,
+            selftest=selftest,
+            **options,
+        )
+        self.leases = leases
+        self.table_tasks: dict[str, asyncio.Task[None]] = {}
+        self.giving_up: set[str] = set()
+        self._count = 0
+
+    async def start(self) -> None:
+        """Start the writer; tables come with ``adopt``."""
+        self.writer.start()
+        self.started_at = self.clock()
+        self.next_selftest = self.started_at + self.settings.selftest_first
+
+    async def adopt(self, spec: TableSpec) -> TableRunner:
+        """Run a table whose lease this worker has just taken."""
+        if spec.table_id in self.runners:
+            raise RoomError(f"table {spec.table_id} already runs on this worker")
+        await self.writer.call(self.books_settlement.open_table, spec.table_id, spec.currency)
+        self._count += 1
+        runner = TableRunner(self, self._count, spec)
+        now = self.clock()
+        runner.stats = TableStats(now)
+        await runner.load(now)
+        self.runners[spec.table_id] = runner
+        self.table_tasks[spec.table_id] = asyncio.create_task(
+            runner.run_forever(), name=f"table {spec.table_id}"
+        )
+        return runner
+
+    async def _stop_table(self, table_id: str) -> None:
+        runner = self.runners.pop(table_id, None)
+        task = self.table_tasks.pop(table_id, None)
+        self.giving_up.discard(table_id)
+        if runner is not None:
+            runner.status = "moved"
+        # Cancelled again until it ends: Python 3.11's wait_for may swallow a cancellation that
+        # arrives as the wait it guards ends (the table's wake-up, its clock).
+        while task is not None and not task.done():
+            task.cancel()
+            await asyncio.wait({task}, timeout=0.5)
+
+    async def lost(self, table_id: str) -> None:
+        """The lease lapsed or moved: stop the table now (nothing more is written about it)."""
+        if table_id in self.runners:
+            log.warning("table %s: lease lost; the table stops on this worker", table_id)
+        self.leases.fence.drop(table_id)
+        await self._stop_table(table_id)
+
+    async def give_up(self, table_id: str, *, poll: float = 0.05) -> None:
+        """Hand the table over between hands (rebalancing): no new deal; once no hand is in
+        progress the table stops and its lease lapses at once."""
+        runner = self.runners.get(table_id)
+        if runner is None:
+            return
+        self.giving_up.add(table_id)
+        began = asyncio.get_running_loop().time()
+        while True:
+            if asyncio.get_running_loop().time() - began > 5:
+                log.warning(
+                    "table %s: hand-over waits for hand %s (in hand: %s, status %s)",
+                    table_id,
+                    runner.playing,
+                    runner.table.in_hand,
+                    runner.status,
+                )
+                began = asyncio.get_running_loop().time()
+            async with runner.lock:
+                runner.next_deal = float("inf")  # the hand in progress is the last one here
+                done = not runner.table.in_hand or self.leases.fence.epoch(table_id) is None
+                if done:  # the table does nothing more here (its task is stopped below)
+                    runner.status, runner.error = "paused", "handed over to another worker"
+                    runner.paused_until = float("inf")
+            if done:
+                await self._stop_table(table_id)
+                if runner.hand_id is not None:  # the next hand's id, never dealt
+                    with contextlib.suppress(RoomError):
+                        await self.writer.call(
+                            self.books_settlement.void_hand, runner.hand_id, "handed over"
+                        )
+                break
+            await asyncio.sleep(poll)
+        await asyncio.to_thread(self.leases.release, table_id)
+        log.info("table %s handed over between hands", table_id)
+
+    async def run(self) -> None:
+        """The self-test schedule; the tables run in tasks of their own until ``stop``."""
+        self._tasks = [asyncio.create_task(self._schedule(), name="self-test schedule")]
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    async def stop(self) -> None:
+        """Stop every table, void the hands in play at the tables still held, give the leases
+        up, stop the writer."""
+        self.stopping = True
+        held = [t for t in self.runners if self.leases.fence.epoch(t) is not None]
+        for table_id in list(self.runners):
+            await self._stop_table(table_id)
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks = []
+        try:
+            for table_id in held:
+                await self.writer.call(self.books_settlement.void_unsettled, table_id, "shutdown")
+                await asyncio.to_thread(self.leases.release, table_id)
+        finally:
+            self.writer.stop()

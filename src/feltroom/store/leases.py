@@ -1,0 +1,120 @@
+"""Table leases and table definitions in SQL (docs/cluster.md): the ``Transaction`` methods a
+cluster's workers use.
+
+Times are the database's clock (``clock_timestamp()`` on PostgreSQL, ``julianday('now')`` on
+SQLite), so the hosts of a cluster need not agree on the time. The lease row is locked
+(``FOR UPDATE`` to change it, ``FOR SHARE`` to check it before a write about the table), so a
+takeover and the old owner's settlement cannot both commit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Connection, bindparam, select, text, update
+from sqlalchemy.dialects import postgresql, sqlite
+
+from feltroom.room.storage import LeaseRow
+from feltroom.store.models import table_definitions, table_leases
+
+__all__ = ["LeaseQueries"]
+
+_LEASE = select(table_leases).where(table_leases.c.table_id == bindparam("table_id"))
+_LEASE_SHARED = _LEASE.with_for_update(read=True)
+_LEASE_LOCKED = _LEASE.with_for_update()
+_ALL = select(table_leases).order_by(table_leases.c.table_id)
+_SET = (
+    update(table_leases)
+    .where(table_leases.c.table_id == bindparam("t"))
+    .values(
+        owner=bindparam("new_owner"),
+        epoch=bindparam("new_epoch"),
+        expires_at=bindparam("new_expires"),
+    )
+)
+_RENEW = (
+    update(table_leases)
+    .where(
+        table_leases.c.table_id == bindparam("t"),
+        table_leases.c.owner == bindparam("o"),
+        table_leases.c.epoch == bindparam("e"),
+        table_leases.c.expires_at > bindparam("now"),
+    )
+    .values(expires_at=bindparam("until"))
+)
+_POSTGRES_NOW = text("SELECT EXTRACT(EPOCH FROM clock_timestamp())")
+_SQLITE_NOW = text("SELECT (julianday('now') - 2440587.5) * 86400.0")
+
+
+class LeaseQueries:
+    """Mixed into ``SqlTransaction``: ``c`` is its connection."""
+
+    c: Connection
+    is_sqlite: bool
+
+    def database_time(self) -> float:
+        return float(self.c.execute(_SQLITE_NOW if self.is_sqlite else _POSTGRES_NOW).scalar_one())
+
+    def lease_for_write(self, table_id: str) -> LeaseRow | None:
+        row = self.c.execute(_LEASE_SHARED, {"table_id": table_id}).first()
+        return None if row is None else LeaseRow(*row)
+
+    def acquire_lease(self, table_id: str, owner: str, seconds: float) -> LeaseRow | None:
+        now = self.database_time()
+        dialect: Any = sqlite if self.is_sqlite else postgresql
+        first = LeaseRow(table_id, owner, 1, now + seconds)
+        inserted = self.c.execute(
+            dialect.insert(table_leases)
+            .values(table_id=table_id, owner=owner, epoch=1, expires_at=first.expires_at)
+            .on_conflict_do_nothing()
+            .returning(table_leases.c.epoch)
+        ).first()
+        if inserted is not None:
+            return first  # the table's first owner
+        row = self.c.execute(_LEASE_LOCKED, {"table_id": table_id}).first()
+        assert row is not None
+        lease = LeaseRow(*row)
+        if lease.expires_at > now:
+            return None  # a running lease, whoever holds it
+        taken = LeaseRow(table_id, owner, lease.epoch + 1, now + seconds)
+        self.c.execute(
+            _SET,
+            {
+                "t": table_id,
+                "new_owner": owner,
+                "new_epoch": taken.epoch,
+                "new_expires": taken.expires_at,
+            },
+        )
+        return taken
+
+    def renew_lease(self, table_id: str, owner: str, epoch: int, seconds: float) -> bool:
+        now = self.database_time()
+        values = {"t": table_id, "o": owner, "e": epoch}
+        result = self.c.execute(_RENEW, {**values, "now": now, "until": now + seconds})
+        return bool(result.rowcount == 1)
+
+    def release_lease(self, table_id: str, owner: str, epoch: int) -> bool:
+        # Lapsed for good (0, not now): a renewal that waited on this row's lock with an
+        # earlier "now" must not find it running.
+        values = {"t": table_id, "o": owner, "e": epoch}
+        result = self.c.execute(_RENEW, {**values, "now": self.database_time(), "until": 0.0})
+        return bool(result.rowcount == 1)
+
+    def all_leases(self) -> list[LeaseRow]:
+        return [LeaseRow(*row) for row in self.c.execute(_ALL)]
+
+    def put_table_definition(self, table_id: str, definition: str) -> None:
+        dialect: Any = sqlite if self.is_sqlite else postgresql
+        statement = dialect.insert(table_definitions).values(
+            table_id=table_id, definition=definition
+        )
+        self.c.execute(
+            statement.on_conflict_do_update(
+                index_elements=["table_id"], set_={"definition": statement.excluded.definition}
+            )
+        )
+
+    def table_definitions(self) -> dict[str, str]:
+        rows = self.c.execute(select(table_definitions).order_by(table_definitions.c.table_id))
+        return {row.table_id: row.definition for row in rows}

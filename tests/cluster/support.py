@@ -1,0 +1,104 @@
+"""A local cluster for the tests: worker processes (``feltroom serve --role worker``) on a
+throwaway PostgreSQL and Redis, and what the tests read back from the database."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TypeVar
+
+from feltroom.room.storage import LeaseRow, Storage
+
+T = TypeVar("T")
+
+TABLES = """
+[[table]]
+id = "c1"
+preset = "nl_25_50"
+max_seats = 6
+
+[[table]]
+id = "c2"
+preset = "nl_25_50"
+max_seats = 6
+"""
+
+
+class Workers:
+    """Worker processes, each logging to a file of its own."""
+
+    def __init__(self, folder: Path, db: str, broker: str, lease: float = 1.0) -> None:
+        self.folder = folder
+        self.db, self.broker, self.lease = db, broker, lease
+        self.tables = folder / "tables.toml"
+        self.tables.write_text(TABLES)
+        self.processes: dict[str, subprocess.Popen[bytes]] = {}
+
+    def start(self, name: str, *, load_tables: bool = False) -> subprocess.Popen[bytes]:
+        command = [
+            sys.executable,
+            "-m",
+            "feltroom.cli",
+            "serve",
+            "--role",
+            "worker",
+            "--db",
+            self.db,
+            "--broker",
+            self.broker,
+            "--lease-seconds",
+            str(self.lease),
+            "--house-bots",
+            "2",
+            "--bot-think",
+            "0.05",
+        ]
+        if load_tables:
+            command += ["--tables", str(self.tables)]
+        log = (self.folder / f"{name}.log").open("ab")
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+        self.processes[name] = process
+        return process
+
+    def kill(self, name: str) -> float:
+        """SIGKILL the worker; returns the time it was sent."""
+        at = time.time()
+        os.kill(self.processes[name].pid, signal.SIGKILL)
+        self.processes[name].wait()
+        return at
+
+    def stop_all(self) -> None:
+        for process in self.processes.values():
+            if process.poll() is None:
+                process.terminate()
+        for process in self.processes.values():
+            try:
+                process.wait(15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+    def log(self, name: str) -> str:
+        return (self.folder / f"{name}.log").read_text(errors="replace")
+
+
+def leases(storage: Storage) -> dict[str, LeaseRow]:
+    """The running leases by table id."""
+    with storage.transaction(write=False) as tx:
+        now = tx.database_time()
+        return {row.table_id: row for row in tx.all_leases() if row.expires_at > now}
+
+
+def wait_for(what: str, check: Callable[[], T | None], seconds: float = 30.0) -> T:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = check()
+        if found:
+            return found
+        time.sleep(0.1)
+    raise AssertionError(f"gave up waiting {seconds} s for {what}")
