@@ -28,7 +28,7 @@ import socket
 import threading
 import time
 import zlib
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -338,7 +338,7 @@ class ClusterWorker:
             return {"stack": await room.add_chips(table_id, player, int(args["amount"]))}
         if op == "join_waiting_list":
             return {"place": await room.join_waiting_list(table_id, player)}
-        simple = {
+        simple: dict[str, Callable[[str, str], Awaitable[object]]] = {
             "leave": room.leave,
             "sit_out": room.sit_out,
             "sit_in": room.sit_in,
