@@ -16,32 +16,18 @@ PokerStars hands separated by two blank lines, OHH one document per line, PHH a 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from fractions import Fraction
 from typing import Any
 
-from feltroom.cards import Card, parse_cards
+from feltroom.cards import parse_cards
 from feltroom.errors import FeltroomError
 from feltroom.history import ohh, phh, pokerstars
 from feltroom.history.record import HandRecord
 from feltroom.history.replay import record_from_hand
+from feltroom.history.stored import config_of, replay_stored
 from feltroom.money import Currency
-from feltroom.rules import Action as EngineAction
-from feltroom.rules import (
-    Call,
-    Check,
-    Fold,
-    Forced,
-    ForcedBet,
-    Hand,
-    HandSetup,
-    LogEntry,
-    Protect,
-    RaiseTo,
-    Show,
-)
-from feltroom.table import TableConfig
+from feltroom.rules import Hand
 
 __all__ = [
     "EXPORT_FORMATS",
@@ -60,8 +46,6 @@ EXPORT_FORMATS = {
     "phh": ("text/plain; charset=utf-8", "phhs"),
 }
 """The formats of ``GET /api/hands/export``: media type and file extension."""
-
-_CONFIG_FIELDS = {f.name for f in fields(TableConfig) if not f.name.startswith("_")}
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,57 +76,10 @@ def replay_view(view: Mapping[str, Any]) -> ViewedHand:
 def _replay_view(view: Mapping[str, Any]) -> ViewedHand:
     record = view["record"]
     settings = view["settings"]
-    options = {name: value for name, value in settings.items() if name in _CONFIG_FIELDS}
-    for name in ("rake_percent", "tax_percent"):
-        if isinstance(options.get(name), str):
-            options[name] = Fraction(options[name])
-    config = TableConfig(**options)
-    order = [int(seat) for seat, _name, _stack in record["players"]]
+    config = config_of(settings)
     names = {int(seat): str(name) for seat, name, _stack in record["players"]}
-    players = tuple((int(seat), int(stack)) for seat, _name, stack in record["players"])
-    known: dict[int, tuple[Card, ...]] = {}
-    for row in view["players"]:
-        if row["hole"]:
-            known[int(row["seat"])] = parse_cards(row["hole"])
-    for seat, cards in record.get("shown", {}).items():
-        known.setdefault(int(seat), parse_cards(cards))
-    n = len(order)
-    deck: list[Card | None] = [None] * (2 * n + 8)
-    for index, seat in enumerate(order):
-        hole = known.get(seat)
-        if hole is not None:
-            if len(hole) != 2:
-                raise ValueError(f"seat {seat} holds {len(hole)} cards, not 2")
-            deck[index], deck[n + index] = hole
-    board = parse_cards(record.get("board", ""))
-    for position, card in zip((1, 2, 3, 5, 7), board, strict=False):
-        deck[2 * n + position] = card
-    forced = tuple(
-        ForcedBet(int(seat), Forced(kind), int(amount)) for seat, kind, amount in record["forced"]
-    )
-    entries: list[LogEntry] = [
-        (int(seat), _engine_action(text)) for seat, text in record["actions"]
-    ]
-    shown = {int(seat) for seat in record.get("shown", {})}
-    # Hands shown at the showdown that the player did not have to show (show_losing): those of
-    # the shown seats that were not shown later by a Show action.
-    shown_later = {action.seat for _, action in entries if isinstance(action, Show)}
-    setup = HandSetup(
-        config.engine_structure(),
-        players,
-        int(record["button"]),
-        forced,
-        tuple(deck),
-        config.rake_rule(),
-        frozenset(shown - shown_later),
-    )
-    hand = Hand.replay(setup, entries)
-    pots = [[pot.amount, pot.rake, list(pot.winners), list(pot.shares)] for pot in hand.results]
-    if list(hand.seats) != order or not hand.is_over or pots != record["pots"]:
-        raise ValueError("the replay does not reproduce the stored pots")
-    replayed_board = [str(card) for card in hand.board if card is not None]
-    if replayed_board != [str(card) for card in board] or set(hand.shown) != shown:
-        raise ValueError("the replay does not reproduce the stored board and shown cards")
+    known = {int(row["seat"]): parse_cards(row["hole"]) for row in view["players"] if row["hole"]}
+    hand = replay_stored(record, settings, known)
     moment = view.get("started_at") or view.get("finished_at")
     name = settings.get("name")
     return ViewedHand(
@@ -159,23 +96,6 @@ def _replay_view(view: Mapping[str, Any]) -> ViewedHand:
         seat_count=config.max_seats,
         exponent=config.exponent,
     )
-
-
-def _engine_action(text: str) -> EngineAction:
-    """An engine action from its text in the stored log (``str(action)``)."""
-    words = text.split()
-    simple: dict[str, EngineAction] = {"fold": Fold(), "check": Check(), "call": Call()}
-    if len(words) == 1 and words[0] in simple:
-        return simple[words[0]]
-    if len(words) == 3 and words[2].isdigit():
-        amount = int(words[2])
-        if words[:2] == ["raise", "to"]:
-            return RaiseTo(amount)
-        if words[:2] == ["protect", "seat"]:
-            return Protect(amount)
-        if words[:2] == ["show", "seat"]:
-            return Show(amount)
-    raise ValueError(f"unknown action {text!r} in the stored log")
 
 
 def phh_record_of_view(view: Mapping[str, Any]) -> HandRecord:
