@@ -172,6 +172,12 @@ async def _move(
     """Between hands: some leave (a pair leaves together); players on the rail take free seats
     (a pair a table with two free seats, or the partner's table)."""
     by_name = {player.account: player for player in players}
+    for account, (table_id, _) in list(where.seats.items()):
+        if runtime.runners[table_id].table.seat_of(account) is None:
+            # The room stood the bot up itself (a stack past the house bots' bound is
+            # bought in again at the table's size): it waits on the rail like any other.
+            del where.seats[account]
+            by_name[account].waiting_since = step
     leaving: set[str] = set()
     for player in players:
         if player.account in where.seats and rng.random() < LEAVE:
