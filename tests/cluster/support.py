@@ -56,7 +56,9 @@ class Workers:
             "--house-bots",
             "2",
             "--bot-think",
-            "0.05",
+            # Bots take 0.15 to 0.6 s an action: a hand cannot finish between a test's reading
+            # of the books and its kill -9 (the books then hold the start-of-hand stacks).
+            "0.6",
         ]
         if load_tables:
             command += ["--tables", str(self.tables)]
