@@ -140,11 +140,11 @@ def test_bots_with_an_accounts_file_reuse_the_accounts_of_an_earlier_run(
                 BotSettings(live.http, 2, hands=1, think=0.0, accounts=str(path))
             )
             assert second.ok, [b.problem for b in second.bots]
-            assert [b.name for b in second.bots] == [b.name for b in first.bots]
+            assert sorted(b.name for b in second.bots) == sorted(b.name for b in first.bots)
             third = await run_bots(
                 BotSettings(live.http, 2, hands=1, think=0.0, accounts=str(path))
             )
-            assert [b.name for b in third.bots] == [b.name for b in first.bots]
+            assert sorted(b.name for b in third.bots) == sorted(b.name for b in first.bots)
 
     _run(scenario())
     saved = json.loads(path.read_text())

@@ -43,7 +43,9 @@ def test_joining_from_the_lobby_shows_the_table_and_offers_a_free_seat(
     expect(bea.locator(".dialog label[for=buy-in]")).to_have_text("Chips for seat 2")
     bea.fill("#buy-in", "100")
     bea.click("#buy-in-sit")
-    expect(bea.locator('.seat.mine[data-seat="2"] .stack')).to_have_attribute("data-stack", "100")
+    # 100, or 99/98 once a hand has started and she posted a blind (the table deals at once)
+    stack = bea.locator('.seat.mine[data-seat="2"] .stack')
+    expect(stack).to_have_attribute("data-stack", re.compile(r"^(100|99|98)$"))
     expect(bea.locator(".observing")).to_have_count(0)
 
 
