@@ -47,13 +47,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
-import os
 import random
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -62,6 +58,8 @@ from pathlib import Path
 from typing import Any
 
 import uvloop
+
+from served import ServedRoom, percentile
 
 SEATS = 6
 BUY_IN = 200
@@ -407,19 +405,17 @@ class Workers:
 # ------------------------------------------------------------------------------------ the server
 
 
-class Server:
-    """``feltroom serve`` in its own process on a free loopback port, with its own database."""
+class Server(ServedRoom):
+    """``feltroom serve`` in its own process on a free loopback port, with its own database
+    and a tables file of ``tables`` six-seat tables."""
 
     def __init__(self, folder: Path, tables: int) -> None:
-        self.folder = folder
-        self.db = f"sqlite:///{folder / 'room.sqlite3'}"
         tables_file = folder / "tables.toml"
         tables_file.write_text(
             "".join(TABLE.format(k=k, seats=SEATS) for k in range(1, tables + 1)), "utf-8"
         )
-        self.tables_file = tables_file
-        self.process: subprocess.Popen[str] | None = None
-        self.url = ""
+        options = ["--tables", str(tables_file), "--house-bots", "0", "--bot-think", "0"]
+        super().__init__(folder, options)
 
     def seed_accounts(self, names: list[str]) -> dict[str, str]:
         """Make the bots' accounts with play chips and a session each: name -> token."""
@@ -439,94 +435,8 @@ class Server:
             storage.close()
         return tokens
 
-    def start(self) -> None:
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
-        log = (self.folder / "server.log").open("w")
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "feltroom.cli",
-                "serve",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--db",
-                self.db,
-                "--tables",
-                str(self.tables_file),
-                "--house-bots",
-                "0",
-                "--bot-think",
-                "0",
-            ],
-            stdout=subprocess.PIPE,
-            stderr=log,
-            text=True,
-        )
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        if "open http" not in line:
-            raise RuntimeError(f"the server did not start: {self.log_tail()}")
-        self.url = f"http://127.0.0.1:{port}"
-
-    def rss_mb(self) -> float:
-        assert self.process is not None
-        with contextlib.suppress(OSError):
-            for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    return round(int(line.split()[1]) / 1024, 1)
-        return 0.0
-
-    def cpu_seconds(self) -> float:
-        """The server process's CPU time so far (user and system, all threads)."""
-        assert self.process is not None
-        with contextlib.suppress(OSError, ValueError, IndexError):
-            fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-        return 0.0
-
-    def stop(self) -> None:
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.send_signal(signal.SIGINT)
-        try:
-            self.process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-
-    def audit(self) -> bool:
-        done = subprocess.run(
-            [sys.executable, "-m", "feltroom.cli", "audit", "--db", self.db, "--shuffles", "0"],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        try:
-            report = json.loads(done.stdout.strip().splitlines()[-1])
-        except (ValueError, IndexError):
-            print(f"  audit printed no report: {done.stderr[-500:]}", file=sys.stderr)
-            return False
-        if not report.get("pass"):
-            print(f"  audit problems: {report.get('problems', [])[:5]}", file=sys.stderr)
-        return bool(report.get("pass"))
-
-    def log_tail(self) -> str:
-        return (self.folder / "server.log").read_text("utf-8", "replace")[-2000:]
-
 
 # ---------------------------------------------------------------------------------- scenarios
-
-
-def _percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    if not ordered:
-        return 0.0
-    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
 def _window(records: Records, t0: float, t1: float) -> dict[str, Any]:
@@ -539,17 +449,17 @@ def _window(records: Records, t0: float, t1: float) -> dict[str, Any]:
         "actions_per_second": round(len(latencies) / span, 1),
         "hands_per_second": round(hands / span, 2),
         "latency_ms": {
-            "p50": round(_percentile(latencies, 0.50) * 1000, 2),
-            "p99": round(_percentile(latencies, 0.99) * 1000, 2),
+            "p50": round(percentile(latencies, 0.50) * 1000, 2),
+            "p99": round(percentile(latencies, 0.99) * 1000, 2),
             "max": round(max(latencies, default=0.0) * 1000, 2),
         },
         "ping_ms": {
-            "p50": round(_percentile(pings, 0.50) * 1000, 2),
-            "p99": round(_percentile(pings, 0.99) * 1000, 2),
+            "p50": round(percentile(pings, 0.50) * 1000, 2),
+            "p99": round(percentile(pings, 0.99) * 1000, 2),
             "max": round(max(pings, default=0.0) * 1000, 2),
         },
         "client_lag_ms": {
-            "p99": round(_percentile(lag, 0.99) * 1000, 2),
+            "p99": round(percentile(lag, 0.99) * 1000, 2),
             "max": round(max(lag, default=0.0) * 1000, 2),
         },
     }

@@ -23,13 +23,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import shutil
-import signal
-import socket
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -38,6 +33,8 @@ from typing import Any
 import httpx
 from websockets.asyncio.client import connect
 
+from served import ServedRoom, percentile
+
 ARGON2_MIB = 64
 MARGIN_MIB = 50
 PING_P99_MS = 50.0
@@ -45,85 +42,21 @@ PING_EVERY = 0.06
 """Seconds between pings: about 15 a second, under the server's 20 messages a second."""
 
 
-class Server:
-    """``feltroom serve`` in a process of its own, on a free loopback port."""
+class Server(ServedRoom):
+    """``feltroom serve`` with house bots off and ``--hash-pool pool``."""
 
     def __init__(self, folder: Path, pool: int) -> None:
-        self.folder = folder
+        super().__init__(folder, ["--house-bots", "0", "--hash-pool", str(pool)])
         self.pool = pool
-        self.process: subprocess.Popen[str] | None = None
-        self.url = ""
-
-    def start(self) -> None:
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
-        log = (self.folder / "server.log").open("w")
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "feltroom.cli",
-                "serve",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--db",
-                f"sqlite:///{self.folder / 'room.sqlite3'}",
-                "--house-bots",
-                "0",
-                "--hash-pool",
-                str(self.pool),
-            ],
-            stdout=subprocess.PIPE,
-            stderr=log,
-            text=True,
-        )
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        if "open http" not in line:
-            raise RuntimeError(f"the server did not start: {self.log_tail()}")
-        self.url = f"http://127.0.0.1:{port}"
-
-    def log_tail(self) -> str:
-        with contextlib.suppress(OSError):
-            return (self.folder / "server.log").read_text()[-2000:]
-        return ""
-
-    def rss_mb(self) -> float:
-        assert self.process is not None
-        with contextlib.suppress(OSError):
-            for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-        return 0.0
-
-    def stop(self) -> None:
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.send_signal(signal.SIGINT)
-        try:
-            self.process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
 
 
 def _summary(values: list[float]) -> dict[str, float]:
     return {
-        "p50": round(_percentile(values, 0.50), 2),
-        "p99": round(_percentile(values, 0.99), 2),
+        "p50": round(percentile(values, 0.50), 2),
+        "p99": round(percentile(values, 0.99), 2),
         "max": round(max(values, default=0.0), 2),
         "n": len(values),
     }
-
-
-def _percentile(values: list[float], share: float) -> float:
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
 async def measure(server: Server, count: int, settle: float) -> dict[str, Any]:

@@ -72,6 +72,8 @@ def _bench(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))  # the benchmarks import their shared module (served.py)
     spec = importlib.util.spec_from_file_location(f"feltroom_bench_{args.target}", script)
     assert spec is not None
     assert spec.loader is not None

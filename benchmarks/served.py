@@ -1,0 +1,100 @@
+"""What the benchmarks that start a real room share: ``feltroom serve`` in a process of its own
+on a free loopback port, its memory and CPU read from ``/proc``, and a percentile.
+
+The benchmark scripts are loaded from this folder by ``feltroom bench`` (which puts the folder on
+``sys.path``), so they import this module by its plain name.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+
+class ServedRoom:
+    """``feltroom serve`` in its own process on a free loopback port, with its own SQLite file
+    in ``folder``; ``options`` are the serve options beyond host, port and database."""
+
+    def __init__(self, folder: Path, options: list[str]) -> None:
+        self.folder = folder
+        self.db = f"sqlite:///{folder / 'room.sqlite3'}"
+        self.options = options
+        self.process: subprocess.Popen[str] | None = None
+        self.url = ""
+
+    def start(self) -> None:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        log = (self.folder / "server.log").open("w")
+        command = [sys.executable, "-m", "feltroom.cli", "serve", "--host", "127.0.0.1"]
+        command += ["--port", str(port), "--db", self.db, *self.options]
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True)
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        if "open http" not in line:
+            raise RuntimeError(f"the server did not start: {self.log_tail()}")
+        self.url = f"http://127.0.0.1:{port}"
+
+    def rss_mb(self) -> float:
+        """The server's resident memory (``VmRSS``) in MiB, to one decimal."""
+        assert self.process is not None
+        with contextlib.suppress(OSError):
+            for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    return round(int(line.split()[1]) / 1024, 1)
+        return 0.0
+
+    def cpu_seconds(self) -> float:
+        """The server process's CPU time so far (user and system, all threads)."""
+        assert self.process is not None
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return 0.0
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.send_signal(signal.SIGINT)
+        try:
+            self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+    def audit(self) -> bool:
+        """``feltroom audit`` on the room's database; problems are printed to stderr."""
+        done = subprocess.run(
+            [sys.executable, "-m", "feltroom.cli", "audit", "--db", self.db, "--shuffles", "0"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        try:
+            report = json.loads(done.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            print(f"  audit printed no report: {done.stderr[-500:]}", file=sys.stderr)
+            return False
+        if not report.get("pass"):
+            print(f"  audit problems: {report.get('problems', [])[:5]}", file=sys.stderr)
+        return bool(report.get("pass"))
+
+    def log_tail(self) -> str:
+        with contextlib.suppress(OSError):
+            return (self.folder / "server.log").read_text("utf-8", "replace")[-2000:]
+        return ""
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    """The nearest-rank percentile of ``values`` (0.0 for none)."""
+    ordered = sorted(values)
+    if not ordered:
+        return 0.0
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
