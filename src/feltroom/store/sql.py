@@ -50,6 +50,7 @@ from feltroom.room.storage import (
     UserRow,
 )
 from feltroom.store.leases import LeaseQueries
+from feltroom.store.operators import OperatorQueries
 from feltroom.store.models import (
     accounts,
     hand_deals,
@@ -246,9 +247,9 @@ def _compiled(statement: Any, connection: Connection, columns: tuple[str, ...]) 
     return found
 
 
-class SqlTransaction(LeaseQueries):
+class SqlTransaction(LeaseQueries, OperatorQueries):
     """A ``feltroom.room.storage.Transaction`` on one SQLAlchemy connection (the table leases'
-    methods come from ``feltroom.store.leases``)."""
+    methods come from ``feltroom.store.leases``, the operators' from ``feltroom.store.operators``)."""
 
     def __init__(self, connection: Connection, is_sqlite: bool) -> None:
         self.c = connection
