@@ -62,6 +62,7 @@ from starlette.routing import Route
 from feltroom.money import PLAY, to_units
 from feltroom.room.accounts import reserved, token_hash
 from feltroom.room.errors import (
+    AccountSuspended,
     AuthenticationFailed,
     IdempotencyConflict,
     NotAvailable,
@@ -549,6 +550,8 @@ def rest_routes(
             stamps.append((by_account, account, by_account.fail(account)))
         try:
             session = await hashed(accounts.sign_in, name, password)
+        except AccountSuspended as error:
+            raise ApiError(403, "suspended", str(error)) from None
         except AuthenticationFailed:
             raise ApiError(
                 401,

@@ -7,13 +7,11 @@ from typing import Any
 
 from sqlalchemy import Connection, delete, insert, select, update
 
+from feltroom.room.ledger import OPERATOR_MARK
 from feltroom.room.storage import OperatorEntryRow
 from feltroom.store.models import operator_log, sessions, transfers, users
 
-__all__ = ["OPERATOR_MARK", "OperatorQueries"]
-
-OPERATOR_MARK = ":operator:"
-"""What a transfer's reference holds before the id of the operator log entry that made it."""
+__all__ = ["OperatorQueries"]
 
 
 class OperatorQueries:

@@ -50,7 +50,6 @@ from feltroom.room.storage import (
     UserRow,
 )
 from feltroom.store.leases import LeaseQueries
-from feltroom.store.operators import OperatorQueries
 from feltroom.store.models import (
     accounts,
     hand_deals,
@@ -65,6 +64,7 @@ from feltroom.store.models import (
     transfers,
     users,
 )
+from feltroom.store.operators import OperatorQueries
 
 __all__ = ["DEFAULT_URL", "SqlStorage", "SqlTransaction", "downgrade", "migrate"]
 
@@ -249,7 +249,8 @@ def _compiled(statement: Any, connection: Connection, columns: tuple[str, ...]) 
 
 class SqlTransaction(LeaseQueries, OperatorQueries):
     """A ``feltroom.room.storage.Transaction`` on one SQLAlchemy connection (the table leases'
-    methods come from ``feltroom.store.leases``, the operators' from ``feltroom.store.operators``)."""
+    methods come from ``feltroom.store.leases``, the operators' from
+    ``feltroom.store.operators``)."""
 
     def __init__(self, connection: Connection, is_sqlite: bool) -> None:
         self.c = connection
