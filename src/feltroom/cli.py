@@ -416,7 +416,17 @@ def _room_command(args: argparse.Namespace) -> int:
                 getattr(args, "key", None),
             )
         elif args.command == "admin":
-            code, result = operator.run_admin(storage, args.operation, args.account)
+            since = getattr(args, "since", None)
+            code, result = operator.run_admin(
+                storage,
+                args.operation,
+                getattr(args, "account", None),
+                operator=args.operator,
+                reason=args.reason,
+                addresses=getattr(args, "addresses", ""),
+                since=None if since is None else _date(since),
+                limit=getattr(args, "limit", 1000),
+            )
         elif args.command == "integrity":
             code, result = operator.run_integrity(storage, args.since, args.threshold)
         else:
@@ -430,6 +440,13 @@ def _room_command(args: argparse.Namespace) -> int:
     else:
         print(json.dumps(result))
     return code
+
+
+def _admin(args: argparse.Namespace) -> int:
+    """``feltroom admin``: the live room's operator API (``--url``) or the database (``--db``)."""
+    from feltroom.admin import run_admin
+
+    return run_admin(args, _room_command)
 
 
 def _integrity_text(report: dict[str, Any]) -> str:
@@ -561,13 +578,9 @@ def _add_room_commands(commands: Any) -> None:
     balance.add_argument("--account", required=True, metavar="NAME")
     cashier.set_defaults(handler=_room_command)
 
-    admin = commands.add_parser("admin", help="operator actions on accounts")
-    add_db(admin)
-    actions = admin.add_subparsers(dest="operation", required=True, metavar="OPERATION")
-    reset = actions.add_parser("reset-protections", help="restore a player's allowance (R-TIME-3)")
-    add_db(reset, argparse.SUPPRESS)
-    reset.add_argument("--account", required=True, metavar="NAME")
-    admin.set_defaults(handler=_room_command)
+    from feltroom.admin import add_admin_parser
+
+    add_admin_parser(commands, _admin)
 
     audit = commands.add_parser("audit", help="check the books and the shuffle (JSON)")
     add_db(audit)
