@@ -10,17 +10,24 @@ from typing import Any
 
 import httpx
 import pytest
+import websockets
 
 from feltroom.cli import main
 from feltroom.room import audit
 from feltroom.room.operators import OperatorLog, Operators
 from feltroom.store import SqlStorage
 
-from .live import HEADS_UP, Live, live_server, room_for
+from .live import HEADS_UP, Client, Live, live_server, room_for
 
 
 def _run(coro: Any) -> Any:
     return asyncio.run(asyncio.wait_for(coro, 120))
+
+
+async def _drain(client: Client) -> None:
+    """Receive until the server closes the connection."""
+    while True:
+        await client.recv()
 
 
 def _audit_passes(storage: SqlStorage) -> None:
@@ -102,7 +109,8 @@ def test_bad_input_is_refused_with_what_is_valid_and_changes_nothing(storage: Sq
                     return await http.post(f"/api/operator/{action}", json=body)
 
                 message = _error(await post("explode", {}), 404, "not_found")
-                assert "suspend" in message and "broadcast" in message
+                assert "suspend" in message
+                assert "broadcast" in message
                 message = _error(await post("suspend", {"account": "alice"}), 400, "invalid_field")
                 assert "'reason' is missing" in message
                 message = _error(
@@ -185,9 +193,11 @@ def test_suspend_closes_connections_leaves_seats_and_refuses_sign_in_until_reins
                     assert result["connections_closed"] == 1
                     assert result["tables_left"] == ["hu"]
                     assert result["sessions_ended"] == 1
-                    with pytest.raises(Exception):  # noqa: B017 (the server closed it)
-                        while True:
-                            await client.recv(5)
+                    with pytest.raises(websockets.ConnectionClosed) as closed:
+                        await _drain(client)
+                    assert closed.value.rcvd is not None
+                    assert closed.value.rcvd.code == 1008
+                    assert closed.value.rcvd.reason == "this account is suspended by the room"
                     assert runtime.runners["hu"].table.seats == {}
                     assert runtime.stored_stacks("hu") == {}
                     wallet = runtime.cashier.balance("alice")["balances"]["PLAY"]
