@@ -479,7 +479,7 @@ def _serve(args: argparse.Namespace) -> int:
     from feltroom.room import Accounts, Cashier, RoomError, Settlement
     from feltroom.room.runtime import RoomRuntime
     from feltroom.room.signins import SignInLog
-    from feltroom.room.tables_config import load_tables
+    from feltroom.room.tables_config import load_tables, room_tables
     from feltroom.server import create_app, serve
     from feltroom.server.rest import RestLimits
     from feltroom.store import DEFAULT_URL, open_storage
@@ -490,7 +490,7 @@ def _serve(args: argparse.Namespace) -> int:
     if args.role != "all":
         return _serve_cluster(args)
     try:
-        tables = load_tables(args.tables)
+        load_tables(args.tables)  # a bad tables file is refused before the database opens
     except (RoomError, OSError) as error:
         print(f"feltroom serve: error: {error}", file=sys.stderr)
         return 2
@@ -499,6 +499,12 @@ def _serve(args: argparse.Namespace) -> int:
         storage = open_storage(url)
     except (SQLAlchemyError, CommandError, ValueError, OSError) as error:
         print(f"feltroom serve: cannot open the database {url!r}: {error}", file=sys.stderr)
+        return 2
+    try:  # the database is the tables' source of truth; the file only seeds it
+        tables = room_tables(storage, args.tables)
+    except (RoomError, OSError) as error:
+        storage.close()
+        print(f"feltroom serve: error: {error}", file=sys.stderr)
         return 2
     settings = _runtime_settings(args)
     runtime = RoomRuntime(

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 
 import pytest
 
 from feltroom.room import Cashier, NotSeated, RoomError
 from feltroom.room.operators import OperatorLog
-from feltroom.room.tables_config import table_entries
+from feltroom.room.tables_config import room_tables, table_entries
 from feltroom.rules import Fold
 from feltroom.store import SqlStorage
 
@@ -199,4 +200,44 @@ def test_a_suspended_account_leaves_every_table_and_the_hooks_are_told(
     assert room.stored_stacks("hu") == {"bob": 101}
     assert wallet(cashier, "alice") == 1000 - 1
     assert len(operator_references(storage)) == 2
+    audited(storage)
+
+
+def test_the_database_is_the_tables_source_of_truth_once_seeded(
+    make_room: Room,
+    clock: Clock,
+    players: tuple[str, ...],
+    storage: SqlStorage,
+    fast_tmp: Path,
+) -> None:
+    path = fast_tmp / "tables.toml"
+    path.write_text(TWO, "utf-8")
+    assert [s.table_id for s in room_tables(storage, path)] == ["hu", "other"]
+    path.write_text(TWO.replace("max_seats = 6", "max_seats = 9") + NEW_TABLE, "utf-8")
+    specs = room_tables(storage, path)
+    assert [s.table_id for s in specs] == ["hu", "other", "fresh"]
+    assert specs[1].config.max_seats == 6  # the stored definition, not the file's new one
+
+    async def close_and_retire() -> None:
+        room = make_room(TWO, house_bots=0)
+        await room.start()
+        await room.close_table("other", "op", "quiet")
+        await room.close_table("hu", "op", "quiet")
+        await room.retire_table("other", "op", "gone")
+        await room.stop()
+
+    asyncio.run(close_and_retire())
+    specs = room_tables(storage, path)
+    assert [s.table_id for s in specs] == ["hu", "fresh"]  # retired: not loaded again
+
+    async def restart() -> None:
+        room = make_room(TWO.split('[[table]]\nid = "other"')[0], house_bots=0)
+        await room.start()
+        assert room.runners["hu"].closed is not None  # closed across the restart
+        assert room.runners["hu"].lobby(clock.now)["status"] == "closed"
+        with pytest.raises(RoomError, match="closed by the room"):
+            await room.join("hu", "alice", 1, 100)
+        await room.stop()
+
+    asyncio.run(restart())
     audited(storage)
