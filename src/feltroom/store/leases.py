@@ -129,7 +129,8 @@ class LeaseQueries:
         statement = dialect.insert(table_definitions).values(
             table_id=table_id, definition=definition
         )
-        return bool(self.c.execute(statement.on_conflict_do_nothing()).rowcount == 1)
+        added = statement.on_conflict_do_nothing().returning(table_definitions.c.table_id)
+        return self.c.execute(added).first() is not None
 
     def table_statuses(self) -> dict[str, str]:
         rows = self.c.execute(select(table_definitions.c.table_id, table_definitions.c.status))
