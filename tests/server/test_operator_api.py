@@ -17,22 +17,8 @@ from feltroom.room import audit
 from feltroom.room.operators import OperatorLog, Operators
 from feltroom.store import SqlStorage
 
-from .live import HEADS_UP, Client, Live, live_server, room_for
-
-
-def _run(coro: Any) -> Any:
-    return asyncio.run(asyncio.wait_for(coro, 120))
-
-
-async def _drain(client: Client) -> None:
-    """Receive until the server closes the connection."""
-    while True:
-        await client.recv()
-
-
-def _audit_passes(storage: SqlStorage) -> None:
-    report = audit(storage, shuffles=0)
-    assert report["problems"] == []
+from .live import HEADS_UP, Live, live_server, room_for
+from .test_ws import _audit_passes, _drain, _run
 
 
 def _entries(storage: SqlStorage) -> list[dict[str, Any]]:
