@@ -12,6 +12,8 @@ from playwright.sync_api import Page, expect
 from feltroom.room import audit
 from feltroom.room.operators import OperatorLog, Operators
 
+from .helpers import sign_up
+
 pytestmark = pytest.mark.browser
 
 
@@ -76,6 +78,10 @@ def test_the_operator_acts_on_the_live_room_with_a_reason_on_record(
     page.fill("#reason", "dealer break")
     row.locator('button[data-action="close-table"]').click()
     expect(row.locator(".status")).to_have_text("closed")
+    player = sign_up(browser, room.url, "vic")  # a player's lobby says so, and offers no join
+    closed = player.locator('tr[data-table="fl"]')
+    expect(closed.locator(".closed")).to_have_text("Closed by the room")
+    expect(closed.get_by_role("button", name="Join Birch Limit")).to_have_count(0)
     row.locator('button[data-action="reopen-table"]').click()
     expect(row.locator(".status")).to_have_text("running")
 
