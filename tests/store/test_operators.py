@@ -149,3 +149,17 @@ def test_migration_0010_keeps_a_database_with_history(db_url: str) -> None:
     migrate(storage.engine, "head")
     assert Cashier(storage).balance("alice")["balances"] == {"PLAY": "100"}
     storage.close()
+
+
+def test_the_log_takes_the_longest_names_and_refuses_a_bad_operator_name(
+    store: SqlStorage,
+) -> None:
+    log = OperatorLog(store)
+    table, player = "t" * 32, "p" * 32
+    entry = log.record("o" * 32, "kick", f"{table}/{player}", "r" * 500)
+    assert log.entries()[0]["id"] == entry
+    assert log.entries()[0]["target"] == f"{table}/{player}"
+    for operator in ("", "  ", "o" * 33):
+        with pytest.raises(RoomError, match="an operator's name has 1 to 32 characters"):
+            log.record(operator, "kick", "t/p", "r")
+    assert len(log.entries()) == 1

@@ -40,6 +40,7 @@ __all__ = [
 ]
 
 MAX_REASON = 500
+MAX_OPERATOR = 32
 
 ACTIONS = (
     "grant-operator",
@@ -132,6 +133,8 @@ class OperatorLog:
         """Write an entry inside ``tx``; returns its id."""
         if action not in ACTIONS:
             raise RoomError(f"unknown action {action!r}; the actions are {', '.join(ACTIONS)}")
+        if not 1 <= len(operator.strip()) <= MAX_OPERATOR:
+            raise RoomError(f"an operator's name has 1 to {MAX_OPERATOR} characters: {operator!r}")
         row = OperatorEntryRow(
             0,
             self.clock(),

@@ -253,7 +253,7 @@ operator_log = Table(
     Column("at", Float, nullable=False, index=True),
     Column("operator", String(NAME), nullable=False),
     Column("action", String(32), nullable=False),
-    Column("target", String(64), nullable=False),
+    Column("target", String(80), nullable=False),
     Column("reason", String(500), nullable=False),
     Column("details", Text, nullable=False, server_default="{}"),
     sqlite_autoincrement=True,

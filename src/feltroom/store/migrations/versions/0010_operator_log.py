@@ -45,7 +45,7 @@ def upgrade() -> None:
         sa.Column("at", sa.Float(), nullable=False),
         sa.Column("operator", sa.String(length=32), nullable=False),
         sa.Column("action", sa.String(length=32), nullable=False),
-        sa.Column("target", sa.String(length=64), nullable=False),
+        sa.Column("target", sa.String(length=80), nullable=False),
         sa.Column("reason", sa.String(length=500), nullable=False),
         sa.Column("details", sa.Text(), nullable=False, server_default="{}"),
         sa.PrimaryKeyConstraint("entry_id", name=op.f("pk_operator_log")),
