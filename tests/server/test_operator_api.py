@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -303,7 +304,7 @@ def _cli(*argv: str) -> tuple[int, str]:
 
 
 def test_feltroom_admin_url_acts_through_the_api(
-    storage: SqlStorage, db_url: str, monkeypatch: pytest.MonkeyPatch
+    storage: SqlStorage, db_url: str, monkeypatch: pytest.MonkeyPatch, fast_tmp: Path
 ) -> None:
     runtime = room_for(storage, HEADS_UP)
 
@@ -387,6 +388,21 @@ def test_feltroom_admin_url_acts_through_the_api(
                 "grant-operator",
                 "suspend",
             ]
+            one = fast_tmp / "one.toml"
+            one.write_text(HEADS_UP.replace('id = "hu"', 'id = "late"'), "utf-8")
+            two = fast_tmp / "two.toml"
+            two.write_text(one.read_text("utf-8") + HEADS_UP, "utf-8")
+            add = ("admin", "--url", url, "--operator", "op", "--reason", "busy", "add-table")
+            code, text = await asyncio.to_thread(_cli, *add, "--definition", str(one))
+            assert code == 0, text
+            assert json.loads(text)["table"] == "late"
+            assert "late" in runtime.runners
+            code, text = await asyncio.to_thread(_cli, *add, "--definition", str(two))
+            assert code == 2
+            assert "must hold exactly one [[table]], not 2" in text
+            code, text = await asyncio.to_thread(_cli, *add, "--definition", str(one))
+            assert code == 2
+            assert "there is a table 'late' already" in text
             monkeypatch.setenv("FELTROOM_OPERATOR_PASSWORD", "wrong password")
             code, text = await asyncio.to_thread(
                 _cli, "admin", "--url", url, "--operator", "op", "online"
@@ -397,7 +413,7 @@ def test_feltroom_admin_url_acts_through_the_api(
     _run(scenario())
     code, text = _cli("admin", "--db", db_url, "log", "--since", "2020-01-01")
     assert code == 0
-    assert [e["target"] for e in json.loads(text)["entries"]] == ["op", "alice"]
+    assert [e["target"] for e in json.loads(text)["entries"]] == ["op", "alice", "late"]
     code, text = _cli("admin", "--db", db_url, "log", "--since", "soon")
     assert code == 2
     _audit_passes(storage)
