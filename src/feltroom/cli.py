@@ -418,7 +418,17 @@ def _room_command(args: argparse.Namespace) -> int:
                 getattr(args, "key", None),
             )
         elif args.command == "admin":
-            code, result = operator.run_admin(storage, args.operation, args.account)
+            since = getattr(args, "since", None)
+            code, result = operator.run_admin(
+                storage,
+                args.operation,
+                getattr(args, "account", None),
+                operator=args.operator,
+                reason=args.reason,
+                addresses=getattr(args, "addresses", ""),
+                since=None if since is None else _date(since),
+                limit=getattr(args, "limit", 1000),
+            )
         elif args.command == "integrity":
             code, result = operator.run_integrity(storage, args.since, args.threshold)
         else:
@@ -432,6 +442,13 @@ def _room_command(args: argparse.Namespace) -> int:
     else:
         print(json.dumps(result))
     return code
+
+
+def _admin(args: argparse.Namespace) -> int:
+    """``feltroom admin``: the live room's operator API (``--url``) or the database (``--db``)."""
+    from feltroom.admin import run_admin
+
+    return run_admin(args, _room_command)
 
 
 def _integrity_text(report: dict[str, Any]) -> str:
@@ -464,7 +481,7 @@ def _serve(args: argparse.Namespace) -> int:
     from feltroom.room import Accounts, Cashier, RoomError, Settlement
     from feltroom.room.runtime import RoomRuntime
     from feltroom.room.signins import SignInLog
-    from feltroom.room.tables_config import load_tables
+    from feltroom.room.tables_config import load_tables, room_tables
     from feltroom.server import create_app, serve
     from feltroom.server.rest import RestLimits
     from feltroom.store import DEFAULT_URL, open_storage
@@ -475,7 +492,7 @@ def _serve(args: argparse.Namespace) -> int:
     if args.role != "all":
         return _serve_cluster(args)
     try:
-        tables = load_tables(args.tables)
+        load_tables(args.tables)  # a bad tables file is refused before the database opens
     except (RoomError, OSError) as error:
         print(f"feltroom serve: error: {error}", file=sys.stderr)
         return 2
@@ -484,6 +501,12 @@ def _serve(args: argparse.Namespace) -> int:
         storage = open_storage(url)
     except (SQLAlchemyError, CommandError, ValueError, OSError) as error:
         print(f"feltroom serve: cannot open the database {url!r}: {error}", file=sys.stderr)
+        return 2
+    try:  # the database is the tables' source of truth; the file only seeds it
+        tables = room_tables(storage, args.tables)
+    except (RoomError, OSError) as error:
+        storage.close()
+        print(f"feltroom serve: error: {error}", file=sys.stderr)
         return 2
     settings = _runtime_settings(args)
     runtime = RoomRuntime(
@@ -563,13 +586,9 @@ def _add_room_commands(commands: Any) -> None:
     balance.add_argument("--account", required=True, metavar="NAME")
     cashier.set_defaults(handler=_room_command)
 
-    admin = commands.add_parser("admin", help="operator actions on accounts")
-    add_db(admin)
-    actions = admin.add_subparsers(dest="operation", required=True, metavar="OPERATION")
-    reset = actions.add_parser("reset-protections", help="restore a player's allowance (R-TIME-3)")
-    add_db(reset, argparse.SUPPRESS)
-    reset.add_argument("--account", required=True, metavar="NAME")
-    admin.set_defaults(handler=_room_command)
+    from feltroom.admin import add_admin_parser
+
+    add_admin_parser(commands, _admin)
 
     audit = commands.add_parser("audit", help="check the books and the shuffle (JSON)")
     add_db(audit)

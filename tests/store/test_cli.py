@@ -145,7 +145,14 @@ def test_audit_prints_one_json_object_and_exits_0_when_the_books_balance(
     code, out, _ = run(capsys, "audit", "--db", db, "--shuffles", "0")
     report = json.loads(out)
     assert code == 0
-    assert set(report) == {"currencies", "hands_checked", "problems", "selftest", "pass"}
+    assert set(report) == {
+        "currencies",
+        "hands_checked",
+        "operator_transfers_checked",
+        "problems",
+        "selftest",
+        "pass",
+    }
     assert report["pass"] is True
     assert report["currencies"]["PLAY"]["balances"] == {"external": "-100", "wallet": "100"}
 

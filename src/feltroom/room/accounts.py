@@ -31,7 +31,13 @@ from typing import Any, TypeVar
 from argon2 import PasswordHasher, Type
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from feltroom.room.errors import AuthenticationFailed, DuplicateKey, RoomError, UnknownAccount
+from feltroom.room.errors import (
+    AccountSuspended,
+    AuthenticationFailed,
+    DuplicateKey,
+    RoomError,
+    UnknownAccount,
+)
 from feltroom.room.ledger import valid_name
 from feltroom.room.storage import SessionRow, Storage, Transaction, UserRow
 
@@ -268,6 +274,10 @@ class Accounts:
             raise AuthenticationFailed("wrong name or password")
         if not self._verify(user.password_hash, password):
             raise AuthenticationFailed("wrong name or password")
+        if user.suspended:  # said only to whoever knows the password
+            raise AccountSuspended(
+                f"the account {name!r} is suspended by the room; contact the room's support"
+            )
         now = self.clock()
         token = secrets.token_urlsafe(32)
         session = Session(token, name, now + self.session_seconds)

@@ -8,7 +8,9 @@ Checks, each reported by name in ``problems``:
 - every transfer stays in one currency, names existing accounts and moves a positive amount;
 - no transfer id occurs twice;
 - every settled hand's contributions equal its payouts plus rake, fees and tax;
-- each table's escrow equals the sum of the stacks stored for that table.
+- each table's escrow equals the sum of the stacks stored for that table;
+- every transfer an operator's action made (a suspension, a kick, a table closed: its reference
+  names an operator log entry, ``...:operator:<id>``) has its entry in the operator log.
 
 It reads in one snapshot transaction, so it is safe while the server runs.
 """
@@ -20,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from feltroom.money import Currency, format_units
-from feltroom.room.ledger import CURRENCIES, escrow_key
+from feltroom.room.ledger import CURRENCIES, OPERATOR_MARK, escrow_key
 from feltroom.room.storage import Storage
 from feltroom.selftest import run_selftest
 
@@ -50,6 +52,8 @@ def audit(
         hands_checked = tx.settled_hand_count()
         tables = tx.all_tables()
         stacks = tx.stack_totals()
+        operator_transfers = tx.operator_transfers()
+        entries = tx.operator_entry_ids()
 
     sums: dict[str, int] = defaultdict(int)
     running: dict[str, int] = defaultdict(int)
@@ -97,6 +101,13 @@ def audit(
             problems.append(
                 f"table {table.table_id}: escrow {escrow} differs from the stacks there, {at_table}"
             )
+    for transfer_id, reference in operator_transfers:
+        entry = reference.rpartition(OPERATOR_MARK)[2]
+        if not entry.isdigit() or int(entry) not in entries:
+            problems.append(
+                f"transfer {transfer_id} ({reference}) was made by an operator's action with no "
+                "entry in the operator log"
+            )
     for table_id in sorted(set(stacks) - {table.table_id for table in tables}):
         problems.append(f"stacks stored for table {table_id}, which does not exist")
 
@@ -113,6 +124,7 @@ def audit(
     report: dict[str, Any] = {
         "currencies": currencies,
         "hands_checked": hands_checked,
+        "operator_transfers_checked": len(operator_transfers),
         "problems": problems,
     }
     if shuffles > 0:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from feltroom.errors import FeltroomError
 
 __all__ = [
+    "AccountSuspended",
     "AlreadySettled",
     "AuthenticationFailed",
     "CurrencyMismatch",
@@ -16,6 +17,7 @@ __all__ = [
     "IdempotencyConflict",
     "InsufficientFunds",
     "LeaseLost",
+    "NotAnOperator",
     "NotAvailable",
     "NotSeated",
     "RoomError",
@@ -73,6 +75,15 @@ class StackMismatch(RoomError):
 
 class AuthenticationFailed(RoomError):
     """Wrong name or password, or an unknown or expired session token."""
+
+
+class AccountSuspended(AuthenticationFailed):
+    """The right password for an account the operator suspended: it cannot sign in."""
+
+
+class NotAnOperator(RoomError):
+    """An operator action by an account that is not an operator, or from an address the
+    operator did not name."""
 
 
 class NotAvailable(RoomError):

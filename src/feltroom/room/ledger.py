@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CURRENCIES",
+    "OPERATOR_MARK",
     "AccountKind",
     "Transfer",
     "TransferKind",
@@ -40,6 +41,7 @@ __all__ = [
     "external_key",
     "house_key",
     "new_transfer",
+    "operator_reference",
     "system_key",
     "tax_key",
     "valid_name",
@@ -51,6 +53,16 @@ CURRENCIES: dict[str, Currency] = {
     **{code: Currency(code, 2) for code in ("USD", "EUR", "GBP", "CAD", "AUD", "CHF")},
 }
 """The currencies the room keeps: play chips (unit 1) and ISO codes with two decimals."""
+
+OPERATOR_MARK = ":operator:"
+"""What a transfer's reference holds before the id of the operator log entry whose action made
+it (a suspension, a kick, a table closed: docs/operator.md); ``feltroom audit`` checks it."""
+
+
+def operator_reference(reference: str, entry_id: int) -> str:
+    """A transfer reference that names the operator log entry whose action made it."""
+    return f"{reference}{OPERATOR_MARK}{entry_id}"
+
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}")
 

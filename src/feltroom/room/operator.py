@@ -15,6 +15,7 @@ from feltroom.room.audit import DEFAULT_SHUFFLES, audit
 from feltroom.room.cashier import Cashier
 from feltroom.room.errors import RoomError
 from feltroom.room.integrity import room_integrity_report
+from feltroom.room.operators import Operators
 from feltroom.room.storage import Storage
 
 __all__ = ["BAD_INPUT", "run_admin", "run_audit", "run_cashier", "run_integrity"]
@@ -54,16 +55,41 @@ def run_cashier(
 
 
 def run_admin(
-    storage: Storage, operation: str, account: str, protections_per_day: int = 2
+    storage: Storage,
+    operation: str,
+    account: str | None = None,
+    protections_per_day: int = 2,
+    *,
+    operator: str | None = None,
+    reason: str | None = None,
+    addresses: str = "",
+    since: float | None = None,
+    limit: int = 1000,
 ) -> Outcome:
-    """``reset-protections``: the operator's reset of a player's allowance (R-TIME-3)."""
-    if operation != "reset-protections":
-        return BAD_INPUT, {"error": f"unknown operation {operation!r}; valid: reset-protections"}
-    # Resetting computes no hash; the cheapest parameters keep the constructor fast.
+    """The offline actions of ``feltroom admin --db``: ``reset-protections`` (R-TIME-3),
+    ``grant-operator`` / ``revoke-operator`` (on record in the operator log, as ``operator``
+    with ``reason``) and ``log`` (the operator log since ``since``)."""
+    # These compute no hash; the cheapest parameters keep the constructor fast.
     accounts = Accounts(
         storage, argon2=Argon2Settings.cheap(), protections_per_day=protections_per_day
     )
-    return _guarded(lambda: accounts.reset_protections(account))
+    operators = Operators(accounts)
+    if operation == "log":
+        return _guarded(lambda: {"entries": operators.log.entries(since or 0.0, limit)})
+    if account is None:
+        return BAD_INPUT, {"error": f"{operation} needs an account"}
+    if operation == "reset-protections":
+        return _guarded(lambda: accounts.reset_protections(account))
+    if operation in ("grant-operator", "revoke-operator"):
+        if not operator or reason is None:
+            return BAD_INPUT, {"error": f"{operation} needs --operator NAME and --reason TEXT"}
+        if operation == "grant-operator":
+            return _guarded(lambda: operators.grant(account, addresses, operator, reason))
+        return _guarded(lambda: operators.revoke(account, operator, reason))
+    return BAD_INPUT, {
+        "error": f"unknown operation {operation!r}; valid: reset-protections, grant-operator, "
+        "revoke-operator, log"
+    }
 
 
 def run_audit(storage: Storage, shuffles: int = DEFAULT_SHUFFLES) -> Outcome:

@@ -62,6 +62,7 @@ from feltroom.room.errors import (
 from feltroom.room.events import HandVoided, RoomEvent, TablePaused, TableReloaded, TableResumed
 from feltroom.room.housebots import HouseBot, bot_buy_in, bot_name, bot_seats, house_bot
 from feltroom.room.lobby import TableStats, figures_of, lobby_entry
+from feltroom.room.operators import OperatorLog
 from feltroom.room.settlement import (
     HandOutcome,
     PlayerOutcome,
@@ -335,6 +336,12 @@ class TableRunner:
         self.pending_chips: dict[str, int] = {}
         self.sit_in_after_chips: dict[str, Entry] = {}
         self.status = "running"
+        # The operator's actions (docs/operator.md): the log entry of the close-table that
+        # closed the table (no new hands) or None; whether it is retired (its task ends); the
+        # log entry of the action that makes each of these accounts leave (a kick, a suspension).
+        self.closed: int | None = None
+        self.retired = False
+        self.operator_leaves: dict[str, int] = {}
         self.error: str | None = None
         self.paused_until = 0.0
         self.failures = 0
@@ -482,6 +489,9 @@ class TableRunner:
 
     async def _between_hands(self, now: float) -> None:
         table = self.table
+        if self.closed is not None:
+            await self._empty(now)
+            return  # a closed table deals no new hand
         if self.pending_chips and table.between_hands:
             await self._apply_pending(now)
         await self._keep_bots(now)
@@ -494,6 +504,18 @@ class TableRunner:
         except IllegalAction:
             return  # blinds prompted and not answered yet (R-BLIND-6)
         await self._handle(events, now)
+
+    async def _empty(self, now: float) -> None:
+        """A closed table: everyone still seated (the players of the hand that was in progress
+        when it closed) and waiting leaves, with their chips, under the close's log entry."""
+        assert self.closed is not None
+        table = self.table
+        for account in list(table.waiting):
+            await self._handle(table.leave_waiting_list(account, now), now)
+        for seat, player in sorted(table.seats.items()):
+            self.operator_leaves.setdefault(player.account, self.closed)
+            with contextlib.suppress(IllegalAction):
+                await self._handle(table.leave(seat, now), now)
 
     async def _apply_pending(self, now: float) -> None:
         """The hand has ended: the chips bought during it join their stacks, up to the table
@@ -602,8 +624,9 @@ class TableRunner:
             elif isinstance(event, HandFinished):
                 await self._settle(event.result, now)
             elif isinstance(event, SeatReleased):
+                entry = self.operator_leaves.pop(event.account, None)
                 returned = await self.writer.call(
-                    self.settlement.leave, self.table_id, event.account
+                    self.settlement.leave, self.table_id, event.account, None, entry
                 )
                 if returned != event.chips:
                     log.warning(
@@ -793,7 +816,7 @@ class TableRunner:
     async def run_forever(self) -> None:
         """Drive the table on the room's clock until the room stops."""
         room = self.room
-        while not room.stopping:
+        while not room.stopping and not self.retired:
             now = room.clock()
             try:
                 async with self.lock:
@@ -818,7 +841,9 @@ class TableRunner:
             self.settings,
             self.stats,
             now,
-            status=self.status,
+            status="closed"
+            if self.closed is not None and self.status == "running"
+            else self.status,
             bots=len(self.bots),
         )
         if self.error is not None:
@@ -843,6 +868,14 @@ class TableRunner:
     def check_running(self) -> None:
         if self.status != "running":
             raise RoomError(f"table {self.table_id} is paused: {self.error}")
+
+    def check_open(self) -> None:
+        if self.retired:
+            raise RoomError(f"table {self.table_id} is retired")
+        if self.closed is not None:
+            raise RoomError(
+                f"table {self.table_id} is closed by the room; choose another table in the lobby"
+            )
 
     def check_hand(self, hand_id: int | None) -> None:
         """Refuse a command that names a hand other than the one in progress."""
@@ -901,6 +934,10 @@ class RoomRuntime:
         )
         self.books_cashier = Cashier(self.books, clock=cashier.clock)
         self.writer = Writer(self.books_settlement, self.books, max_group=max_group)
+        self.books_log = OperatorLog(self.books, clock=accounts.clock)
+        # Called with (account, log entry) when the operator suspends an account, after its cash
+        # seats are left: the tournament director disqualifies it there (R-TOURN-15).
+        self.suspend_hooks: list[Callable[[str, int], Awaitable[None]]] = []
         self.started_at = clock()
         self.runners = {
             spec.table_id: TableRunner(self, k, spec) for k, spec in enumerate(tables, start=1)
@@ -1000,6 +1037,9 @@ class RoomRuntime:
             spec = runner.spec
             await self.writer.call(self.books_settlement.open_table, spec.table_id, spec.currency)
             await runner.load(now)
+        closed = await self.writer.call(_closed_tables, self.books, list(self.runners))
+        for table_id, entry in closed.items():
+            self.runners[table_id].closed = entry
 
     async def run(self) -> None:
         """Drive every table on the real clock until ``stop``."""
@@ -1104,6 +1144,7 @@ class RoomRuntime:
         the table's currency capped by the table maximum); returns the stack."""
         runner = self.runner(table_id)
         async with runner.lock:
+            runner.check_open()
             runner.check_running()
             now = self.clock()
             config = runner.spec.config
@@ -1206,6 +1247,7 @@ class RoomRuntime:
         the new stack. The table's rule is checked before any money moves."""
         runner = self.runner(table_id)
         async with runner.lock:
+            runner.check_open()
             runner.check_running()
             return await self._add_now(runner, player, amount)
 
@@ -1231,6 +1273,7 @@ class RoomRuntime:
         in progress). Returns (the stack, the units pending: 0 when added at once)."""
         runner = self.runner(table_id)
         async with runner.lock:
+            runner.check_open()
             runner.check_running()
             table = runner.table
             seat = runner.seat_of(player)
@@ -1249,6 +1292,7 @@ class RoomRuntime:
         seat is offered to the first player waiting without an offer."""
         runner = self.runner(table_id)
         async with runner.lock:
+            runner.check_open()
             now = self.clock()
             table = runner.table
             if player in table.waiting:
@@ -1369,6 +1413,7 @@ class RoomRuntime:
         (The integrity benchmark seats its players this way.)"""
         runner = self.runner(table_id)
         async with runner.lock:
+            runner.check_open()
             runner.check_running()
             if not runner.spec.play_money:
                 raise RoomError(f"table {table_id} plays real money; house bots play play money")
@@ -1400,3 +1445,180 @@ class RoomRuntime:
     def stored_stacks(self, table_id: str) -> dict[str, int]:
         """The books' stacks at a table (blocking read; for tests and tools)."""
         return {name: row.stack for name, row in self.settlement.seats(table_id).items()}
+
+    # -------------------------------------------------------------- the operator's actions
+
+    async def _entry(
+        self,
+        operator: str,
+        action: str,
+        target: str,
+        reason: str,
+        details: dict[str, Any] | None = None,
+    ) -> int:
+        return await self.writer.call(
+            self.books_log.record, operator, action, target, reason, details
+        )
+
+    async def kick(self, table_id: str, player: str, operator: str, reason: str) -> dict[str, Any]:
+        """The operator makes ``player`` leave ``table_id``: at once between hands, else after
+        the hand (folded at their turn); the chips go back to the wallet, under the log entry."""
+        runner = self.runner(table_id)
+        async with runner.lock:
+            table = runner.table
+            seat = table.seat_of(player)
+            if seat is None and player not in table.waiting:
+                raise NotSeated(f"{player!r} has no seat and is not waiting at table {table_id}")
+            entry = await self._entry(operator, "kick", f"{table_id}/{player}", reason)
+            now = self.clock()
+            events = table.leave_waiting_list(player, now)
+            if seat is not None:
+                runner.operator_leaves[player] = entry
+                events += table.leave(seat, now)
+            await runner.command(events, now)
+        return {"table": table_id, "player": player, "seat": seat, "entry": entry}
+
+    async def remove_account(self, account: str, entry: int) -> list[str]:
+        """Take a suspended account out of play: every cash seat is left (at the end of the
+        hand in progress, the chips back in the wallet, under ``entry``), every waiting list;
+        then the suspend hooks (tournaments, R-TOURN-15). Returns the tables it sat at."""
+        left = []
+        for runner in list(self.runners.values()):
+            async with runner.lock:
+                now = self.clock()
+                table = runner.table
+                events = table.leave_waiting_list(account, now)
+                seat = table.seat_of(account)
+                if seat is not None:
+                    runner.operator_leaves[account] = entry
+                    with contextlib.suppress(IllegalAction):
+                        events += table.leave(seat, now)
+                    left.append(runner.table_id)
+                await runner.command(events, now)
+        for hook in list(self.suspend_hooks):
+            try:
+                await hook(account, entry)
+            except Exception:
+                log.exception("a suspend hook failed for %s", account)
+        return left
+
+    async def close_table(self, table_id: str, operator: str, reason: str) -> dict[str, Any]:
+        """No new hands at the table: the hand in progress plays out, then everyone leaves with
+        their chips and the waiting list is cleared. Kept across restarts."""
+        runner = self.runner(table_id)
+        async with runner.lock:
+            if runner.closed is not None:
+                raise RoomError(f"table {table_id} is closed already; reopen-table opens it")
+            seated = sorted(p.account for p in runner.table.seats.values())
+            entry = await self.writer.call(
+                self._set_status,
+                table_id,
+                "closed",
+                operator,
+                "close-table",
+                reason,
+                {"seated": seated, "hand_in_progress": runner.playing},
+            )
+            runner.closed = entry
+            now = self.clock()
+            if runner.table.between_hands and runner.status == "running":
+                await runner._empty(now)
+            runner.wake.set()
+        return {"table": table_id, "status": "closed", "leaving": seated, "entry": entry}
+
+    async def reopen_table(self, table_id: str, operator: str, reason: str) -> dict[str, Any]:
+        """Deal again at a closed table."""
+        runner = self.runner(table_id)
+        async with runner.lock:
+            if runner.closed is None:
+                raise RoomError(f"table {table_id} is open; close-table closes it")
+            entry = await self.writer.call(
+                self._set_status, table_id, "open", operator, "reopen-table", reason, None
+            )
+            runner.closed = None
+            runner.next_deal = self.clock()
+            runner.wake.set()
+        return {"table": table_id, "status": "open", "entry": entry}
+
+    async def add_table(
+        self, spec: TableSpec, definition: str, operator: str, reason: str
+    ) -> dict[str, Any]:
+        """A new table, dealing at once (no restart): its definition (a tables file entry, as
+        JSON) is stored, so the room loads it again after a restart."""
+        if spec.table_id in self.runners:
+            raise RoomError(f"there is a table {spec.table_id!r} already; choose another id")
+        entry = await self.writer.call(self._add_definition, spec, definition, operator, reason)
+        runner = TableRunner(self, len(self.runners) + 1, spec)
+        runner.stats = TableStats(self.clock())
+        self.runners[spec.table_id] = runner
+        await runner.load(self.clock())
+        if self._tasks:  # the room runs on the real clock: so does the new table
+            self._tasks.append(
+                asyncio.create_task(runner.run_forever(), name=f"table {spec.table_id}")
+            )
+        return {"table": spec.table_id, "status": "open", "entry": entry}
+
+    async def retire_table(self, table_id: str, operator: str, reason: str) -> dict[str, Any]:
+        """Take a closed, empty table out of the room for good (no restart): it leaves the
+        lobby and is not loaded again; its hands and books stay."""
+        runner = self.runner(table_id)
+        async with runner.lock:
+            if runner.closed is None:
+                raise RoomError(f"close table {table_id} first (close-table); then retire it")
+            seated = sorted(p.account for p in runner.table.seats.values())
+            stored = await self.writer.call(self.books_settlement.seats, table_id)
+            if seated or stored:
+                who = ", ".join(sorted(set(seated) | set(stored)))
+                raise RoomError(
+                    f"table {table_id} still has players ({who}); they leave after the hand "
+                    "in progress: retire it then"
+                )
+            entry = await self.writer.call(
+                self._set_status, table_id, "retired", operator, "retire-table", reason, None
+            )
+            runner.retired = True
+            del self.runners[table_id]
+            runner.wake.set()
+        return {"table": table_id, "status": "retired", "entry": entry}
+
+    def _set_status(
+        self,
+        table_id: str,
+        status: str,
+        operator: str,
+        action: str,
+        reason: str,
+        details: dict[str, Any] | None,
+    ) -> int:
+        """(Writer thread) the table's status and the log entry, in one transaction."""
+        with self.books.transaction() as tx:
+            tx.set_table_status(table_id, status)  # tables not from definitions: in memory only
+            return self.books_log.add(tx, operator, action, table_id, reason, details)
+
+    def _add_definition(self, spec: TableSpec, definition: str, operator: str, reason: str) -> int:
+        """(Writer thread) the new table's definition, its escrow and the log entry."""
+        with self.books.transaction() as tx:
+            if not tx.add_table_definition(spec.table_id, definition):
+                raise RoomError(
+                    f"a table {spec.table_id!r} is defined already (perhaps retired: a table "
+                    "id is never used twice); choose another id"
+                )
+            entry = self.books_log.add(
+                tx, operator, "add-table", spec.table_id, reason, {"definition": definition}
+            )
+        self.books_settlement.open_table(spec.table_id, spec.currency)
+        return entry
+
+
+def _closed_tables(storage: GroupStorage, table_ids: list[str]) -> dict[str, int]:
+    """The tables among ``table_ids`` that an operator closed, with the close's log entry."""
+    with storage.transaction(write=False) as tx:
+        statuses = tx.table_statuses()
+        closed = {t for t in table_ids if statuses.get(t) == "closed"}
+        if not closed:
+            return {}
+        found: dict[str, int] = {}
+        for row in tx.operator_entries(0.0, 1_000_000):
+            if row.action == "close-table" and row.target in closed:
+                found[row.target] = row.entry_id
+    return {t: found.get(t, 0) for t in closed}

@@ -58,6 +58,7 @@ from feltroom.room.ledger import (
     ensure_wallet,
     escrow_key,
     new_transfer,
+    operator_reference,
     pending_key,
     system_key,
     valid_name,
@@ -336,13 +337,24 @@ class Settlement:
                 tx.put_seat(SeatRow(table_id, player, seat.seat, seat.stack + added))
             return added, held - added
 
-    def leave(self, table_id: str, player: str, expected_stack: int | None = None) -> int:
+    def leave(
+        self,
+        table_id: str,
+        player: str,
+        expected_stack: int | None = None,
+        entry: int | None = None,
+    ) -> int:
         """Return the player's stack escrow -> wallet and free the seat; returns the amount.
 
         Used when a player leaves and when a seat is released after sitting out too long
         (R-SIT-2). ``expected_stack`` is the table's own figure; a disagreement is refused.
+        ``entry``: the operator log entry whose action made the player leave (a suspension, a
+        kick, a table closed); the transfers name it (``operator_reference``).
         """
         now = self.clock()
+        reference = f"table:{table_id}"
+        if entry is not None:
+            reference = operator_reference(reference, entry)
         with self.storage.transaction() as tx:
             table = self._table(tx, table_id)
             self._fenced(tx, table_id)
@@ -360,7 +372,7 @@ class Settlement:
                         pending.key,
                         ensure_wallet(tx, player, table.currency).key,
                         pending.balance,
-                        f"table:{table_id}",
+                        reference,
                         now,
                     )
                 )
@@ -373,7 +385,7 @@ class Settlement:
                         escrow_key(table_id),
                         wallet.key,
                         seat.stack,
-                        f"table:{table_id}",
+                        reference,
                         now,
                     )
                 )

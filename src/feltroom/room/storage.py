@@ -35,6 +35,7 @@ __all__ = [
     "HandRow",
     "LeaseRow",
     "OperationRow",
+    "OperatorEntryRow",
     "SeatRow",
     "SessionRow",
     "SignInRow",
@@ -69,13 +70,33 @@ class OperationRow:
 @dataclass(frozen=True, slots=True)
 class UserRow:
     """A player account: name, Argon2id hash, when protections were last reset (epoch seconds);
-    ``bot`` marks a house bot (an account the room plays itself)."""
+    ``bot`` marks a house bot (an account the room plays itself); ``operator`` an account that
+    may use the operator API, from ``operator_addresses`` only when that (comma-separated) list
+    is not empty; ``suspended`` an account that cannot sign in."""
 
     name: str
     password_hash: str
     created_at: float
     protections_reset_at: float
     bot: bool = False
+    operator: bool = False
+    suspended: bool = False
+    operator_addresses: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class OperatorEntryRow:
+    """One entry of the operator log: who (``operator``) did what (``action``) to what
+    (``target``: an account, a table, ``room``), when (epoch seconds), why (``reason``), with
+    ``details`` (JSON text: what the action found and did). ``entry_id`` is 0 until stored."""
+
+    entry_id: int
+    at: float
+    operator: str
+    action: str
+    target: str
+    reason: str
+    details: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,6 +333,38 @@ class Transaction(Protocol):
         ...
 
     def table_definitions(self) -> dict[str, str]: ...
+    def add_table_definition(self, table_id: str, definition: str) -> bool:
+        """Add a table's definition unless one exists; returns whether it was added."""
+        ...
+
+    def table_statuses(self) -> dict[str, str]:
+        """Each defined table's status: ``open``, ``closed`` or ``retired``."""
+        ...
+
+    def set_table_status(self, table_id: str, status: str) -> bool:
+        """Set a defined table's status; False if the table has no definition."""
+        ...
+
+    # -- operators (issue 23)
+    def set_operator(self, name: str, operator: bool, addresses: str) -> None: ...
+    def set_suspended(self, name: str, suspended: bool) -> None: ...
+    def delete_sessions_of(self, user: str) -> int:
+        """End every session of ``user``; returns how many."""
+        ...
+
+    def add_operator_entry(self, row: OperatorEntryRow) -> int:
+        """Store an entry of the operator log; returns its id (never reused)."""
+        ...
+
+    def operator_entries(self, since: float, limit: int) -> list[OperatorEntryRow]:
+        """The newest ``limit`` entries at or after ``since``, oldest first."""
+        ...
+
+    def operator_entry_ids(self) -> set[int]: ...
+    def operator_transfers(self) -> list[tuple[str, str]]:
+        """(transfer id, reference) of every transfer whose reference names an operator log
+        entry (``...:operator:<id>``)."""
+        ...
 
     # -- the audit's reads
     def all_accounts(self) -> list[AccountRow]: ...

@@ -18,6 +18,7 @@ default.
 
 from __future__ import annotations
 
+import json
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
@@ -29,6 +30,7 @@ from typing import Any
 from feltroom.errors import InvalidConfiguration
 from feltroom.room.errors import RoomError
 from feltroom.room.ledger import currency, valid_name
+from feltroom.room.storage import Storage
 from feltroom.table import TableConfig, preset
 
 __all__ = [
@@ -36,6 +38,7 @@ __all__ = [
     "TableSpec",
     "load_tables",
     "parse_tables",
+    "room_tables",
     "settings_of",
     "spec_of",
     "table_entries",
@@ -132,12 +135,34 @@ def parse_tables(text: str, where: str = "tables") -> list[TableSpec]:
     return specs
 
 
-def load_tables(path: str | Path | None = None) -> list[TableSpec]:
-    """The tables of a file, or the shipped demo tables when ``path`` is ``None``."""
+def _tables_text(path: str | Path | None) -> tuple[str, str]:
     if path is None:
         text = resources.files("feltroom").joinpath("data", "tables.toml").read_text("utf-8")
-        return parse_tables(text, DEFAULT_TABLES)
-    return parse_tables(Path(path).read_text("utf-8"), str(path))
+        return text, DEFAULT_TABLES
+    return Path(path).read_text("utf-8"), str(path)
+
+
+def load_tables(path: str | Path | None = None) -> list[TableSpec]:
+    """The tables of a file, or the shipped demo tables when ``path`` is ``None``."""
+    return parse_tables(*_tables_text(path))
+
+
+def room_tables(storage: Storage, path: str | Path | None = None) -> list[TableSpec]:
+    """The room's tables: the database is their source of truth once it holds them.
+
+    Each table of the tables file (``path``; the demo tables when ``None``) that the database
+    does not know yet is stored (``table_definitions``); then every table the database defines
+    and that is not retired is loaded, the file's first, in its order, then the others (added by
+    an operator) by id. A table the database knows keeps its stored definition whatever the file
+    now says: to change a table, retire it and add a new one (docs/operator.md)."""
+    entries = table_entries(*_tables_text(path))
+    with storage.transaction() as tx:
+        for spec, entry in entries:
+            tx.add_table_definition(spec.table_id, json.dumps(entry, sort_keys=True))
+        stored = tx.table_definitions()
+    order = [spec.table_id for spec, _ in entries]
+    ids = [t for t in order if t in stored] + sorted(set(stored) - set(order))
+    return [spec_of(json.loads(stored[t]), f"table_definitions ({t})") for t in ids]
 
 
 def settings_of(config: TableConfig) -> dict[str, Any]:

@@ -9,6 +9,8 @@
   stakes, seats taken and free, waiting list, average pot, hands per hour, players per flop, the
   table information of R-TABLE-1 and all of its settings (``feltroom.room.lobby``).
 - ``GET /api/status`` — the room's figures alone.
+- ``GET /admin`` and ``/api/operator/...`` — the operator console and API, for operator
+  accounts only (``feltroom.server.operator_api``, docs/operator.md).
 - ``/ws`` — the websocket protocol for play (``feltroom.server.session``, docs/protocol.md).
 - The HTTP API of the player protocol (``feltroom.server.rest``): sign-up, sign-in, sign-out,
   balances, play-money grants and hand histories under ``/api``.
@@ -44,6 +46,7 @@ from feltroom.room.histories import HandHistories
 from feltroom.room.runtime import RoomRuntime
 from feltroom.room.signins import SignInLog
 from feltroom.server.headers import SecurityHeaders
+from feltroom.server.operator_api import operator_routes
 from feltroom.server.protocol import MAX_FRAME
 from feltroom.server.rest import RestLimits, error_response, rest_routes
 from feltroom.server.session import Hub, HubSettings
@@ -183,6 +186,7 @@ def create_app(
                 on_sign_out=hub.end_session,
                 sign_ins=sign_ins,
             ),
+            *operator_routes(runtime, hub, STATIC),
             WebSocketRoute("/ws", websocket_endpoint(hub)),
         ],
         exception_handlers={HTTPException: _http_error},

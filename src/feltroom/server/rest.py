@@ -60,8 +60,9 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from feltroom.money import PLAY, to_units
-from feltroom.room.accounts import reserved, token_hash
+from feltroom.room.accounts import Accounts, reserved, token_hash
 from feltroom.room.errors import (
+    AccountSuspended,
     AuthenticationFailed,
     IdempotencyConflict,
     NotAvailable,
@@ -79,7 +80,7 @@ from feltroom.server.hand_files import (
     pokerstars_of_view,
 )
 
-__all__ = ["RestLimits", "phh_of_view", "rest_routes"]
+__all__ = ["ApiError", "RestLimits", "authenticated", "guard", "phh_of_view", "rest_routes"]
 
 log = logging.getLogger("feltroom.server")
 
@@ -396,10 +397,65 @@ def _only_params(request: Request, allowed: Sequence[str]) -> None:
             raise _invalid(f"unknown query parameter {name!r}; the parameters are {valid}")
 
 
+async def authenticated(request: Request, accounts: Accounts) -> tuple[str, str]:
+    """The player and the token of a request's ``Authorization: Bearer`` session (401
+    otherwise)."""
+    header = request.headers.get("authorization")
+    if header is None:
+        raise ApiError(
+            401,
+            "unauthenticated",
+            "sign in first (POST /api/signin) and send Authorization: Bearer <token>",
+            {"WWW-Authenticate": _BEARER},
+        )
+    scheme, _, token = header.partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token or len(token) > _MAX_TOKEN:
+        raise ApiError(
+            401,
+            "unauthenticated",
+            "the Authorization header must be 'Bearer <token>' with the token of a sign-in",
+            {"WWW-Authenticate": f'{_BEARER}, error="invalid_request"'},
+        )
+    try:
+        player = await run_in_threadpool(accounts.authenticate, token)
+    except AuthenticationFailed:
+        raise ApiError(
+            401,
+            "unauthenticated",
+            "unknown or expired session; sign in again (POST /api/signin)",
+            {"WWW-Authenticate": f'{_BEARER}, error="invalid_token"'},
+        ) from None
+    return player, token
+
+
 # ------------------------------------------------------------------------------ routes
 
 
 Handler = Callable[[Request], Awaitable[Response]]
+
+
+def guard(handler: Handler) -> Handler:
+    """An endpoint of the API: requests from another web origin refused (403), ``ApiError``
+    answered in the one error shape, anything else logged and answered 500."""
+
+    async def guarded(request: Request) -> Response:
+        if not _origin_allowed(request):
+            return error_response(
+                403,
+                "forbidden_origin",
+                "requests from a web page must come from this room's own origin "
+                f"({request.url.scheme}://{request.url.netloc})",
+            )
+        try:
+            return await handler(request)
+        except ApiError as error:
+            return error.response()
+        except Exception:
+            log.exception("%s %s failed", request.method, request.url.path)
+            return error_response(500, "internal", "the room could not answer; try again")
+
+    return guarded
 
 
 def rest_routes(
@@ -431,53 +487,10 @@ def rest_routes(
         """``call`` (sign-up, sign-in) in its own pool of ``hash_pool`` threads."""
         return await asyncio.get_running_loop().run_in_executor(hashing, call, *args)
 
-    def endpoint(handler: Handler) -> Handler:
-        async def guarded(request: Request) -> Response:
-            if not _origin_allowed(request):
-                return error_response(
-                    403,
-                    "forbidden_origin",
-                    "requests from a web page must come from this room's own origin "
-                    f"({request.url.scheme}://{request.url.netloc})",
-                )
-            try:
-                return await handler(request)
-            except ApiError as error:
-                return error.response()
-            except Exception:
-                log.exception("%s %s failed", request.method, request.url.path)
-                return error_response(500, "internal", "the room could not answer; try again")
-
-        return guarded
+    endpoint = guard
 
     async def player_of(request: Request) -> tuple[str, str]:
-        header = request.headers.get("authorization")
-        if header is None:
-            raise ApiError(
-                401,
-                "unauthenticated",
-                "sign in first (POST /api/signin) and send Authorization: Bearer <token>",
-                {"WWW-Authenticate": _BEARER},
-            )
-        scheme, _, token = header.partition(" ")
-        token = token.strip()
-        if scheme.lower() != "bearer" or not token or len(token) > _MAX_TOKEN:
-            raise ApiError(
-                401,
-                "unauthenticated",
-                "the Authorization header must be 'Bearer <token>' with the token of a sign-in",
-                {"WWW-Authenticate": f'{_BEARER}, error="invalid_request"'},
-            )
-        try:
-            player = await run_in_threadpool(accounts.authenticate, token)
-        except AuthenticationFailed:
-            raise ApiError(
-                401,
-                "unauthenticated",
-                "unknown or expired session; sign in again (POST /api/signin)",
-                {"WWW-Authenticate": f'{_BEARER}, error="invalid_token"'},
-            ) from None
-        return player, token
+        return await authenticated(request, accounts)
 
     async def no_body(request: Request) -> None:
         _strings(await _read_json(request, limits.max_body), ())
@@ -549,6 +562,8 @@ def rest_routes(
             stamps.append((by_account, account, by_account.fail(account)))
         try:
             session = await hashed(accounts.sign_in, name, password)
+        except AccountSuspended as error:
+            raise ApiError(403, "suspended", str(error)) from None
         except AuthenticationFailed:
             raise ApiError(
                 401,

@@ -248,6 +248,48 @@ class Hub:
             connection.close(reason)
         return len(ended)
 
+    def close_player(self, player: str, reason: str) -> int:
+        """Close at once (1008, ``reason``) every connection of ``player`` (a suspended
+        account); returns how many."""
+        ended = [c for c in self.by_player.get(player, ()) if not c.closed]
+        for connection in ended:
+            connection.close(reason)
+        return len(ended)
+
+    def broadcast(self, text: str) -> int:
+        """The room's message to every table: a chat line from ``room`` (a reserved name, so
+        no player can pass for it) to everyone watching each table. Returns the connections
+        reached."""
+        now = self.runtime.clock()
+        reached: set[Connection] = set()
+        for table_id in list(self.runtime.runners):
+            line = {"type": "chat", "table": table_id, "player": "room", "text": text, "time": now}
+            for connection in list(self.by_table.get(table_id, ())):
+                connection.send(line)
+                reached.add(connection)
+        return len(reached)
+
+    def online(self) -> list[dict[str, Any]]:
+        """Who is connected and where: per player, the connections, their addresses, the
+        tables watched and the seats held."""
+        found = []
+        for player, connections in sorted(self.by_player.items()):
+            live = [c for c in connections if not c.closed]
+            if not live:
+                continue
+            found.append(
+                {
+                    "player": player,
+                    "connections": len(live),
+                    "addresses": sorted({c.address for c in live}),
+                    "watching": sorted({t for c in live for t in c.tables}),
+                    "seats": [
+                        {"table": t, "seat": seat} for t, seat in self.runtime.seats_of(player)
+                    ],
+                }
+            )
+        return found
+
     def close_expired(self) -> int:
         """Close (1008) every connection whose session has expired; returns how many."""
         now = self.runtime.accounts.clock()

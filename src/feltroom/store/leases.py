@@ -116,5 +116,30 @@ class LeaseQueries:
         )
 
     def table_definitions(self) -> dict[str, str]:
-        rows = self.c.execute(select(table_definitions).order_by(table_definitions.c.table_id))
+        """The definitions of the tables that are not retired."""
+        rows = self.c.execute(
+            select(table_definitions)
+            .where(table_definitions.c.status != "retired")
+            .order_by(table_definitions.c.table_id)
+        )
         return {row.table_id: row.definition for row in rows}
+
+    def add_table_definition(self, table_id: str, definition: str) -> bool:
+        dialect: Any = sqlite if self.is_sqlite else postgresql
+        statement = dialect.insert(table_definitions).values(
+            table_id=table_id, definition=definition
+        )
+        added = statement.on_conflict_do_nothing().returning(table_definitions.c.table_id)
+        return self.c.execute(added).first() is not None
+
+    def table_statuses(self) -> dict[str, str]:
+        rows = self.c.execute(select(table_definitions.c.table_id, table_definitions.c.status))
+        return {row.table_id: row.status for row in rows}
+
+    def set_table_status(self, table_id: str, status: str) -> bool:
+        result = self.c.execute(
+            update(table_definitions)
+            .where(table_definitions.c.table_id == table_id)
+            .values(status=status)
+        )
+        return bool(result.rowcount == 1)

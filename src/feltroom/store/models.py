@@ -30,6 +30,7 @@ __all__ = [
     "hands",
     "metadata",
     "operations",
+    "operator_log",
     "protections",
     "seats",
     "sessions",
@@ -67,6 +68,11 @@ users = Table(
     # House bots (issue 5): accounts the room plays itself, marked so that nobody mistakes them
     # for people (the lobby and the hand histories can say so).
     Column("bot", Boolean, nullable=False, server_default=false()),
+    # Operators (issue 23): accounts that may use the operator API and console, optionally only
+    # from the addresses listed (comma-separated; empty: any); suspended accounts cannot sign in.
+    Column("operator", Boolean, nullable=False, server_default=false()),
+    Column("suspended", Boolean, nullable=False, server_default=false()),
+    Column("operator_addresses", String(255), nullable=False, server_default=""),
 )
 # Names are one whatever their letter case (issue 27): alice, Alice and alIce cannot all be
 # accounts, so nobody can pass for another player or squat a house bot's name.
@@ -233,4 +239,22 @@ table_definitions = Table(
     metadata,
     Column("table_id", String(NAME), primary_key=True),
     Column("definition", Text, nullable=False),
+    # ``open``, ``closed`` (no new hands, issue 23) or ``retired`` (no longer loaded)
+    Column("status", String(8), nullable=False, server_default="open"),
+)
+
+# The operator log (issue 23): every operator action on record (who, what, on what, when, why);
+# a transfer an operator's action makes names its entry in its reference (``...:operator:<id>``),
+# and ``feltroom audit`` checks that the entry exists.
+operator_log = Table(
+    "operator_log",
+    metadata,
+    Column("entry_id", Serial, primary_key=True, autoincrement=True),
+    Column("at", Float, nullable=False, index=True),
+    Column("operator", String(NAME), nullable=False),
+    Column("action", String(32), nullable=False),
+    Column("target", String(80), nullable=False),
+    Column("reason", String(500), nullable=False),
+    Column("details", Text, nullable=False, server_default="{}"),
+    sqlite_autoincrement=True,
 )

@@ -694,11 +694,15 @@ function renderLobby() {
         h("td", { class: "num" }, `${t.seats_taken} / ${t.seats_free}`),
         h("td", { class: "num" }, chips(t.average_pot)),
         h("td", { class: "num" }, t.hands_per_hour),
-        h("td", { class: "row-actions" },
-          h("button", { type: "button", onclick: () => openTable(t.id, true), "aria-label": `Join ${t.name}` }, "Join"),
-          h("button", { type: "button", onclick: () => openTable(t.id, false), "aria-label": `Observe ${t.name}` }, "Observe"),
-          h("button", { type: "button", onclick: () => joinWaitList(t.id), "aria-label": `Wait list${t.waiting ? ` (${t.waiting})` : ""}: join the waiting list of ${t.name}` },
-            `Wait list${t.waiting ? ` (${t.waiting})` : ""}`))));
+        t.status === "closed"
+          // an operator closed the table (docs/operator.md): no new hands, no joins
+          ? h("td", { class: "row-actions" }, h("span", { class: "closed" }, "Closed by the room"),
+            h("button", { type: "button", onclick: () => openTable(t.id, false), "aria-label": `Observe ${t.name}` }, "Observe"))
+          : h("td", { class: "row-actions" },
+            h("button", { type: "button", onclick: () => openTable(t.id, true), "aria-label": `Join ${t.name}` }, "Join"),
+            h("button", { type: "button", onclick: () => openTable(t.id, false), "aria-label": `Observe ${t.name}` }, "Observe"),
+            h("button", { type: "button", onclick: () => joinWaitList(t.id), "aria-label": `Wait list${t.waiting ? ` (${t.waiting})` : ""}: join the waiting list of ${t.name}` },
+              `Wait list${t.waiting ? ` (${t.waiting})` : ""}`))));
   const play = Number(state.balances.PLAY || 0);
   const empty = Object.values(state.balances).every((v) => Number(v) === 0);
   app.replaceChildren(

@@ -1,0 +1,279 @@
+"""Operators and the operator log (docs/operator.md).
+
+An operator is an account with the ``operator`` flag (``feltroom admin --db URL grant-operator
+NAME``), optionally restricted to the client addresses it names. Every operator action is written
+to the operator log in the database: who, what, on what, when and why. An account action (suspend,
+reinstate, reset a password, grant) and its log entry are one transaction, so there is never an
+action without its entry nor an entry without its action. An action on the live room (a table
+closed, a player kicked) writes its entry first and then acts; a transfer it makes names the entry
+in its reference (``operator_reference``), which ``feltroom audit`` checks.
+
+Bad input raises ``RoomError`` (``UnknownAccount``, ``NotAnOperator``) saying what is valid, and
+changes nothing.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import secrets
+import time
+from collections.abc import Callable, Iterable, Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from feltroom.room.accounts import Accounts
+from feltroom.room.errors import NotAnOperator, RoomError, UnknownAccount
+from feltroom.room.ledger import OPERATOR_MARK, operator_reference
+from feltroom.room.storage import OperatorEntryRow, Storage, Transaction, UserRow
+
+__all__ = [
+    "ACTIONS",
+    "MAX_REASON",
+    "OPERATOR_MARK",
+    "OperatorLog",
+    "Operators",
+    "check_reason",
+    "entry_json",
+    "operator_reference",
+    "parse_addresses",
+]
+
+MAX_REASON = 500
+MAX_OPERATOR = 32
+
+ACTIONS = (
+    "grant-operator",
+    "revoke-operator",
+    "suspend",
+    "reinstate",
+    "reset-password",
+    "close-table",
+    "reopen-table",
+    "add-table",
+    "retire-table",
+    "kick",
+    "broadcast",
+)
+"""Every action the operator log records."""
+
+TEMPORARY_PASSWORD_BYTES = 12
+
+
+def check_reason(reason: str) -> str:
+    """The reason an operator gives, stripped: required, at most ``MAX_REASON`` characters."""
+    text = reason.strip()
+    if not text:
+        raise RoomError("give a reason (--reason TEXT): every operator action is on record")
+    if len(text) > MAX_REASON:
+        raise RoomError(f"a reason has at most {MAX_REASON} characters, not {len(text)}")
+    return text
+
+
+def parse_addresses(text: str) -> str:
+    """Comma-separated IP addresses or networks, normalised (``""``: any address)."""
+    found: list[str] = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        try:
+            found.append(str(ipaddress.ip_network(part, strict=False)))
+        except ValueError:
+            raise RoomError(
+                f"{part!r} is not an IP address or network; give addresses or networks such "
+                "as 127.0.0.1,10.0.0.0/8"
+            ) from None
+    text = ",".join(found)
+    if len(text) > 255:
+        raise RoomError("the operator's addresses take at most 255 characters")
+    return text
+
+
+def _address_allowed(allowed: str, address: str) -> bool:
+    if not allowed:
+        return True
+    try:
+        client = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(client in ipaddress.ip_network(net) for net in allowed.split(","))
+
+
+def entry_json(row: OperatorEntryRow) -> dict[str, Any]:
+    """An entry of the log as JSON: the time as epoch seconds and as ISO 8601 (UTC)."""
+    return {
+        "id": row.entry_id,
+        "at": row.at,
+        "time": datetime.fromtimestamp(row.at, UTC).isoformat(timespec="seconds"),
+        "operator": row.operator,
+        "action": row.action,
+        "target": row.target,
+        "reason": row.reason,
+        "details": json.loads(row.details),
+    }
+
+
+class OperatorLog:
+    """The operator log over a ``Storage``."""
+
+    def __init__(self, storage: Storage, clock: Callable[[], float] = time.time) -> None:
+        self.storage = storage
+        self.clock = clock
+
+    def add(
+        self,
+        tx: Transaction,
+        operator: str,
+        action: str,
+        target: str,
+        reason: str,
+        details: Mapping[str, Any] | None = None,
+    ) -> int:
+        """Write an entry inside ``tx``; returns its id."""
+        if action not in ACTIONS:
+            raise RoomError(f"unknown action {action!r}; the actions are {', '.join(ACTIONS)}")
+        if not 1 <= len(operator.strip()) <= MAX_OPERATOR:
+            raise RoomError(f"an operator's name has 1 to {MAX_OPERATOR} characters: {operator!r}")
+        row = OperatorEntryRow(
+            0,
+            self.clock(),
+            operator,
+            action,
+            target,
+            check_reason(reason),
+            json.dumps(dict(details or {}), sort_keys=True),
+        )
+        return tx.add_operator_entry(row)
+
+    def record(
+        self,
+        operator: str,
+        action: str,
+        target: str,
+        reason: str,
+        details: Mapping[str, Any] | None = None,
+    ) -> int:
+        """Write an entry in its own transaction; returns its id."""
+        with self.storage.transaction() as tx:
+            return self.add(tx, operator, action, target, reason, details)
+
+    def entries(self, since: float = 0.0, limit: int = 1000) -> list[dict[str, Any]]:
+        """The newest ``limit`` entries at or after ``since`` (epoch seconds), oldest first."""
+        if not 1 <= limit <= 100_000:
+            raise RoomError(f"limit must be from 1 to 100000, not {limit}")
+        with self.storage.transaction(write=False) as tx:
+            return [entry_json(row) for row in tx.operator_entries(since, limit)]
+
+
+class Operators:
+    """The operator's actions on accounts, each with its log entry in the same transaction."""
+
+    def __init__(self, accounts: Accounts, log: OperatorLog | None = None) -> None:
+        self.accounts = accounts
+        self.storage = accounts.storage
+        self.log = log or OperatorLog(accounts.storage, accounts.clock)
+
+    # -- who may act
+
+    def check_operator(self, name: str, address: str | None = None) -> UserRow:
+        """The operator's account, or ``NotAnOperator``: not an operator, suspended, or (when
+        ``address`` is given and the operator named addresses) from another address."""
+        with self.storage.transaction(write=False) as tx:
+            user = tx.get_user(name)
+        if user is None or not user.operator or user.suspended:
+            raise NotAnOperator(
+                f"{name!r} is not an operator; an operator is granted with "
+                "`feltroom admin --db URL grant-operator NAME`"
+            )
+        if address is not None and not _address_allowed(user.operator_addresses, address):
+            raise NotAnOperator(
+                f"operator {name!r} may act only from {user.operator_addresses}, not from {address}"
+            )
+        return user
+
+    # -- account actions
+
+    def grant(self, name: str, addresses: str, operator: str, reason: str) -> dict[str, Any]:
+        """Make ``name`` an operator (from ``addresses`` only, if any are given)."""
+        allowed = parse_addresses(addresses)
+        with self.storage.transaction() as tx:
+            user = self._person(tx, name)
+            tx.set_operator(user.name, True, allowed)
+            entry = self.log.add(
+                tx, operator, "grant-operator", name, reason, {"addresses": allowed}
+            )
+        return {"account": name, "operator": True, "addresses": allowed, "entry": entry}
+
+    def revoke(self, name: str, operator: str, reason: str) -> dict[str, Any]:
+        """``name`` is an operator no more."""
+        with self.storage.transaction() as tx:
+            user = self._person(tx, name)
+            if not user.operator:
+                raise RoomError(f"{name!r} is not an operator")
+            tx.set_operator(user.name, False, "")
+            entry = self.log.add(tx, operator, "revoke-operator", name, reason)
+        return {"account": name, "operator": False, "entry": entry}
+
+    def suspend(self, name: str, operator: str, reason: str) -> dict[str, Any]:
+        """Suspend ``name``: it cannot sign in, and every session it has ends now. (The live
+        room also closes its connections and takes its chips out of play: ``RoomRuntime``.)"""
+        with self.storage.transaction() as tx:
+            user = self._person(tx, name, lock=True)
+            if user.suspended:
+                raise RoomError(f"{name!r} is already suspended; reinstate it first")
+            if name == operator:
+                raise RoomError("an operator cannot suspend their own account")
+            tx.set_suspended(name, True)
+            ended = tx.delete_sessions_of(name)
+            entry = self.log.add(tx, operator, "suspend", name, reason, {"sessions_ended": ended})
+        return {"account": name, "suspended": True, "sessions_ended": ended, "entry": entry}
+
+    def reinstate(self, name: str, operator: str, reason: str) -> dict[str, Any]:
+        """Lift a suspension: the account may sign in again."""
+        with self.storage.transaction() as tx:
+            user = self._person(tx, name, lock=True)
+            if not user.suspended:
+                raise RoomError(f"{name!r} is not suspended")
+            tx.set_suspended(name, False)
+            entry = self.log.add(tx, operator, "reinstate", name, reason)
+        return {"account": name, "suspended": False, "entry": entry}
+
+    def reset_password(self, name: str, operator: str, reason: str) -> dict[str, Any]:
+        """Give ``name`` a new random password (returned once, to hand to the player) and end
+        every session it has. Blocking: hashes."""
+        with self.storage.transaction(write=False) as tx:
+            self._person(tx, name)
+        password = secrets.token_urlsafe(TEMPORARY_PASSWORD_BYTES)
+        password_hash = self.accounts.hasher.hash(password)
+        with self.storage.transaction() as tx:
+            self._person(tx, name, lock=True)
+            tx.set_password_hash(name, password_hash)
+            ended = tx.delete_sessions_of(name)
+            entry = self.log.add(
+                tx, operator, "reset-password", name, reason, {"sessions_ended": ended}
+            )
+        return {"account": name, "password": password, "sessions_ended": ended, "entry": entry}
+
+    def describe(self, names: Iterable[str]) -> dict[str, dict[str, Any]]:
+        """Each known account of ``names``: operator, suspended, bot."""
+        found: dict[str, dict[str, Any]] = {}
+        with self.storage.transaction(write=False) as tx:
+            for name in names:
+                user = tx.get_user(name)
+                if user is not None:
+                    found[name] = {
+                        "operator": user.operator,
+                        "suspended": user.suspended,
+                        "bot": user.bot,
+                    }
+        return found
+
+    @staticmethod
+    def _person(tx: Transaction, name: str, lock: bool = False) -> UserRow:
+        user = tx.get_user(name, lock=lock)
+        if user is None:
+            raise UnknownAccount(f"no player account named {name!r} (names are case-sensitive)")
+        if user.bot:
+            raise RoomError(f"{name!r} is a house bot, not a person's account")
+        return user

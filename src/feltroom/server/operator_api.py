@@ -1,0 +1,253 @@
+"""The operator API (docs/operator.md): the live room's operator actions, JSON under
+``/api/operator``, and the operator console at ``/admin``.
+
+Every call sends ``Authorization: Bearer <token>`` of an operator account's sign-in (``POST
+/api/signin``); an account that is not an operator, or an operator calling from an address it did
+not name, is refused (403) and nothing changes. Every action takes a ``reason`` and is written to
+the operator log before it acts; a refused action (unknown account or table, bad input: 400, 404
+or 409 with a message saying what is valid) writes nothing and changes nothing.
+
+- ``GET /api/operator/me``: the operator and their addresses;
+- ``GET /api/operator/online``: who is connected, from where, watching and seated where;
+- ``GET /api/operator/tables``: every table's lobby entry and the players seated there;
+- ``GET /api/operator/log?since=ISO&limit=N``: the operator log, oldest first;
+- ``GET /api/operator/integrity?since=ISO``: the integrity report (docs/integrity.md);
+- ``POST /api/operator/<action>``: ``suspend``, ``reinstate``, ``reset-password`` (``{"account",
+  "reason"}``), ``close-table``, ``reopen-table``, ``retire-table`` (``{"table", "reason"}``),
+  ``add-table`` (``{"definition": {a tables file's [[table]] entry}, "reason"}``), ``kick``
+  (``{"table", "player", "reason"}``), ``broadcast`` (``{"text", "reason"}``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from feltroom.room.errors import NotAnOperator, NotSeated, RoomError, UnknownAccount
+from feltroom.room.integrity import room_integrity_report
+from feltroom.room.operators import MAX_REASON, Operators, check_reason
+from feltroom.room.runtime import RoomRuntime
+from feltroom.room.tables_config import spec_of
+from feltroom.server.rest import (
+    ApiError,
+    _client_address,
+    _invalid,
+    _json_type,
+    _only_params,
+    _query_int,
+    _query_time,
+    _read_json,
+    authenticated,
+    guard,
+)
+from feltroom.server.session import Hub
+
+__all__ = ["ACCOUNT_ACTIONS", "TABLE_ACTIONS", "operator_routes"]
+
+ACCOUNT_ACTIONS = ("suspend", "reinstate", "reset-password")
+TABLE_ACTIONS = ("close-table", "reopen-table", "retire-table")
+MAX_BROADCAST = 500
+MAX_BODY = 16_384  # a table's definition is the largest body
+
+Action = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+def _fields(body: dict[str, Any], names: dict[str, type]) -> dict[str, Any]:
+    """Exactly the fields ``names``, each of its type."""
+    expected = ", ".join(repr(name) for name in names)
+    extra = sorted(set(body) - set(names))
+    if extra:
+        raise _invalid(f"unknown field {extra[0]!r}; the fields are {expected}")
+    for name, kind in names.items():
+        if name not in body:
+            raise _invalid(f"the field {name!r} is missing; the fields are {expected}")
+        if type(body[name]) is not kind:
+            wanted = "a string" if kind is str else "a JSON object"
+            raise _invalid(
+                f"the field {name!r} must be {wanted}, not a JSON {_json_type(body[name])}"
+            )
+    try:
+        body["reason"] = check_reason(body["reason"])
+    except RoomError as error:
+        raise _invalid(str(error), {"field": "reason", "max_length": MAX_REASON}) from None
+    return body
+
+
+def _refused(error: RoomError) -> ApiError:
+    if isinstance(error, UnknownAccount | NotSeated):
+        return ApiError(404, "not_found", str(error))
+    return ApiError(409, "refused", str(error))
+
+
+def operator_routes(runtime: RoomRuntime, hub: Hub, static: Any) -> list[Route]:
+    """The operator API and console of a room; ``static`` is the folder of ``admin.html``."""
+    operators = Operators(runtime.accounts)
+
+    async def operator_of(request: Request) -> str:
+        player, _ = await authenticated(request, runtime.accounts)
+        try:
+            await run_in_threadpool(operators.check_operator, player, _client_address(request))
+        except NotAnOperator as error:
+            raise ApiError(403, "not_operator", str(error)) from None
+        return player
+
+    def table_of(table_id: str) -> None:
+        if table_id not in runtime.runners:
+            known = ", ".join(runtime.runners) or "none"
+            raise ApiError(404, "not_found", f"no table {table_id!r}; the tables are {known}")
+
+    # -- reads
+
+    async def me(request: Request) -> Response:
+        name = await operator_of(request)
+        user = await run_in_threadpool(operators.check_operator, name)
+        return JSONResponse({"operator": name, "addresses": user.operator_addresses})
+
+    async def online(request: Request) -> Response:
+        await operator_of(request)
+        players = hub.online()
+        return JSONResponse({"players": players, "connections": len(hub.connections)})
+
+    async def tables(request: Request) -> Response:
+        await operator_of(request)
+        found = []
+        names: set[str] = set()
+        for entry in runtime.lobby():
+            runner = runtime.runners[entry["id"]]
+            seated: list[dict[str, Any]] = [
+                {
+                    "player": p.account,
+                    "seat": n,
+                    "stack": p.stack,
+                    "sitting_out": p.sitting_out,
+                    "disconnected": p.disconnected,
+                    "bot": p.account in runner.bots,
+                    "leaving": p.account in runner.operator_leaves,
+                }
+                for n, p in sorted(runner.table.seats.items())
+            ]
+            names |= {p.account for p in runner.table.seats.values()}
+            found.append({**entry, "players": seated, "hand": runner.playing})
+        flags = await run_in_threadpool(operators.describe, sorted(names))
+        for entry in found:
+            for player in entry["players"]:
+                player["suspended"] = flags.get(player["player"], {}).get("suspended", False)
+        return JSONResponse({"tables": found})
+
+    async def oplog(request: Request) -> Response:
+        await operator_of(request)
+        _only_params(request, ("since", "limit"))
+        since = _query_time(request, "since") or 0.0
+        limit = _query_int(request, "limit", 1, 10_000) or 1000
+        entries = await run_in_threadpool(operators.log.entries, since, limit)
+        return JSONResponse({"entries": entries})
+
+    async def integrity(request: Request) -> Response:
+        await operator_of(request)
+        _only_params(request, ("since",))
+        since = _query_time(request, "since")
+        report = await run_in_threadpool(
+            room_integrity_report, runtime.settlement.storage, since, 2.0
+        )
+        return JSONResponse(report)
+
+    # -- actions
+
+    async def account_action(action: str, operator: str, body: dict[str, Any]) -> dict[str, Any]:
+        b = _fields(body, {"account": str, "reason": str})
+        account, reason = b["account"], b["reason"]
+        if action == "suspend":
+            result = await run_in_threadpool(operators.suspend, account, operator, reason)
+            result["connections_closed"] = hub.close_player(
+                account, "this account is suspended by the room"
+            )
+            result["tables_left"] = await runtime.remove_account(account, result["entry"])
+            return result
+        if action == "reinstate":
+            return await run_in_threadpool(operators.reinstate, account, operator, reason)
+        result = await run_in_threadpool(operators.reset_password, account, operator, reason)
+        result["connections_closed"] = hub.close_player(
+            account, "the room reset this account's password; sign in again"
+        )
+        return result
+
+    async def table_action(action: str, operator: str, body: dict[str, Any]) -> dict[str, Any]:
+        b = _fields(body, {"table": str, "reason": str})
+        table_of(b["table"])
+        call = {
+            "close-table": runtime.close_table,
+            "reopen-table": runtime.reopen_table,
+            "retire-table": runtime.retire_table,
+        }[action]
+        return await call(b["table"], operator, b["reason"])
+
+    async def add_table(action: str, operator: str, body: dict[str, Any]) -> dict[str, Any]:
+        b = _fields(body, {"definition": dict, "reason": str})
+        try:
+            spec = spec_of(b["definition"], "the definition")
+        except (RoomError, ValueError) as error:
+            raise _invalid(f"{error}; docs/tables.md lists a table's settings") from None
+        definition = json.dumps(b["definition"], sort_keys=True)
+        return await runtime.add_table(spec, definition, operator, b["reason"])
+
+    async def kick(action: str, operator: str, body: dict[str, Any]) -> dict[str, Any]:
+        b = _fields(body, {"table": str, "player": str, "reason": str})
+        table_of(b["table"])
+        return await runtime.kick(b["table"], b["player"], operator, b["reason"])
+
+    async def broadcast(action: str, operator: str, body: dict[str, Any]) -> dict[str, Any]:
+        b = _fields(body, {"text": str, "reason": str})
+        text = b["text"].strip()
+        if not 1 <= len(text) <= MAX_BROADCAST:
+            raise _invalid(
+                f"a broadcast has 1 to {MAX_BROADCAST} characters, not {len(text)}",
+                {"field": "text", "max_length": MAX_BROADCAST},
+            )
+        entry = await run_in_threadpool(
+            operators.log.record, operator, "broadcast", "room", b["reason"], {"text": text}
+        )
+        return {"text": text, "connections": hub.broadcast(text), "entry": entry}
+
+    actions: dict[str, Callable[[str, str, dict[str, Any]], Awaitable[dict[str, Any]]]] = {
+        **dict.fromkeys(ACCOUNT_ACTIONS, account_action),
+        **dict.fromkeys(TABLE_ACTIONS, table_action),
+        "add-table": add_table,
+        "kick": kick,
+        "broadcast": broadcast,
+    }
+
+    async def act(request: Request) -> Response:
+        operator = await operator_of(request)
+        action = request.path_params["action"]
+        handler = actions.get(action)
+        if handler is None:
+            raise ApiError(
+                404,
+                "not_found",
+                f"no operator action {action!r}; the actions are {', '.join(actions)}",
+            )
+        body = await _read_json(request, MAX_BODY)
+        try:
+            result = await handler(action, operator, body)
+        except RoomError as error:
+            raise _refused(error) from None
+        return JSONResponse({"action": action, "operator": operator, **result})
+
+    async def console(request: Request) -> FileResponse:
+        return FileResponse(static / "admin.html", headers={"Cache-Control": "no-cache"})
+
+    return [
+        Route("/admin", console),
+        Route("/api/operator/me", guard(me), methods=["GET"]),
+        Route("/api/operator/online", guard(online), methods=["GET"]),
+        Route("/api/operator/tables", guard(tables), methods=["GET"]),
+        Route("/api/operator/log", guard(oplog), methods=["GET"]),
+        Route("/api/operator/integrity", guard(integrity), methods=["GET"]),
+        Route("/api/operator/{action}", guard(act), methods=["POST"]),
+    ]

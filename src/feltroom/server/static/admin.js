@@ -1,0 +1,167 @@
+// The operator console (docs/operator.md): the operator API of /api/operator, nothing else.
+// Every text from the room is put on the page as text (textContent), never as markup.
+
+const TOKEN_KEY = "feltroom.operator";
+const $ = (id) => document.getElementById(id);
+
+function h(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
+  for (const child of children) node.append(child instanceof Node ? child : String(child));
+  return node;
+}
+
+async function api(method, path, body) {
+  const headers = { Accept: "application/json" };
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const answer = await response.json().catch(() => ({}));
+  if (!response.ok) {
+    const message = (answer.error && answer.error.message) || `HTTP ${response.status}`;
+    const error = new Error(message);
+    error.status = response.status;
+    throw error;
+  }
+  return answer;
+}
+
+function say(text, error = false) {
+  const result = $("result");
+  result.textContent = text;
+  result.className = error ? "error" : "";
+}
+
+async function act(action, fields) {
+  const reason = $("reason").value.trim();
+  if (!reason) {
+    say("Give a reason: every operator action is on record.", true);
+    return;
+  }
+  try {
+    const answer = await api("POST", `/api/operator/${action}`, { ...fields, reason });
+    let text = `${action} done (log entry ${answer.entry}).`;
+    if (answer.password) text += ` New password for ${answer.account}: ${answer.password}`;
+    say(text);
+  } catch (error) {
+    say(`${action} refused: ${error.message}`, true);
+  }
+  await refresh();
+}
+
+function button(label, action, fields) {
+  const b = h("button", { type: "button", "data-action": action }, label);
+  b.addEventListener("click", () => act(action, fields));
+  return b;
+}
+
+function fill(id, rows) {
+  const body = $(id).querySelector("tbody");
+  body.replaceChildren(...rows);
+}
+
+async function refresh() {
+  if (!sessionStorage.getItem(TOKEN_KEY)) return;
+  try {
+    const [tables, online, log] = await Promise.all([
+      api("GET", "/api/operator/tables"),
+      api("GET", "/api/operator/online"),
+      api("GET", "/api/operator/log?limit=200"),
+    ]);
+    fill("tables", tables.tables.map((t) => {
+      const players = h("ul");
+      for (const p of t.players) {
+        const flags = [p.bot ? "bot" : "", p.sitting_out ? "sitting out" : "", p.leaving ? "leaving" : "", p.suspended ? "suspended" : ""].filter(Boolean);
+        players.append(h("li", { "data-player": p.player }, `${p.seat}: ${p.player} (${p.stack}${flags.length ? ", " + flags.join(", ") : ""}) `,
+          button("Kick", "kick", { table: t.id, player: p.player })));
+      }
+      const actions = h("td");
+      if (t.status === "closed") actions.append(button("Reopen", "reopen-table", { table: t.id }), button("Retire", "retire-table", { table: t.id }));
+      else actions.append(button("Close", "close-table", { table: t.id }));
+      return h("tr", { "data-table": t.id }, h("td", {}, `${t.name} (${t.id})`), h("td", { class: "status" }, t.status),
+        h("td", {}, t.hand === null ? "—" : t.hand), h("td", {}, players), actions);
+    }));
+    fill("online", online.players.map((p) => h("tr", { "data-player": p.player }, h("td", {}, p.player), h("td", {}, p.connections),
+      h("td", {}, p.addresses.join(", ")), h("td", {}, p.seats.map((s) => `${s.table} #${s.seat}`).join(", ") || "—"))));
+    fill("log", log.entries.slice().reverse().map((e) => h("tr", {}, h("td", {}, e.id), h("td", {}, e.time), h("td", {}, e.operator),
+      h("td", {}, e.action), h("td", {}, e.target), h("td", {}, e.reason))));
+  } catch (error) {
+    if (error.status === 401 || error.status === 403) signedOut(error.message);
+    else say(`The room did not answer: ${error.message}`, true);
+  }
+}
+
+function signedOut(message = "") {
+  sessionStorage.removeItem(TOKEN_KEY);
+  $("console").hidden = true;
+  $("signin").hidden = false;
+  $("who").textContent = message;
+}
+
+async function start() {
+  try {
+    const me = await api("GET", "/api/operator/me");
+    $("who").textContent = `Operator: ${me.operator}${me.addresses ? " (from " + me.addresses + ")" : ""}`;
+    $("signin").hidden = true;
+    $("console").hidden = false;
+    await refresh();
+  } catch (error) {
+    signedOut(error.status === 401 ? "" : error.message);
+  }
+}
+
+$("signin-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  try {
+    const answer = await api("POST", "/api/signin", { name: $("signin-name").value, password: $("signin-password").value });
+    sessionStorage.setItem(TOKEN_KEY, answer.token);
+    await start();
+  } catch (error) {
+    $("who").textContent = error.message;
+  }
+});
+
+$("account-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  act(event.submitter.dataset.action, { account: $("account-name").value.trim() });
+});
+
+$("broadcast-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  act("broadcast", { text: $("broadcast-text").value });
+});
+
+$("add-table-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  let definition;
+  try {
+    definition = JSON.parse($("add-table-definition").value);
+  } catch (error) {
+    say(`The definition is not JSON: ${error.message}`, true);
+    return;
+  }
+  act("add-table", { definition });
+});
+
+$("integrity-run").addEventListener("click", async () => {
+  const since = new Date(Date.now() - 30 * 24 * 3600 * 1000).toISOString().slice(0, 19);
+  const out = $("integrity");
+  out.textContent = "Running…";
+  try {
+    const report = await api("GET", `/api/operator/integrity?since=${since}`);
+    const list = h("ul");
+    for (const pair of report.pairs) list.append(h("li", {}, `${pair.accounts.join(" + ")}: score ${pair.score}`));
+    out.replaceChildren(h("p", {}, `${report.hands} hands, ${report.accounts} accounts: ${report.pairs.length} pairs to review.`), list);
+  } catch (error) {
+    out.textContent = `The report failed: ${error.message}`;
+  }
+});
+
+$("signout").addEventListener("click", async () => {
+  try { await api("POST", "/api/signout"); } catch (error) { /* signed out anyway */ }
+  signedOut();
+});
+
+start();
+setInterval(refresh, 3000);
