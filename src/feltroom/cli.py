@@ -430,7 +430,7 @@ def _room_command(args: argparse.Namespace) -> int:
                 limit=getattr(args, "limit", 1000),
             )
         elif args.command == "integrity":
-            code, result = operator.run_integrity(storage, args.since, args.threshold)
+            code, result = operator.run_integrity(storage, args.since, args.threshold, args.account)
         else:
             code, result = operator.run_audit(storage, args.shuffles)
     finally:
@@ -458,6 +458,11 @@ def _integrity_text(report: dict[str, Any]) -> str:
         f"{' since ' + report['since'] if report['since'] else ''}; "
         f"{len(report['pairs'])} pairs to review (score >= {report['threshold']:g})"
     ]
+    if "account" in report:
+        lines.append(
+            f"  account {report['account']}: dealt {report['account_hands']} hands; "
+            f"{len(report['watch'])} of its pairs below the threshold (--json lists them)"
+        )
     for entry in report["pairs"]:
         scores = ", ".join(f"{name} {found['score']:g}" for name, found in entry["signals"].items())
         lines.append(f"  {' + '.join(entry['accounts'])}: score {entry['score']:g} ({scores})")
@@ -614,6 +619,12 @@ def _add_room_commands(commands: Any) -> None:
         default=2.0,
         metavar="SCORE",
         help="the score a pair must reach to be reviewed (docs/integrity.md)",
+    )
+    integrity.add_argument(
+        "--account",
+        default=None,
+        metavar="NAME",
+        help="one account's report: the pairs it is in, its groups and its hands",
     )
     integrity.add_argument("--json", action="store_true", help="print one JSON object")
     integrity.set_defaults(handler=_room_command)

@@ -106,6 +106,12 @@ def test_the_operator_acts_on_the_live_room_with_a_reason_on_record(
 
     page.click("#integrity-run")
     expect(page.locator("#integrity")).to_contain_text("pairs to review")
+    page.fill("#integrity-account", "ann")  # the same report, for one account (issue 24)
+    page.click("#integrity-run")
+    expect(page.locator("#integrity")).to_contain_text("ann: dealt")
+    page.fill("#integrity-account", "nobody")
+    page.click("#integrity-run")
+    expect(page.locator("#integrity")).to_contain_text("there is no account named 'nobody'")
 
     report = audit(runtime.settlement.storage, shuffles=0)
     assert report["problems"] == []

@@ -3,11 +3,13 @@ exactly as the room stores it (the record, the settings and every player's row).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
 from feltroom.cards import Card, parse_cards
 from feltroom.integrity import StoredHand, StoredSeat
+from feltroom.room.storage import HandPlayerRow, Storage, TableRow
 from feltroom.room.tables_config import settings_of
 from feltroom.rules import Action, Hand, HandSetup, blinds
 from feltroom.table import TableConfig
@@ -94,3 +96,38 @@ def _dealing_order(seats: list[int], button: int) -> list[int]:
     ordered = sorted(seats)
     after = [seat for seat in ordered if seat > button]
     return after + [seat for seat in ordered if seat <= button]
+
+
+def store_hands(storage: Storage, hands: list[StoredHand]) -> None:
+    """Keep the hands as the room's settlement does: a started hand finished as settled."""
+    with storage.transaction() as tx:
+        tx.add_table(TableRow("t1", "PLAY"))
+        for hand in hands:
+            hand_id = tx.new_hand("t1", "PLAY", hand.started_at)
+            tx.finish_hand(
+                hand_id,
+                "settled",
+                hand.started_at + 30,
+                0,
+                0,
+                0,
+                json.dumps(hand.settings),
+                json.dumps(hand.record),
+            )
+            tx.add_hand_players(
+                [
+                    HandPlayerRow(
+                        hand_id,
+                        seat.account,
+                        seat.seat,
+                        seat.start_stack,
+                        seat.contribution,
+                        seat.payout,
+                        0,
+                        seat.hole,
+                        seat.showdown,
+                        False,
+                    )
+                    for seat in hand.seats
+                ]
+            )

@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import random
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 
 from feltroom.integrity import StoredHand
 from feltroom.rules import Call, Check, Fold, RaiseTo
@@ -102,3 +103,20 @@ def background(
     rng = random.Random(seed)
     trios = list(itertools.permutations(names, 3))
     return [rng.choice(shapes)(start + k, *rng.choice(trios)) for k in range(count)]
+
+
+NAMES = ["ann", "ben", "cat", "dan", "eve", "fay"]
+JUNE = datetime(2026, 6, 1, tzinfo=UTC).timestamp()
+
+
+def dumping_hands() -> list[StoredHand]:
+    """150 honest hands among ``NAMES`` from the first of June, then 40 in which dan folds to
+    ben's raise: dan dumps chips to ben."""
+    honest = background(NAMES, 150, 1, seed=1, shapes=[raise_fold, bet_fold, check_down])
+    rng = random.Random(2)
+    dumped = [raise_fold(1000 + k, "ben", rng.choice(["ann", "cat"]), "dan") for k in range(40)]
+    hands = honest + dumped
+    return [
+        StoredHand(h.hand_id, h.table_id, JUNE + 60 * k, h.seats, h.record, h.settings)
+        for k, h in enumerate(hands)
+    ]

@@ -5,77 +5,25 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import random
 import sys
-from datetime import UTC, datetime
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 from feltroom.cli import main
-from feltroom.integrity import StoredHand
 from feltroom.room import Accounts
 from feltroom.room.integrity import room_integrity_report, stored_hands
 from feltroom.room.signins import SignInLog
-from feltroom.room.storage import HandPlayerRow, TableRow
 from feltroom.store import SqlStorage
 
-from .scenes import background, bet_fold, check_down, raise_fold
-
-NAMES = ["ann", "ben", "cat", "dan", "eve", "fay"]
-JUNE = datetime(2026, 6, 1, tzinfo=UTC).timestamp()
-
-
-def _store(storage: SqlStorage, hands: list[StoredHand]) -> None:
-    """Keep the hands as the room's settlement does: a started hand finished as settled."""
-    with storage.transaction() as tx:
-        tx.add_table(TableRow("t1", "PLAY"))
-        for hand in hands:
-            hand_id = tx.new_hand("t1", "PLAY", hand.started_at)
-            tx.finish_hand(
-                hand_id,
-                "settled",
-                hand.started_at + 30,
-                0,
-                0,
-                0,
-                json.dumps(hand.settings),
-                json.dumps(hand.record),
-            )
-            tx.add_hand_players(
-                [
-                    HandPlayerRow(
-                        hand_id,
-                        seat.account,
-                        seat.seat,
-                        seat.start_stack,
-                        seat.contribution,
-                        seat.payout,
-                        0,
-                        seat.hole,
-                        seat.showdown,
-                        False,
-                    )
-                    for seat in hand.seats
-                ]
-            )
-
-
-def _dumping_hands() -> list[StoredHand]:
-    honest = background(NAMES, 150, 1, seed=1, shapes=[raise_fold, bet_fold, check_down])
-    rng = random.Random(2)
-    dumped = [raise_fold(1000 + k, "ben", rng.choice(["ann", "cat"]), "dan") for k in range(40)]
-    hands = honest + dumped
-    return [
-        StoredHand(h.hand_id, h.table_id, JUNE + 60 * k, h.seats, h.record, h.settings)
-        for k, h in enumerate(hands)
-    ]
+from .build import store_hands
+from .scenes import JUNE, dumping_hands
 
 
 def test_the_report_reads_the_rooms_hands_in_pages(storage: SqlStorage) -> None:
-    hands = _dumping_hands()
-    _store(storage, hands)
+    hands = dumping_hands()
+    store_hands(storage, hands)
     read = list(stored_hands(storage, page=7))
     assert [h.record for h in read] == [h.record for h in hands]
     assert [h.seats for h in read] == [tuple(sorted(h.seats, key=lambda s: s.seat)) for h in hands]
@@ -86,7 +34,7 @@ def test_the_report_reads_the_rooms_hands_in_pages(storage: SqlStorage) -> None:
 def test_feltroom_integrity_prints_the_pairs_to_review(
     storage: SqlStorage, db_url: str, accounts: Accounts, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _store(storage, _dumping_hands())
+    store_hands(storage, dumping_hands())
     for name in ("ann", "ben"):
         accounts.sign_up(name, "correct horse")
     log = SignInLog(storage, clock=lambda: JUNE, retention_days=3650)
@@ -115,10 +63,36 @@ def test_feltroom_integrity_prints_the_pairs_to_review(
     assert "ben + dan: score" in text
 
 
+def test_feltroom_integrity_for_one_account_lists_only_its_pairs_and_hands(
+    storage: SqlStorage, db_url: str, accounts: Accounts, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hands = dumping_hands()
+    store_hands(storage, hands)
+    for name in ("ben", "cat"):
+        accounts.sign_up(name, "correct horse")
+    assert main(["integrity", "--db", db_url, "--account", "ben", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["account"] == "ben"
+    assert report["account_hands"] == sum(
+        any(seat.account == "ben" for seat in hand.seats) for hand in hands
+    )
+    assert report["hands"] == len(hands)
+    assert [pair["accounts"] for pair in report["pairs"]] == [["ben", "dan"]]
+    assert [group["accounts"] for group in report["groups"]] == [["ben", "dan"]]
+    assert all("ben" in pair["accounts"] for pair in report["watch"])
+    assert main(["integrity", "--db", db_url, "--account", "cat", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["pairs"] == []
+    assert report["groups"] == []
+    assert all("cat" in pair["accounts"] for pair in report["watch"])
+    assert main(["integrity", "--db", db_url, "--account", "ben"]) == 0
+    assert "account ben: dealt" in capsys.readouterr().out
+
+
 def test_feltroom_integrity_since_a_date_reads_only_what_came_after(
     storage: SqlStorage, db_url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _store(storage, _dumping_hands())
+    store_hands(storage, dumping_hands())
     assert main(["integrity", "--db", db_url, "--since", "2026-06-01T03:00", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["since"] == "2026-06-01T03:00:00+00:00"
@@ -130,6 +104,7 @@ def test_feltroom_integrity_since_a_date_reads_only_what_came_after(
     [
         (["--since", "June"], "expected a date like 2026-11-01"),
         (["--threshold", "0"], "the threshold must be a positive score"),
+        (["--account", "zed"], "there is no account named 'zed'"),
     ],
 )
 def test_feltroom_integrity_refuses_bad_input(

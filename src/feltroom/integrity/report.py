@@ -5,6 +5,8 @@ shared sign-ins and seats taken together, which counts for at most ``CORROBORATI
 who sit together from one home are common, so those two alone never reach the default threshold;
 with play evidence they push a pair over it. Pairs at or above ``threshold`` are to review
 (``pairs``); linked pairs form ``groups``; the strongest pairs below it are listed under ``watch``.
+With ``account``, the report is that account's: only the pairs it is in, the groups it belongs
+to, and the hands it was dealt (the operator console's per-account view).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ def integrity_report(
     threshold: float = DEFAULT_THRESHOLD,
     since: float | None = None,
     watch: int = 20,
+    account: str | None = None,
 ) -> dict[str, Any]:
     """The report over ``hands`` and ``sign_ins`` (see the module docstring and
     docs/integrity.md for its fields)."""
@@ -45,6 +48,7 @@ def integrity_report(
     seating: list[tuple[int, str, tuple[str, ...]]] = []
     unreadable: list[int] = []
     accounts: set[str] = set()
+    account_hands = 0
     for stored in hands:
         try:
             hand = played(stored)
@@ -54,6 +58,7 @@ def integrity_report(
         tally.add(hand)
         names = tuple(seat.account for seat in hand.players)
         accounts.update(names)
+        account_hands += account in names
         seating.append((hand.hand_id, hand.table_id, names))
     logged = list(sign_ins)
     signals: dict[str, dict[Pair, dict[str, Any]]] = {
@@ -72,8 +77,13 @@ def integrity_report(
             entries.append({"accounts": list(pair), "score": total, "signals": evidence})
     entries.sort(key=lambda entry: (-entry["score"], entry["accounts"]))
     review = [entry for entry in entries if entry["score"] >= threshold]
+    groups = _groups(review)
+    if account is not None:
+        entries = [entry for entry in entries if account in entry["accounts"]]
+        review = [entry for entry in review if account in entry["accounts"]]
+        groups = [group for group in groups if account in group["accounts"]]
     below = [entry for entry in entries if entry["score"] < threshold][:watch]
-    return {
+    report: dict[str, Any] = {
         "since": None if since is None else datetime.fromtimestamp(since, UTC).isoformat(),
         "hands": tally.hands,
         "unreadable_hands": unreadable[:20],
@@ -82,9 +92,13 @@ def integrity_report(
         "threshold": threshold,
         "corroboration_cap": CORROBORATION_CAP,
         "pairs": review,
-        "groups": _groups(review),
+        "groups": groups,
         "watch": below,
     }
+    if account is not None:
+        report["account"] = account
+        report["account_hands"] = account_hands
+    return report
 
 
 def _groups(pairs: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -47,12 +47,18 @@ def stored_hands(storage: Storage, since: float = 0.0, page: int = PAGE) -> Iter
 
 
 def room_integrity_report(
-    storage: Storage, since: float | None = None, threshold: float = DEFAULT_THRESHOLD
+    storage: Storage,
+    since: float | None = None,
+    threshold: float = DEFAULT_THRESHOLD,
+    account: str | None = None,
 ) -> dict[str, Any]:
-    """The integrity report over the hands and sign-ins since ``since`` (all when ``None``)."""
+    """The integrity report over the hands and sign-ins since ``since`` (all when ``None``);
+    with ``account``, that account's pairs, groups and hands only."""
     start = 0.0 if since is None else since
     with storage.transaction(write=False) as tx:
         logged = [
             SignIn(row.account, row.address, row.user_agent, row.at) for row in tx.sign_ins(start)
         ]
-    return integrity_report(stored_hands(storage, start), logged, threshold=threshold, since=since)
+    return integrity_report(
+        stored_hands(storage, start), logged, threshold=threshold, since=since, account=account
+    )

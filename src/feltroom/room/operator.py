@@ -98,8 +98,16 @@ def run_audit(storage: Storage, shuffles: int = DEFAULT_SHUFFLES) -> Outcome:
     return (0 if report["pass"] else 1), report
 
 
-def run_integrity(storage: Storage, since: float | None, threshold: float) -> Outcome:
-    """The integrity report (docs/integrity.md); exit code 0 whether or not it found pairs."""
+def run_integrity(
+    storage: Storage, since: float | None, threshold: float, account: str | None = None
+) -> Outcome:
+    """The integrity report (docs/integrity.md), or one account's with ``account``; exit code 0
+    whether or not it found pairs."""
     if not threshold > 0:  # also refuses nan
         return BAD_INPUT, {"error": f"the threshold must be a positive score, not {threshold}"}
-    return 0, room_integrity_report(storage, since, threshold)
+    if account is not None:
+        with storage.transaction(write=False) as tx:
+            known = tx.get_user(account) is not None or bool(tx.accounts_of(account))
+        if not known:
+            return BAD_INPUT, {"error": f"there is no account named {account!r}"}
+    return 0, room_integrity_report(storage, since, threshold, account)

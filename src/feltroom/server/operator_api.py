@@ -11,7 +11,8 @@ or 409 with a message saying what is valid) writes nothing and changes nothing.
 - ``GET /api/operator/online``: who is connected, from where, watching and seated where;
 - ``GET /api/operator/tables``: every table's lobby entry and the players seated there;
 - ``GET /api/operator/log?since=ISO&limit=N``: the operator log, oldest first;
-- ``GET /api/operator/integrity?since=ISO``: the integrity report (docs/integrity.md);
+- ``GET /api/operator/integrity?since=ISO[&account=NAME]``: the integrity report
+  (docs/integrity.md), or one account's;
 - ``POST /api/operator/<action>``: ``suspend``, ``reinstate``, ``reset-password`` (``{"account",
   "reason"}``), ``close-table``, ``reopen-table``, ``retire-table`` (``{"table", "reason"}``),
   ``add-table`` (``{"definition": {a tables file's [[table]] entry}, "reason"}``), ``kick``
@@ -29,8 +30,9 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
+from feltroom.integrity.report import DEFAULT_THRESHOLD
 from feltroom.room.errors import NotAnOperator, NotSeated, RoomError, UnknownAccount
-from feltroom.room.integrity import room_integrity_report
+from feltroom.room.operator import run_integrity
 from feltroom.room.operators import MAX_REASON, Operators, check_reason
 from feltroom.room.runtime import RoomRuntime
 from feltroom.room.tables_config import spec_of
@@ -150,11 +152,14 @@ def operator_routes(runtime: RoomRuntime, hub: Hub, static: Any) -> list[Route]:
 
     async def integrity(request: Request) -> Response:
         await operator_of(request)
-        _only_params(request, ("since",))
+        _only_params(request, ("since", "account"))
         since = _query_time(request, "since")
-        report = await run_in_threadpool(
-            room_integrity_report, runtime.settlement.storage, since, 2.0
+        account = request.query_params.get("account")
+        code, report = await run_in_threadpool(
+            run_integrity, runtime.settlement.storage, since, DEFAULT_THRESHOLD, account
         )
+        if code != 0:
+            raise ApiError(404, "not_found", report["error"], details={"account": account})
         return JSONResponse(report)
 
     # -- actions

@@ -144,18 +144,42 @@ $("add-table-form").addEventListener("submit", (event) => {
   act("add-table", { definition });
 });
 
-$("integrity-run").addEventListener("click", async () => {
+function pairItem(pair) {
+  // one pair with its score and each signal's score; a name opens that account's report
+  const names = pair.accounts.flatMap((name, k) => {
+    const button = h("button", { type: "button", class: "link", "data-account": name }, name);
+    button.addEventListener("click", () => integrity(name));
+    return k ? [" + ", button] : [button];
+  });
+  const signals = Object.entries(pair.signals).map(([name, found]) => `${name} ${found.score}`).join(", ");
+  return h("li", {}, ...names, `: score ${pair.score} (${signals})`);
+}
+
+async function integrity(account) {
+  $("integrity-account").value = account;
   const since = new Date(Date.now() - 30 * 24 * 3600 * 1000).toISOString().slice(0, 19);
   const out = $("integrity");
   out.textContent = "Running…";
+  const query = new URLSearchParams({ since });
+  if (account) query.set("account", account);
   try {
-    const report = await api("GET", `/api/operator/integrity?since=${since}`);
-    const list = h("ul");
-    for (const pair of report.pairs) list.append(h("li", {}, `${pair.accounts.join(" + ")}: score ${pair.score}`));
-    out.replaceChildren(h("p", {}, `${report.hands} hands, ${report.accounts} accounts: ${report.pairs.length} pairs to review.`), list);
+    const report = await api("GET", `/api/operator/integrity?${query}`);
+    const head = account
+      ? `${report.account}: dealt ${report.account_hands} of ${report.hands} hands; ${report.pairs.length} pairs to review, ${report.watch.length} to watch.`
+      : `${report.hands} hands, ${report.accounts} accounts: ${report.pairs.length} pairs to review.`;
+    const parts = [h("p", {}, head), h("ul", { class: "review" }, ...report.pairs.map(pairItem))];
+    if (account && report.watch.length) {
+      parts.push(h("p", {}, "Below the threshold:"), h("ul", { class: "watch" }, ...report.watch.map(pairItem)));
+    }
+    out.replaceChildren(...parts);
   } catch (error) {
     out.textContent = `The report failed: ${error.message}`;
   }
+}
+
+$("integrity-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  integrity($("integrity-account").value.trim());
 });
 
 $("signout").addEventListener("click", async () => {
