@@ -64,6 +64,7 @@ from feltroom.store.models import (
     transfers,
     users,
 )
+from feltroom.store.tournaments import TournamentQueries
 
 __all__ = ["DEFAULT_URL", "SqlStorage", "SqlTransaction", "downgrade", "migrate"]
 
@@ -246,7 +247,7 @@ def _compiled(statement: Any, connection: Connection, columns: tuple[str, ...]) 
     return found
 
 
-class SqlTransaction(LeaseQueries):
+class SqlTransaction(LeaseQueries, TournamentQueries):
     """A ``feltroom.room.storage.Transaction`` on one SQLAlchemy connection (the table leases'
     methods come from ``feltroom.store.leases``)."""
 
