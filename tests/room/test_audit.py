@@ -79,7 +79,14 @@ def test_clean_books_pass(storage: SqlStorage, books: int) -> None:
         "sum": "0.00",
         "balances": {"external": "-50.00", "wallet": "50.00"},
     }
-    assert set(report) == {"currencies", "hands_checked", "problems", "selftest", "pass"}
+    assert set(report) == {
+        "currencies",
+        "hands_checked",
+        "tournaments",
+        "problems",
+        "selftest",
+        "pass",
+    }
 
 
 def test_a_transfer_across_currencies_breaks_the_zero_sums(

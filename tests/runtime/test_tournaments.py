@@ -65,7 +65,7 @@ def test_house_bots_fill_a_sit_and_go_and_play_it_to_its_end(
         "overlay": 0,
         "prizes": 2000,
         "pool_left": 0,
-        "chips": 0,
+        "chips": 1200,
     }
     # every hand of it is stored and settled, none left started
     with storage.transaction(write=False) as tx:

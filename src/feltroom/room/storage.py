@@ -367,6 +367,10 @@ class Transaction(Protocol):
         """The instance's inputs in order."""
         ...
 
+    def prizepool_flows(self) -> list[tuple[str, str, str, int]]:
+        """(prize pool account, transfer kind, ``in`` or ``out``, total) for every prize pool."""
+        ...
+
     # -- the audit's reads
     def all_accounts(self) -> list[AccountRow]: ...
     def derived_balances(self) -> dict[str, int]:

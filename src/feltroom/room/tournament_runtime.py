@@ -18,7 +18,8 @@ times out the absent (R-TOURN-6), a new hand is dealt ``between_hands`` after th
   resume where it stood (an input ``resume`` from the last moment the room was seen alive). Each
   table draws its button again by high card (R-TOURN-4), as a new table would.
 - **House bots** fill a play-money sit-and-go: one registers every ``tournament_bot_wait``
-  seconds while it is open (people register in between).
+  seconds while it is open (people register in between), and only while no other instance of
+  the same tournament is running (so bots keep one instance of each going, not a flood).
 - A recurring sit-and-go opens its next instance when one starts (``RoomRuntime``).
 """
 
@@ -454,12 +455,20 @@ class TournamentRunner:
     # -------------------------------------------------------------- registration
 
     def bot_can_register(self) -> bool:
-        """House bots fill play-money sit-and-gos (when the room has house bots)."""
-        return (
-            self.room.settings.house_bots > 0
-            and self.row.currency == "PLAY"
-            and self.settings.format == "sng"
-            and self.director.started_at is None
+        """House bots fill play-money sit-and-gos (when the room has house bots), one instance
+        of a tournament at a time: not while another instance of it is running."""
+        if (
+            self.room.settings.house_bots <= 0
+            or self.row.currency != "PLAY"
+            or self.settings.format != "sng"
+            or self.director.started_at is not None
+        ):
+            return False
+        return not any(
+            other is not self
+            and other.spec.tournament_id == self.spec.tournament_id
+            and other.status == "running"
+            for other in self.room.tournaments.values()
         )
 
     async def _register_bot(self, now: float) -> None:

@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection, insert, select, update
+from sqlalchemy import Connection, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from feltroom.room.errors import DuplicateKey
 from feltroom.room.storage import JournalRow, TournamentRow
-from feltroom.store.models import tournament_journal, tournaments
+from feltroom.store.models import accounts, tournament_journal, tournaments, transfers
 
 __all__ = ["TournamentQueries"]
 
@@ -88,3 +88,18 @@ class TournamentQueries:
             .order_by(tournament_journal.c.seq)
         )
         return [JournalRow(*row) for row in self.c.execute(statement)]
+
+    def prizepool_flows(self) -> list[tuple[str, str, str, int]]:
+        """(prize pool account, transfer kind, ``in`` or ``out``, total) for every prize pool."""
+        pools = select(accounts.c.key).where(accounts.c.kind == "prizepool")
+        rows: list[tuple[str, str, str, int]] = []
+        for side, column in (("in", transfers.c.credit), ("out", transfers.c.debit)):
+            statement = (
+                select(column, transfers.c.kind, func.sum(transfers.c.amount))
+                .where(column.in_(pools))
+                .group_by(column, transfers.c.kind)
+            )
+            rows += [
+                (key, kind, side, int(total)) for key, kind, total in self.c.execute(statement)
+            ]
+        return rows
