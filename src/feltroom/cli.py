@@ -415,6 +415,8 @@ def _room_command(args: argparse.Namespace) -> int:
                 getattr(args, "amount", None),
                 getattr(args, "key", None),
             )
+        elif args.command == "admin" and args.operation == "cancel-tournament":
+            code, result = operator.run_cancel_tournament(storage, args.id)
         elif args.command == "admin":
             code, result = operator.run_admin(storage, args.operation, args.account)
         elif args.command == "integrity":
@@ -463,6 +465,7 @@ def _serve(args: argparse.Namespace) -> int:
     from feltroom.room.runtime import RoomRuntime
     from feltroom.room.signins import SignInLog
     from feltroom.room.tables_config import load_tables
+    from feltroom.room.tournaments_config import load_tournaments
     from feltroom.server import create_app, serve
     from feltroom.server.rest import RestLimits
     from feltroom.store import DEFAULT_URL, open_storage
@@ -474,6 +477,7 @@ def _serve(args: argparse.Namespace) -> int:
         return _serve_cluster(args)
     try:
         tables = load_tables(args.tables)
+        tournaments = load_tournaments(args.tables)
     except (RoomError, OSError) as error:
         print(f"feltroom serve: error: {error}", file=sys.stderr)
         return 2
@@ -485,13 +489,18 @@ def _serve(args: argparse.Namespace) -> int:
         return 2
     settings = _runtime_settings(args)
     runtime = RoomRuntime(
-        Settlement(storage), Accounts(storage), Cashier(storage), tables, settings=settings
+        Settlement(storage),
+        Accounts(storage),
+        Cashier(storage),
+        tables,
+        tournaments=tournaments,
+        settings=settings,
     )
 
     def ready(address: str) -> None:
         print(
-            f"feltroom: {len(tables)} tables, {args.house_bots} house bots a table, books in "
-            f"{url}; open {address}",
+            f"feltroom: {len(tables)} tables, {len(tournaments)} tournaments, "
+            f"{args.house_bots} house bots a table, books in {url}; open {address}",
             flush=True,
         )
 
@@ -524,6 +533,7 @@ def _runtime_settings(args: argparse.Namespace) -> Any:
         bot_style=args.bot_style,
         between_hands=2.0 if think > 0 else 0.0,
         after_showdown=4.0 if think > 0 else 0.0,  # think 0 (benchmarks): the next hand at once
+        tournament_bot_wait=20.0 if think > 0 else 0.0,  # think 0: bots fill sit-and-gos at once
     )
 
 
@@ -561,12 +571,18 @@ def _add_room_commands(commands: Any) -> None:
     balance.add_argument("--account", required=True, metavar="NAME")
     cashier.set_defaults(handler=_room_command)
 
-    admin = commands.add_parser("admin", help="operator actions on accounts")
+    admin = commands.add_parser("admin", help="operator actions on accounts and tournaments")
     add_db(admin)
     actions = admin.add_subparsers(dest="operation", required=True, metavar="OPERATION")
     reset = actions.add_parser("reset-protections", help="restore a player's allowance (R-TIME-3)")
     add_db(reset, argparse.SUPPRESS)
     reset.add_argument("--account", required=True, metavar="NAME")
+    cancel = actions.add_parser(
+        "cancel-tournament",
+        help="cancel a tournament: the prize pool left paid out, entries refunded (R-TOURN-13)",
+    )
+    add_db(cancel, argparse.SUPPRESS)
+    cancel.add_argument("--id", required=True, metavar="ID", help="the instance id (sng-turbo-6-1)")
     admin.set_defaults(handler=_room_command)
 
     audit = commands.add_parser("audit", help="check the books and the shuffle (JSON)")
