@@ -132,11 +132,6 @@ def test_a_restart_resumes_the_tournament_where_it_stood(
             "level": director.level_number,
             "clock": director.clock(clock.now),
             "places": {e.account: (e.place, e.prize) for e in director.entries if e.place},
-            "playing": {
-                t.number: {s: p for s, p in t.table.seats.items()}
-                for t in runner.tables.values()
-                if t.table.in_hand
-            },
             "stacks": director.stacks(),
         }
         room.stopping = True
