@@ -110,6 +110,9 @@ Listener = Callable[["TableRunner", Sequence[object]], None]
 ``RoomEvent`` values), in the order they happened."""
 
 
+KEEP_FINISHED = 5
+"""Finished or cancelled instances of each tournament the lobby keeps showing."""
+
 BOT_RESTACK = 3
 """A house bot whose stack passes this many times its buy-in (the table's maximum) leaves and
 buys in again, between hands."""
@@ -1107,7 +1110,11 @@ class RoomRuntime:
                 spec = TournamentSpec(row.spec_id, row.currency, settings)
             runner = TournamentRunner(self, spec, row)
             self.tournaments[row.tournament_id] = runner
-            await runner.load(now)
+            try:
+                await runner.load(now)
+            except Exception as error:  # this tournament waits; the room opens
+                runner.fail(error, now)
+                continue
             if runner.director.started_at is not None:
                 log.info(
                     "tournament %s resumed at level %d with %d entries left",
@@ -1130,6 +1137,13 @@ class RoomRuntime:
         if now < self.next_schedule:
             return
         self.next_schedule = now + 30.0
+        done: dict[str, list[str]] = {}
+        for tournament_id, runner in self.tournaments.items():
+            if runner.done:
+                done.setdefault(runner.spec.tournament_id, []).append(tournament_id)
+        for ids in done.values():  # the lobby keeps the last few results of each tournament
+            for tournament_id in ids[:-KEEP_FINISHED]:
+                del self.tournaments[tournament_id]
         for spec in self.tournament_specs.values():
             start = None
             if spec.settings.format == "mtt":

@@ -343,6 +343,11 @@ class TournamentRunner:
             wake = min(wake, max(due, now))
         return wake
 
+    def fail(self, error: BaseException, now: float) -> float:
+        """Pause this tournament after ``error`` (logged); it is rebuilt from the books after
+        ``error_pause`` seconds. Returns when."""
+        return self._pause(error, now)
+
     def _pause(self, error: BaseException, now: float) -> float:
         log.error("tournament %s: %s; retried later", self.tournament_id, error, exc_info=error)
         self.error = f"{type(error).__name__}: {error}"
