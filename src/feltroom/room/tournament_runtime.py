@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from feltroom.errors import IllegalAction
 from feltroom.room.errors import RoomError
 from feltroom.room.housebots import HouseBot, bot_name, house_bot
 from feltroom.room.storage import TournamentRow
@@ -391,7 +392,10 @@ class TournamentRunner:
     async def _deal(self, tab: _Table, now: float) -> None:
         table = tab.table
         stacks = {seat: player.stack for seat, player in table.seats.items()}
-        events = table.start_hand(now)
+        try:
+            events = table.start_hand(now)
+        except IllegalAction:
+            return  # nothing to deal yet (the table decides; the director is not told)
         started = next((e for e in events if isinstance(e, HandStarted)), None)
         if started is None:
             return
