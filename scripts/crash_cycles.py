@@ -70,7 +70,8 @@ def audit_of(url: str) -> dict[str, Any]:
         storage.close()
 
 
-def start(url: str, port: int, bots: int, log: Any) -> subprocess.Popen[bytes]:
+def start(url: str, port: int, bots: int, log: Any, *extra: str) -> subprocess.Popen[bytes]:
+    """``feltroom serve`` with house bots acting at once (``extra``: more options)."""
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     command = [
         *FELTROOM,
@@ -83,6 +84,7 @@ def start(url: str, port: int, bots: int, log: Any) -> subprocess.Popen[bytes]:
         str(bots),
         "--bot-think",
         "0",
+        *extra,
     ]
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, env=env, cwd=ROOT)
 

@@ -4,8 +4,8 @@ With ``--url URL`` the actions go to the running room's operator API (``/api/ope
 command signs in as ``--operator NAME`` (the password from ``FELTROOM_OPERATOR_PASSWORD`` or
 asked on the terminal), acts with ``--reason TEXT``, and signs out. With ``--db URL`` it works on
 the database alone (the room need not run): ``grant-operator``, ``revoke-operator``,
-``reset-protections`` and ``log``. Every action prints one JSON object; a refusal prints the
-reason to standard error and exits 2, having changed nothing.
+``reset-protections``, ``cancel-tournament`` and ``log``. Every action prints one JSON object; a
+refusal prints the reason to standard error and exits 2, having changed nothing.
 """
 
 from __future__ import annotations
@@ -42,10 +42,24 @@ LIVE_ACTIONS = (
 )
 """The actions of ``--url`` (the operator API)."""
 
-OFFLINE_ACTIONS = ("grant-operator", "revoke-operator", "reset-protections", "log")
+OFFLINE_ACTIONS = (
+    "grant-operator",
+    "revoke-operator",
+    "reset-protections",
+    "cancel-tournament",
+    "log",
+)
 """The actions of ``--db`` (the database alone)."""
 
-_LOGGED = frozenset(LIVE_ACTIONS + OFFLINE_ACTIONS) - {"online", "log", "reset-protections"}
+_LOGGED = frozenset(LIVE_ACTIONS + OFFLINE_ACTIONS) - {
+    "online",
+    "log",
+    "reset-protections",
+    "cancel-tournament",
+}
+"""The actions that need ``--operator`` and ``--reason`` (``cancel-tournament`` keeps the form of
+the tournaments' contract, ``feltroom admin cancel-tournament --id ID``: its money moves are in
+the tournament's journal and checked by the audit's tournament section)."""
 
 
 class AdminError(Exception):
@@ -97,6 +111,11 @@ def add_admin_parser(commands: Any, handler: Callable[[argparse.Namespace], int]
         metavar="ADDRS",
         help="comma-separated addresses or networks the operator may act from (default: any)",
     )
+    cancel = action(
+        "cancel-tournament",
+        "cancel a tournament: the prize pool left paid out, entries refunded (R-TOURN-13; --db)",
+    )
+    cancel.add_argument("--id", required=True, metavar="ID", help="the instance id (sng-turbo-6-1)")
     revoke = action("revoke-operator", "an operator no more (--db)")
     revoke.add_argument("account", metavar="NAME")
     for name, text in (

@@ -417,6 +417,8 @@ def _room_command(args: argparse.Namespace) -> int:
                 getattr(args, "amount", None),
                 getattr(args, "key", None),
             )
+        elif args.command == "admin" and args.operation == "cancel-tournament":
+            code, result = operator.run_cancel_tournament(storage, args.id)
         elif args.command == "admin":
             since = getattr(args, "since", None)
             code, result = operator.run_admin(
@@ -487,6 +489,7 @@ def _serve(args: argparse.Namespace) -> int:
     from feltroom.room.runtime import RoomRuntime
     from feltroom.room.signins import SignInLog
     from feltroom.room.tables_config import load_tables, room_tables
+    from feltroom.room.tournaments_config import load_tournaments
     from feltroom.server import create_app, serve
     from feltroom.server.rest import RestLimits
     from feltroom.store import DEFAULT_URL, open_storage
@@ -498,6 +501,7 @@ def _serve(args: argparse.Namespace) -> int:
         return _serve_cluster(args)
     try:
         load_tables(args.tables)  # a bad tables file is refused before the database opens
+        tournaments = load_tournaments(args.tables)
     except (RoomError, OSError) as error:
         print(f"feltroom serve: error: {error}", file=sys.stderr)
         return 2
@@ -515,13 +519,18 @@ def _serve(args: argparse.Namespace) -> int:
         return 2
     settings = _runtime_settings(args)
     runtime = RoomRuntime(
-        Settlement(storage), Accounts(storage), Cashier(storage), tables, settings=settings
+        Settlement(storage),
+        Accounts(storage),
+        Cashier(storage),
+        tables,
+        tournaments=tournaments,
+        settings=settings,
     )
 
     def ready(address: str) -> None:
         print(
-            f"feltroom: {len(tables)} tables, {args.house_bots} house bots a table, books in "
-            f"{url}; open {address}",
+            f"feltroom: {len(tables)} tables, {len(tournaments)} tournaments, "
+            f"{args.house_bots} house bots a table, books in {url}; open {address}",
             flush=True,
         )
 
@@ -554,6 +563,7 @@ def _runtime_settings(args: argparse.Namespace) -> Any:
         bot_style=args.bot_style,
         between_hands=2.0 if think > 0 else 0.0,
         after_showdown=4.0 if think > 0 else 0.0,  # think 0 (benchmarks): the next hand at once
+        tournament_bot_wait=20.0 if think > 0 else 0.0,  # think 0: bots fill sit-and-gos at once
     )
 
 

@@ -83,6 +83,7 @@ def test_clean_books_pass(storage: SqlStorage, books: int) -> None:
         "currencies",
         "hands_checked",
         "operator_transfers_checked",
+        "tournaments",
         "problems",
         "selftest",
         "pass",

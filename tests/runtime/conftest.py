@@ -9,6 +9,7 @@ import pytest
 
 from feltroom.room import Accounts, Cashier, Settlement
 from feltroom.room.runtime import RoomRuntime, RuntimeSettings
+from feltroom.room.tournaments_config import parse_tournaments
 
 from .support import Clock, Room, tables
 
@@ -20,7 +21,7 @@ def clock() -> Clock:
 
 @pytest.fixture
 def make_room(settlement: Settlement, accounts: Accounts, cashier: Cashier, clock: Clock) -> Room:
-    def make(text: str, **settings: Any) -> RoomRuntime:
+    def make(text: str, tournaments: str = "", **settings: Any) -> RoomRuntime:
         options: dict[str, Any] = {
             "house_bots": 3,
             "bot_think": (1.0, 1.0),
@@ -35,6 +36,7 @@ def make_room(settlement: Settlement, accounts: Accounts, cashier: Cashier, cloc
             accounts,
             cashier,
             tables(text),
+            tournaments=parse_tournaments(tournaments) if tournaments else (),
             settings=RuntimeSettings(**options),
             clock=clock,
             **extra,

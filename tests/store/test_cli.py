@@ -9,7 +9,11 @@ import pytest
 
 from feltroom.cli import main
 from feltroom.room import Accounts, Argon2Settings
+from feltroom.room.storage import TournamentRow
+from feltroom.room.tournament_journal import replay, settings_json, write_input
+from feltroom.room.tournaments import TournamentBooks
 from feltroom.store import open_storage
+from feltroom.tournament import TournamentSettings
 
 
 @pytest.fixture
@@ -149,6 +153,7 @@ def test_audit_prints_one_json_object_and_exits_0_when_the_books_balance(
         "currencies",
         "hands_checked",
         "operator_transfers_checked",
+        "tournaments",
         "problems",
         "selftest",
         "pass",
@@ -259,3 +264,45 @@ def test_serve_refuses_bad_addresses_and_pools(
         main(["serve", "--db", db_url, option, value])
     assert exited.value.code == 2
     assert value in capsys.readouterr().err
+
+
+def test_admin_cancel_tournament_refunds_the_entries_and_refuses_an_unknown_id(
+    db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``feltroom admin cancel-tournament --id ID`` (R-TOURN-13) before the start: buy-in and fee
+    back; an unknown or already cancelled id exits 2 saying why, changing nothing."""
+    run(capsys, "cashier", "--db", db, "deposit", "--account", "alice", "--currency", "PLAY",
+        "--amount", "5000", "--key", "d")  # fmt: skip
+    store = open_storage(db)
+    try:
+        row = TournamentRow(
+            "sng-1", "sng", 1, "PLAY", settings_json(TournamentSettings()), "7", None,
+            "registering", 0.0, 0.0,
+        )  # fmt: skip
+        with store.transaction() as tx:
+            tx.add_tournament(row)
+            outputs = replay(row, []).director.register("alice", 1.0)
+            books = TournamentBooks(store, "sng-1", "PLAY")
+            write_input(tx, row, 1, "register", {"account": "alice"}, 1.0, outputs,
+                        books=books, status="registering")  # fmt: skip
+    finally:
+        store.close()
+    code, out, _ = run(capsys, "cashier", "--db", db, "balance", "--account", "alice")
+    assert json.loads(out)["balances"]["PLAY"] == "3900"
+    code, out, err = run(capsys, "admin", "--db", db, "cancel-tournament", "--id", "sng-1")
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["status"] == "cancelled"
+    assert result["refunded"] == {"alice": 1100}
+    code, out, _ = run(capsys, "cashier", "--db", db, "balance", "--account", "alice")
+    assert json.loads(out)["balances"]["PLAY"] == "5000"
+    code, out, err = run(capsys, "admin", "--db", db, "cancel-tournament", "--id", "sng-1")
+    assert code == 2
+    assert out == ""
+    assert "tournament sng-1 is already cancelled: nothing to cancel" in err
+    code, out, err = run(capsys, "admin", "--db", db, "cancel-tournament", "--id", "x-1")
+    assert code == 2
+    assert "no tournament 'x-1'; tournaments that can be cancelled: none" in err
+    code, out, _ = run(capsys, "audit", "--db", db, "--shuffles", "0")
+    assert code == 0
+    assert json.loads(out)["tournaments"]["sng-1"]["pool_left"] == 0

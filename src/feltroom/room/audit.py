@@ -11,6 +11,11 @@ Checks, each reported by name in ``problems``:
 - each table's escrow equals the sum of the stacks stored for that table;
 - every transfer an operator's action made (a suspension, a kick, a table closed: its reference
   names an operator log entry, ``...:operator:<id>``) has its entry in the operator log.
+- for every tournament (docs/tournaments.md): buy-ins + overlay = prizes paid + prize pool left,
+  nothing else moves in or out of its prize pool, a finished or cancelled one's pool is empty, the
+  prizes its director (rebuilt from its journal) gave equal the prizes paid, and its tournament
+  chips are conserved (every hand's chips add up; the chips in play are the starting stacks of
+  the entries seated).
 
 It reads in one snapshot transaction, so it is safe while the server runs.
 """
@@ -23,7 +28,9 @@ from typing import Any
 
 from feltroom.money import Currency, format_units
 from feltroom.room.ledger import CURRENCIES, OPERATOR_MARK, escrow_key
-from feltroom.room.storage import Storage
+from feltroom.room.storage import JournalRow, Storage, TournamentRow
+from feltroom.room.tournament_journal import DONE, replay
+from feltroom.room.tournaments import prizepool_key
 from feltroom.selftest import run_selftest
 
 __all__ = ["DEFAULT_SHUFFLES", "audit"]
@@ -54,6 +61,8 @@ def audit(
         stacks = tx.stack_totals()
         operator_transfers = tx.operator_transfers()
         entries = tx.operator_entry_ids()
+        flows = tx.prizepool_flows()
+        tournaments = [(row, tx.journal(row.tournament_id)) for row in tx.tournaments()]
 
     sums: dict[str, int] = defaultdict(int)
     running: dict[str, int] = defaultdict(int)
@@ -111,6 +120,8 @@ def audit(
     for table_id in sorted(set(stacks) - {table.table_id for table in tables}):
         problems.append(f"stacks stored for table {table_id}, which does not exist")
 
+    tournament_report = _tournaments(tournaments, flows, derived, problems)
+
     currencies: dict[str, Any] = {}
     for code in sorted(counts):
         unit = CURRENCIES.get(code)
@@ -125,6 +136,7 @@ def audit(
         "currencies": currencies,
         "hands_checked": hands_checked,
         "operator_transfers_checked": len(operator_transfers),
+        "tournaments": tournament_report,
         "problems": problems,
     }
     if shuffles > 0:
@@ -135,4 +147,70 @@ def audit(
     else:
         report["selftest"] = {"skipped": True, "pass": True}
     report["pass"] = not problems
+    return report
+
+
+_POOL_KINDS = {("entry", "in"), ("refund", "out"), ("overlay", "in"), ("prize", "out")}
+
+
+def _tournaments(
+    tournaments: list[tuple[TournamentRow, list[JournalRow]]],
+    flows: list[tuple[str, str, str, int]],
+    derived: dict[str, int],
+    problems: list[str],
+) -> dict[str, Any]:
+    """The books of every tournament (see the module docstring); adds to ``problems``."""
+    by_pool: dict[str, dict[tuple[str, str], int]] = defaultdict(dict)
+    for key, kind, side, total in flows:
+        by_pool[key][kind, side] = total
+    report: dict[str, Any] = {}
+    rows = {row.tournament_id: (row, journal) for row, journal in tournaments}
+    for pool in sorted(set(by_pool) | {prizepool_key(t) for t in rows}):
+        tid = pool.removeprefix("prizepool:")
+        moved = by_pool.get(pool, {})
+        for kind, side in sorted(set(moved) - _POOL_KINDS):
+            problems.append(f"tournament {tid}: a {kind} transfer moved {side} of its prize pool")
+        buy_ins = moved.get(("entry", "in"), 0) - moved.get(("refund", "out"), 0)
+        overlay = moved.get(("overlay", "in"), 0)
+        prizes = moved.get(("prize", "out"), 0)
+        left = derived.get(pool, 0)
+        if buy_ins + overlay != prizes + left:
+            problems.append(
+                f"tournament {tid}: buy-ins {buy_ins} + overlay {overlay} differ from prizes "
+                f"paid {prizes} + prize pool left {left}"
+            )
+        entry: dict[str, Any] = {
+            "status": None,
+            "buy_ins": buy_ins,
+            "overlay": overlay,
+            "prizes": prizes,
+            "pool_left": left,
+        }
+        report[tid] = entry
+        if tid not in rows:
+            continue  # booked outside the room's runtime: the money alone is checked
+        row, journal = rows[tid]
+        entry["status"] = row.status
+        if row.status in DONE and left:
+            problems.append(f"tournament {tid} is {row.status} with {left} left in its prize pool")
+        try:
+            done = replay(row, journal)
+        except Exception as error:  # a journal the director refuses is itself a finding
+            problems.append(f"tournament {tid}: its journal does not replay: {error}")
+            continue
+        director = done.director
+        problems += done.chip_errors
+        if director.paid_out != prizes:
+            problems.append(
+                f"tournament {tid}: its director gave {director.paid_out} in prizes, the books "
+                f"paid {prizes}"
+            )
+        chips = sum(director.stacks().values())
+        seated = sum(1 for e in director.entries if e.table is not None)
+        if chips != seated * director.settings.starting_stack:
+            problems.append(
+                f"tournament {tid}: {chips} tournament chips in play, {seated} entries seated "
+                f"with {director.settings.starting_stack} each"
+            )
+        entry["chips"] = chips
     return report

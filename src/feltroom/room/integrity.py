@@ -19,7 +19,8 @@ PAGE = 1000
 
 
 def stored_hands(storage: Storage, since: float = 0.0, page: int = PAGE) -> Iterator[StoredHand]:
-    """The settled hands started at or after ``since``, by id."""
+    """The settled cash-table hands started at or after ``since``, by id (tournament hands,
+    played for tournament chips, are left out)."""
     after = 0
     while True:
         with storage.transaction(write=False) as tx:
@@ -33,13 +34,16 @@ def stored_hands(storage: Storage, since: float = 0.0, page: int = PAGE) -> Iter
                 )
             )
         for row in rows:
+            settings = json.loads(row.settings)
+            if "tournament" in settings:
+                continue  # tournament chips are not money (docs/tournaments.md)
             yield StoredHand(
                 row.hand_id,
                 row.table_id,
                 row.started_at,
                 tuple(by_hand.get(row.hand_id, ())),
                 json.loads(row.record),
-                json.loads(row.settings),
+                settings,
             )
         if len(rows) < page:
             return

@@ -7,6 +7,7 @@ Exit codes: 0 done; 1 the audit found problems; 2 bad input (nothing was changed
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -17,8 +18,16 @@ from feltroom.room.errors import RoomError
 from feltroom.room.integrity import room_integrity_report
 from feltroom.room.operators import Operators
 from feltroom.room.storage import Storage
+from feltroom.room.tournament_journal import cancel_tournament
 
-__all__ = ["BAD_INPUT", "run_admin", "run_audit", "run_cashier", "run_integrity"]
+__all__ = [
+    "BAD_INPUT",
+    "run_admin",
+    "run_audit",
+    "run_cancel_tournament",
+    "run_cashier",
+    "run_integrity",
+]
 
 BAD_INPUT = 2
 
@@ -90,6 +99,15 @@ def run_admin(
         "error": f"unknown operation {operation!r}; valid: reset-protections, grant-operator, "
         "revoke-operator, log"
     }
+
+
+def run_cancel_tournament(
+    storage: Storage, tournament_id: str, clock: Callable[[], float] = time.time
+) -> Outcome:
+    """``cancel-tournament``: the operator cancels a tournament (R-TOURN-13; see
+    ``tournament_journal.cancel_tournament``): the prize pool left is paid out, entries that never
+    played get buy-in and fee back. A room running it stops it within seconds."""
+    return _guarded(lambda: cancel_tournament(storage, tournament_id, clock()))
 
 
 def run_audit(storage: Storage, shuffles: int = DEFAULT_SHUFFLES) -> Outcome:

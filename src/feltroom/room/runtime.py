@@ -38,6 +38,7 @@ import contextlib
 import functools
 import logging
 import queue
+import secrets
 import threading
 import time
 import uuid
@@ -70,8 +71,11 @@ from feltroom.room.settlement import (
     Settlement,
     TaxRule,
 )
-from feltroom.room.storage import Storage, Transaction
+from feltroom.room.storage import Storage, TournamentRow, Transaction
 from feltroom.room.tables_config import TableSpec, settings_of
+from feltroom.room.tournament_journal import settings_from_json, settings_json
+from feltroom.room.tournament_runtime import TournamentRunner
+from feltroom.room.tournaments_config import TournamentSpec
 from feltroom.rules import Action
 from feltroom.selftest import run_selftest
 from feltroom.table import (
@@ -88,7 +92,15 @@ from feltroom.table import (
     TableView,
 )
 
-__all__ = ["GroupStorage", "Listener", "RoomRuntime", "RuntimeSettings", "TableRunner", "Writer"]
+__all__ = [
+    "GroupStorage",
+    "Listener",
+    "RoomRuntime",
+    "RuntimeSettings",
+    "TableRunner",
+    "Writer",
+    "hand_record",
+]
 
 log = logging.getLogger("feltroom.room")
 
@@ -98,6 +110,9 @@ Listener = Callable[["TableRunner", Sequence[object]], None]
 """``listener(runner, events)``: a batch of events of ``runner``'s table (``TableEvent`` and
 ``RoomEvent`` values), in the order they happened."""
 
+
+KEEP_FINISHED = 5
+"""Finished or cancelled instances of each tournament the lobby keeps showing."""
 
 BOT_RESTACK = 3
 """A house bot whose stack passes this many times its buy-in (the table's maximum) leaves and
@@ -120,6 +135,8 @@ class RuntimeSettings:
     ``bot_bankroll``: the play chips granted to a bot's wallet whenever it runs low.
     ``disconnect_grace``: how long a disconnected player keeps playing before they are sat out
     (R-SIT-1, R-TIME-4; in the meantime R-TIME-3 may protect them).
+    ``tournament_bot_wait``: while a play-money sit-and-go is open, a house bot registers every
+    so many seconds (people register in between; docs/tournaments.md).
     """
 
     house_bots: int = 3
@@ -134,6 +151,7 @@ class RuntimeSettings:
     selftest_shuffles: int = 100_000
     bot_bankroll: int = 100_000_000
     disconnect_grace: float = 60.0
+    tournament_bot_wait: float = 20.0
 
 
 # ----------------------------------------------------------------------------------- the writer
@@ -295,6 +313,30 @@ class Writer:
 
 
 # ------------------------------------------------------------------------------------ a table
+
+
+def hand_record(table_id: str, result: HandResult) -> dict[str, Any]:
+    """The public record of a finished hand, as the books keep it with the hand."""
+    hand = result.hand
+    shown = hand.shown
+    return {
+        "table": table_id,
+        "hand_number": result.number,
+        "button": result.button,
+        "small_blind": result.small,
+        "big_blind": result.big,
+        "players": [[seat, result.accounts[seat], result.before[seat]] for seat in hand.seats],
+        "forced": [[f.seat, f.kind.value, f.amount] for f in result.forced],
+        "actions": [[seat, str(action)] for seat, action in hand.log],
+        "board": " ".join(str(card) for card in hand.board),
+        "shown": {
+            str(seat): " ".join(str(c) for c in hand.hole_cards(seat) if c is not None)
+            for seat in sorted(shown)
+        },
+        "pots": [
+            [pot.amount, pot.rake, list(pot.winners), list(pot.shares)] for pot in hand.results
+        ],
+    }
 
 
 def _tax_rule(runner: TableRunner) -> TaxRule | None:
@@ -724,24 +766,7 @@ class TableRunner:
                     seat in shown,
                 )
             )
-        record = {
-            "table": self.table_id,
-            "hand_number": result.number,
-            "button": result.button,
-            "small_blind": result.small,
-            "big_blind": result.big,
-            "players": [[seat, result.accounts[seat], result.before[seat]] for seat in hand.seats],
-            "forced": [[f.seat, f.kind.value, f.amount] for f in result.forced],
-            "actions": [[seat, str(action)] for seat, action in hand.log],
-            "board": " ".join(str(card) for card in hand.board),
-            "shown": {
-                str(seat): " ".join(str(c) for c in hand.hole_cards(seat) if c is not None)
-                for seat in sorted(shown)
-            },
-            "pots": [
-                [pot.amount, pot.rake, list(pot.winners), list(pot.shares)] for pot in hand.results
-            ],
-        }
+        record = hand_record(self.table_id, result)
         return HandOutcome(
             hand_id,
             self.table_id,
@@ -913,6 +938,7 @@ class RoomRuntime:
         cashier: Cashier,
         tables: Sequence[TableSpec],
         *,
+        tournaments: Sequence[TournamentSpec] = (),
         settings: RuntimeSettings | None = None,
         clock: Callable[[], float] = time.time,
         selftest: Callable[[int], dict[str, Any]] = run_selftest,
@@ -949,6 +975,9 @@ class RoomRuntime:
         self.stopping = False
         self._tasks: list[asyncio.Task[None]] = []
         self.listeners: list[Listener] = []
+        self.tournament_specs = {spec.tournament_id: spec for spec in tournaments}
+        self.tournaments: dict[str, TournamentRunner] = {}
+        self.next_schedule = 0.0
 
     # -------------------------------------------------------------- listeners
 
@@ -1040,6 +1069,7 @@ class RoomRuntime:
         closed = await self.writer.call(_closed_tables, self.books, list(self.runners))
         for table_id, entry in closed.items():
             self.runners[table_id].closed = entry
+        await self._resume_tournaments(now)
 
     async def run(self) -> None:
         """Drive every table on the real clock until ``stop``."""
@@ -1048,6 +1078,8 @@ class RoomRuntime:
             for runner in self.runners.values()
         ]
         self._tasks.append(asyncio.create_task(self._schedule(), name="self-test schedule"))
+        self._tasks += [self._tournament_task(t) for t in self.tournaments.values()]
+        self._tasks.append(asyncio.create_task(self._tournament_schedule(), name="tournaments"))
         await asyncio.gather(*self._tasks, return_exceptions=True)
 
     async def stop(self) -> None:
@@ -1055,6 +1087,8 @@ class RoomRuntime:
         self.stopping = True
         for runner in self.runners.values():
             runner.wake.set()
+        for tournament in self.tournaments.values():
+            tournament.wake.set()
         for task in self._tasks:
             if not task.done():
                 task.cancel()
@@ -1070,6 +1104,9 @@ class RoomRuntime:
         """Drive every table, and the self-test schedule, to ``now`` (a fake clock's tests)."""
         for runner in self.runners.values():
             await runner.drive(now)
+        for tournament in list(self.tournaments.values()):
+            await tournament.drive(now)
+        await self.open_tournaments(now)
         await self.selftest_due(now)
 
     async def selftest_due(self, now: float) -> dict[str, Any] | None:
@@ -1099,6 +1136,141 @@ class RoomRuntime:
             now = self.clock()
             await self.selftest_due(now)
             await asyncio.sleep(max(1.0, min(60.0, self.next_selftest - now)))
+
+    # -------------------------------------------------------------- tournaments
+
+    async def _resume_tournaments(self, now: float) -> None:
+        """Every instance the books hold as registering or running is rebuilt from its journal
+        (R-TOURN-13); then the configured tournaments' next instances open."""
+        rows = await self.writer.call(self._tournament_rows, ("registering", "running"))
+        for row in rows:
+            spec = self.tournament_specs.get(row.spec_id)
+            if spec is None:  # no longer configured: it still plays to its end
+                settings = settings_from_json(row.settings)
+                spec = TournamentSpec(row.spec_id, row.currency, settings)
+            runner = TournamentRunner(self, spec, row)
+            self.tournaments[row.tournament_id] = runner
+            try:
+                await runner.load(now)
+            except Exception as error:  # this tournament waits; the room opens
+                runner.fail(error, now)
+                continue
+            if runner.director.started_at is not None:
+                log.info(
+                    "tournament %s resumed at level %d with %d entries left",
+                    row.tournament_id,
+                    runner.director.level_number,
+                    runner.director.remaining,
+                )
+        await self.open_tournaments(now)
+
+    def _tournament_rows(self, statuses: Sequence[str] | None = None) -> list[TournamentRow]:
+        with self.books.transaction(write=False) as tx:
+            return tx.tournaments(statuses)
+
+    def _tournament_task(self, runner: TournamentRunner) -> asyncio.Task[None]:
+        return asyncio.create_task(runner.run_forever(), name=f"tournament {runner.tournament_id}")
+
+    async def open_tournaments(self, now: float) -> None:
+        """Open what the configuration asks for: a sit-and-go with no instance open for
+        registration (a one-off one only once), a scheduled tournament's next start."""
+        if now < self.next_schedule:
+            return
+        self.next_schedule = now + 30.0
+        done: dict[str, list[str]] = {}
+        for tournament_id, runner in self.tournaments.items():
+            if runner.done:
+                done.setdefault(runner.spec.tournament_id, []).append(tournament_id)
+        for ids in done.values():  # the lobby keeps the last few results of each tournament
+            for tournament_id in ids[:-KEEP_FINISHED]:
+                del self.tournaments[tournament_id]
+        for spec in self.tournament_specs.values():
+            start = None
+            if spec.settings.format == "mtt":
+                start = spec.next_start(now)
+                if start is None:
+                    continue
+            await self._open_instance(spec, now, start)
+
+    async def tournament_started(self, runner: TournamentRunner, now: float) -> None:
+        """A sit-and-go started: a recurring one opens its next instance at once."""
+        if runner.spec.recurring and runner.spec.tournament_id in self.tournament_specs:
+            await self._open_instance(runner.spec, now, None)
+
+    async def _open_instance(self, spec: TournamentSpec, now: float, start: Any) -> None:
+        row = await self.writer.call(self._new_instance, spec, now, start)
+        if row is None:
+            return
+        runner = TournamentRunner(self, spec, row)
+        self.tournaments[row.tournament_id] = runner
+        await runner.load(now)
+        log.info("tournament %s opens for registration", row.tournament_id)
+        if self._tasks:
+            self._tasks.append(self._tournament_task(runner))
+
+    def _new_instance(self, spec: TournamentSpec, now: float, start: Any) -> TournamentRow | None:
+        """A new instance of ``spec`` in the books, unless one is already open (``None``)."""
+        with self.books.transaction() as tx:
+            rows = [r for r in tx.tournaments() if r.spec_id == spec.tournament_id]
+            if spec.settings.format == "sng":
+                if any(r.status == "registering" for r in rows):
+                    return None
+                if rows and not spec.recurring:
+                    return None
+            number = max((r.number for r in rows), default=0) + 1
+            tournament_id = spec.instance_id(number, start)
+            if any(r.tournament_id == tournament_id for r in rows):
+                return None
+            row = TournamentRow(
+                tournament_id,
+                spec.tournament_id,
+                number,
+                spec.currency,
+                settings_json(spec.settings),
+                str(secrets.randbits(64)),
+                None if start is None else start.timestamp(),
+                "registering",
+                now,
+                now,
+            )
+            tx.add_tournament(row)
+            return row
+
+    async def _tournament_schedule(self) -> None:
+        while not self.stopping:
+            await self.open_tournaments(self.clock())
+            await asyncio.sleep(10.0)
+
+    def fund_bot(self, account: str, cost: int) -> None:
+        """A house bot's account, with play chips enough for a tournament entry of ``cost``."""
+        self.books_accounts.ensure_bot(account)
+        with self.books.transaction(write=False) as tx:
+            wallet = tx.get_account(f"wallet:{account}:PLAY")
+            balance = 0 if wallet is None else wallet.balance
+        if balance < cost:
+            grant = max(cost, self.settings.bot_bankroll)
+            self.books_cashier.grant(account, grant, f"house-bot:{account}:{uuid.uuid4().hex}")
+
+    def tournament(self, tournament_id: str) -> TournamentRunner:
+        try:
+            return self.tournaments[tournament_id]
+        except KeyError:
+            open_now = [t for t, r in self.tournaments.items() if not r.done]
+            raise RoomError(
+                f"no tournament {tournament_id!r}; tournaments are {', '.join(open_now) or 'none'}"
+            ) from None
+
+    async def register_tournament(self, tournament_id: str, account: str) -> dict[str, Any]:
+        """``account`` enters the tournament (R-TOURN-2, R-TOURN-3)."""
+        return await self.tournament(tournament_id).register(account, self.clock())
+
+    async def unregister_tournament(self, tournament_id: str, account: str) -> dict[str, Any]:
+        """Before the start: buy-in and fee back (R-TOURN-2)."""
+        return await self.tournament(tournament_id).unregister(account, self.clock())
+
+    def tournaments_lobby(self) -> list[dict[str, Any]]:
+        now = self.clock()
+        return [runner.lobby(now) for runner in self.tournaments.values()]
 
     # -------------------------------------------------------------- what the server shows
 

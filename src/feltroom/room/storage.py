@@ -33,6 +33,7 @@ __all__ = [
     "HandDealRow",
     "HandPlayerRow",
     "HandRow",
+    "JournalRow",
     "LeaseRow",
     "OperationRow",
     "OperatorEntryRow",
@@ -41,6 +42,7 @@ __all__ = [
     "SignInRow",
     "Storage",
     "TableRow",
+    "TournamentRow",
     "Transaction",
     "UserRow",
 ]
@@ -136,6 +138,36 @@ class SeatRow:
     player: str
     seat: int
     stack: int
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentRow:
+    """A tournament instance (docs/tournaments.md): its configured tournament (``spec_id``),
+    its instance ``number``, its settings (JSON text), the seed of its director's draws, its
+    scheduled start, its status (``registering``, ``running``, ``finished``, ``cancelled``) and
+    the last time the room that runs it was seen alive (``seen_at``)."""
+
+    tournament_id: str
+    spec_id: str
+    number: int
+    currency: str
+    settings: str
+    seed: str
+    start_at: float | None
+    status: str
+    created_at: float
+    seen_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class JournalRow:
+    """One input of a tournament's director, in order (``seq`` from 1); ``payload`` is JSON."""
+
+    tournament_id: str
+    seq: int
+    at: float
+    kind: str
+    payload: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -364,6 +396,32 @@ class Transaction(Protocol):
     def operator_transfers(self) -> list[tuple[str, str]]:
         """(transfer id, reference) of every transfer whose reference names an operator log
         entry (``...:operator:<id>``)."""
+        ...
+
+    # -- tournaments (docs/tournaments.md)
+    def add_tournament(self, row: TournamentRow) -> None:
+        """A new instance (``DuplicateKey`` if the id is taken)."""
+        ...
+
+    def get_tournament(self, tournament_id: str, *, lock: bool = False) -> TournamentRow | None: ...
+
+    def tournaments(self, statuses: Sequence[str] | None = None) -> list[TournamentRow]:
+        """Every instance (with one of ``statuses``), by creation."""
+        ...
+
+    def set_tournament(
+        self, tournament_id: str, *, status: str | None = None, seen_at: float | None = None
+    ) -> None: ...
+    def append_journal(self, row: JournalRow) -> None:
+        """Add one input (``DuplicateKey`` if ``seq`` is taken: someone else wrote first)."""
+        ...
+
+    def journal(self, tournament_id: str) -> list[JournalRow]:
+        """The instance's inputs in order."""
+        ...
+
+    def prizepool_flows(self) -> list[tuple[str, str, str, int]]:
+        """(prize pool account, transfer kind, ``in`` or ``out``, total) for every prize pool."""
         ...
 
     # -- the audit's reads

@@ -15,8 +15,8 @@ Tournament chips are not money: tournament tables have no escrow and no hand of 
 settled here. Every prize comes out of the prize pool, so a finished tournament's pool is empty
 and no prize can be paid twice over (the pool would go below zero, which the store refuses).
 
-Not yet wired into the room's runtime (docs/tournaments.md): nothing runs tournaments in the
-room today.
+The room's tournament runtime (``feltroom.room.tournament_runtime``) books through this in the
+same transaction as the director's journal (``feltroom.room.tournament_journal``).
 """
 
 from __future__ import annotations
@@ -92,15 +92,19 @@ class TournamentBooks:
 
     def book(self, outputs: Iterable[Output]) -> list[Transfer]:
         """Book the money among ``outputs`` (the rest are not money) in one transaction."""
-        now = self.clock()
         with self.storage.transaction() as tx:
-            house = ensure_system_account(tx, AccountKind.HOUSE, self.code).key
-            owner = f"tournament:{self.tournament_id}"  # never a player's name
-            tx.create_account(self.pool, AccountKind.PRIZEPOOL.value, self.code, owner)
-            transfers: list[Transfer] = []
-            for out in outputs:
-                transfers += self._transfers(tx, out, house, now)
-            tx.post_transfers(transfers)
+            return self.book_in(tx, outputs)
+
+    def book_in(self, tx: Transaction, outputs: Iterable[Output]) -> list[Transfer]:
+        """``book`` within the caller's transaction ``tx`` (with other writes of its own)."""
+        now = self.clock()
+        house = ensure_system_account(tx, AccountKind.HOUSE, self.code).key
+        owner = f"tournament:{self.tournament_id}"  # never a player's name
+        tx.create_account(self.pool, AccountKind.PRIZEPOOL.value, self.code, owner)
+        transfers: list[Transfer] = []
+        for out in outputs:
+            transfers += self._transfers(tx, out, house, now)
+        tx.post_transfers(transfers)
         return transfers
 
     def pool_left(self) -> int:

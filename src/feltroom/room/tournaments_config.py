@@ -20,7 +20,7 @@ instance opens for registration when one starts. Every instance has a stable id:
 the n-th sit-and-go instance, ``<id>-<YYYYMMDDTHHMM>`` (the local start) for a scheduled one.
 Every setting is validated by ``TournamentSettings``; an error names the tournament and the field.
 
-This reads and validates the configuration; the room does not run tournaments yet.
+``feltroom serve`` runs them (``feltroom.room.tournament_runtime``).
 """
 
 from __future__ import annotations
@@ -28,6 +28,8 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, fields
 from datetime import datetime, timedelta
+from importlib import resources
+from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -36,7 +38,7 @@ from feltroom.room.errors import RoomError
 from feltroom.room.ledger import currency, valid_name
 from feltroom.tournament import BreakPolicy, TournamentSettings
 
-__all__ = ["REPEATS", "TournamentSpec", "parse_tournaments"]
+__all__ = ["REPEATS", "TournamentSpec", "load_tournaments", "parse_tournaments"]
 
 REPEATS = ("none", "daily", "weekly")
 _STEP = {"daily": timedelta(days=1), "weekly": timedelta(weeks=1)}
@@ -175,3 +177,12 @@ def parse_tournaments(text: str, where: str = "tables") -> list[TournamentSpec]:
     if duplicates:
         raise RoomError(f"{where}: tournament ids used twice: {', '.join(duplicates)}")
     return specs
+
+
+def load_tournaments(path: str | Path | None = None) -> list[TournamentSpec]:
+    """The tournaments of a tables file, or of the shipped demo tables when ``path`` is
+    ``None``."""
+    if path is None:
+        text = resources.files("feltroom").joinpath("data", "tables.toml").read_text("utf-8")
+        return parse_tournaments(text, "the demo tables")
+    return parse_tournaments(Path(path).read_text("utf-8"), str(path))

@@ -21,6 +21,10 @@ histories, all JSON under ``/api`` (docs/protocol.md, section "HTTP API").
   -> many hands in one file, newest last (``feltroom.server.hand_files``).
 - ``GET /api/hands/{id}/proof`` -> the hand's proof file (verifiable deals): the cards of the
   player's view opened against the commitment published before the first card.
+- ``GET /api/tournaments`` -> ``{"tournaments": [...]}``: each instance's state, entries, prize
+  pool and prizes, level, tables and chips (docs/tournaments.md);
+  ``POST /api/tournaments/{id}/register`` / ``.../unregister`` -> the entry (the wallet pays
+  buy-in and fee) or its refund before the start; refused with 409 ``refused`` saying why.
 
 Every request that carries an ``Origin`` header must come from the served origin (browsers;
 cross-site requests are refused with 403). Every authenticated call sends ``Authorization: Bearer
@@ -59,6 +63,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from feltroom.errors import IllegalAction
 from feltroom.money import PLAY, to_units
 from feltroom.room.accounts import Accounts, reserved, token_hash
 from feltroom.room.errors import (
@@ -809,6 +814,32 @@ def rest_routes(
             headers["X-Hands-Left-Out"] = " ".join(map(str, left_out))
         return Response(text, media_type=media_type, headers=headers)
 
+    # -- tournaments (docs/tournaments.md; the protocol's full tournament view comes later)
+
+    async def tournament_list(request: Request) -> Response:
+        _only_params(request, ())
+        return JSONResponse({"tournaments": runtime.tournaments_lobby()})
+
+    def tournament_call(call: Callable[[str, str], Awaitable[dict[str, Any]]]) -> Handler:
+        async def handler(request: Request) -> Response:
+            player, _ = await player_of(request)
+            await no_body(request)
+            tournament_id = request.path_params["tournament"]
+            if tournament_id not in runtime.tournaments:
+                open_now = sorted(t for t, r in runtime.tournaments.items() if not r.done)
+                raise ApiError(
+                    404,
+                    "not_found",
+                    f"no tournament {tournament_id!r}; tournaments are "
+                    f"{', '.join(open_now) or 'none'} (GET /api/tournaments)",
+                )
+            try:
+                return JSONResponse(await call(tournament_id, player))
+            except (RoomError, IllegalAction) as error:
+                raise ApiError(409, "refused", str(error)) from None
+
+        return handler
+
     download_routes = [
         Route("/api/hands/export", endpoint(hand_export), methods=["GET"]),
         Route(
@@ -834,6 +865,17 @@ def rest_routes(
         *download_routes,
         Route("/api/hands/{ref}", endpoint(hand_one), methods=["GET"]),
         Route("/api/hands/{ref}/proof", endpoint(hand_proof), methods=["GET"]),
+        Route("/api/tournaments", endpoint(tournament_list), methods=["GET"]),
+        Route(
+            "/api/tournaments/{tournament}/register",
+            endpoint(tournament_call(runtime.register_tournament)),
+            methods=["POST"],
+        ),
+        Route(
+            "/api/tournaments/{tournament}/unregister",
+            endpoint(tournament_call(runtime.unregister_tournament)),
+            methods=["POST"],
+        ),
     ]
 
 

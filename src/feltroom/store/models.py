@@ -38,6 +38,8 @@ __all__ = [
     "table_definitions",
     "table_leases",
     "tables",
+    "tournament_journal",
+    "tournaments",
     "transfers",
     "users",
 ]
@@ -257,4 +259,38 @@ operator_log = Table(
     Column("reason", String(500), nullable=False),
     Column("details", Text, nullable=False, server_default="{}"),
     sqlite_autoincrement=True,
+)
+
+# Tournaments (issue 18, docs/tournaments.md): each instance with its settings (JSON) and the seed
+# of its director's draws; the journal is every input its director took, in order (registrations,
+# the hands its tables started and finished, the clock's decisions, a cancellation), so that a
+# restart rebuilds the director exactly by replaying it.
+tournaments = Table(
+    "tournaments",
+    metadata,
+    Column("tournament_id", String(NAME), primary_key=True),
+    Column("spec_id", String(NAME), nullable=False),
+    Column("number", Integer, nullable=False),
+    Column("currency", String(8), nullable=False),
+    Column("settings", Text, nullable=False),
+    Column("seed", String(40), nullable=False),
+    Column("start_at", Float, nullable=True),
+    Column("status", String(20), nullable=False, index=True),
+    Column("created_at", Float, nullable=False),
+    Column("seen_at", Float, nullable=False),
+)
+
+tournament_journal = Table(
+    "tournament_journal",
+    metadata,
+    Column(
+        "tournament_id",
+        String(NAME),
+        ForeignKey("tournaments.tournament_id"),
+        primary_key=True,
+    ),
+    Column("seq", Integer, primary_key=True, autoincrement=False),
+    Column("at", Float, nullable=False),
+    Column("kind", String(16), nullable=False),
+    Column("payload", Text, nullable=False),
 )

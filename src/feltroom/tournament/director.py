@@ -13,6 +13,7 @@ where the last big blind was) from what the tables report, and never touches a t
   and places (R-TOURN-10), payouts when a place is final (R-TOURN-11), hand-for-hand
   (R-TOURN-9), breaking tables (R-TOURN-8) and balancing (R-TOURN-7).
 - ``cancel``: the operator's cancellation (R-TOURN-13).
+- ``resume``: after the room stopped, the level clock resumes where it stood (R-TOURN-13).
 
 docs/tournaments.md describes each decision in full.
 """
@@ -392,6 +393,19 @@ class Director:
         if self._out:
             self._after_change(now)
         return self._flush()
+
+    def resume(self, stopped_at: float, now: float) -> list[Output]:
+        """The room stopped at ``stopped_at`` and runs again at ``now`` (R-TOURN-13): the time
+        between does not count, so the level clock (or a break) resumes where it stood; a break
+        by the wall clock still comes at its time."""
+        gap = now - stopped_at
+        if self.started_at is None or self.finished or gap <= 0:
+            return []
+        if self._paused_since is None:
+            self._paused += gap
+        elif self._break_ends is not None:
+            self._break_ends += gap
+        return []
 
     # ------------------------------------------------------------------ what tables report
 

@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0010_operator_log"
-down_revision: str | None = "0006_table_leases"
+down_revision: str | None = "0008_tournaments"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

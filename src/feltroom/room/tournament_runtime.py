@@ -1,0 +1,606 @@
+"""Tournaments running in the room (docs/tournaments.md).
+
+One ``TournamentRunner`` per instance drives its director (``feltroom.tournament.Director``) on
+the room's clock and carries its commands out on ``TournamentTable``s, which play like the cash
+tables: house bots act after their thinking time, people act through the runtime, the clock
+times out the absent (R-TOURN-6), a new hand is dealt ``between_hands`` after the last.
+
+- **Books:** every input the director takes (a registration, a tick that decided something, a
+  hand started or finished, a cancellation) is written with what it decided in ONE transaction
+  through the room's single writer (``tournament_journal.write_input``): the money of its outputs
+  (``TournamentBooks``: buy-ins into ``prizepool:<id>``, fees to the house, the overlay, each
+  prize into the winner's wallet when the place is final), the stored hand (no escrow: tournament
+  chips are not money) and the instance's status. Should a write fail, the runner rebuilds
+  itself from the books (``load``).
+- **Crash:** ``load`` replays the journal into a new director, rebuilds the tables from it (who
+  sits where with the stacks at the start of any hand in progress), voids each hand in progress
+  (an input ``hand_finished`` with ``void``: the stacks do not change) and lets the level clock
+  resume where it stood (an input ``resume`` from the last moment the room was seen alive). Each
+  table draws its button again by high card (R-TOURN-4), as a new table would.
+- **House bots** fill a play-money sit-and-go: one registers every ``tournament_bot_wait``
+  seconds while it is open (people register in between), and only while no other instance of
+  the same tournament is running (so bots keep one instance of each going, not a flood).
+- A recurring sit-and-go opens its next instance when one starts (``RoomRuntime``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from feltroom.errors import IllegalAction
+from feltroom.room.errors import RoomError
+from feltroom.room.housebots import HouseBot, bot_name, house_bot
+from feltroom.room.storage import TournamentRow
+from feltroom.room.tournament_journal import (
+    DONE,
+    replay,
+    settings_from_json,
+    status_after,
+    write_input,
+)
+from feltroom.room.tournaments import TournamentBooks
+from feltroom.room.tournaments_config import TournamentSpec
+from feltroom.rules import Action
+from feltroom.table import (
+    HandFinished,
+    HandStarted,
+    TableEvent,
+    TournamentTable,
+    tournament_table_config,
+)
+from feltroom.tournament import (
+    CloseTable,
+    Director,
+    HoldTable,
+    MovePlayer,
+    OpenTable,
+    Output,
+    RedrawTable,
+    ReleaseTable,
+    RemovePlayer,
+    SeatPlayer,
+    SetLevel,
+    Started,
+)
+
+if TYPE_CHECKING:
+    from feltroom.room.runtime import RoomRuntime
+
+__all__ = ["TournamentRunner", "tournament_table_id"]
+
+log = logging.getLogger("feltroom.room.tournaments")
+
+HEARTBEAT = 5.0
+"""How often a runner writes that the room is alive (the clock resumes from there after a
+crash) and looks for an operator's cancellation."""
+
+
+def tournament_table_id(tournament_id: str, number: int) -> str:
+    """The id under which table ``number`` of a tournament stores its hands."""
+    table_id = f"{tournament_id}.{number}"
+    if len(table_id) <= 32:
+        return table_id
+    return f"t.{hashlib.sha256(tournament_id.encode()).hexdigest()[:16]}.{number}"
+
+
+class _Reloaded(Exception):
+    """A write failed: the runner was rebuilt from the books; what was being done is dropped."""
+
+
+@dataclass(slots=True)
+class _Table:
+    number: int
+    table_id: str
+    table: TournamentTable
+    hand_id: int | None = None
+    next_deal: float = 0.0
+
+
+class TournamentRunner:
+    """One tournament instance on the room's clock. See the module docstring."""
+
+    def __init__(self, room: RoomRuntime, spec: TournamentSpec, row: TournamentRow) -> None:
+        self.room = room
+        self.spec = spec
+        self.row = row
+        self.tournament_id = row.tournament_id
+        self.settings = settings_from_json(row.settings)
+        self.status = row.status
+        self.books = TournamentBooks(room.books, row.tournament_id, row.currency, clock=room.clock)
+        self.director = Director(self.settings, start_at=row.start_at)
+        self.tables: dict[int, _Table] = {}
+        self.bots: dict[str, HouseBot] = {}
+        self.bot_names: set[str] = set()
+        self.seq = 0
+        self.lock = asyncio.Lock()
+        self.wake = asyncio.Event()
+        self.next_bot = 0.0
+        self.next_beat = 0.0
+        self.paused_until = 0.0
+        self.error: str | None = None
+
+    @property
+    def done(self) -> bool:
+        return self.status in DONE
+
+    # -------------------------------------------------------------- the books
+
+    async def load(self, now: float) -> None:
+        """(Re)build the director and the tables from the books (module docstring)."""
+        row, journal = await self.room.writer.call(self._read)
+        self.row, self.status = row, row.status
+        done = replay(row, journal)
+        director = self.director = done.director
+        self.seq = done.seq
+        names = sorted({e.account for e in director.entries})
+        self.bot_names = await self.room.writer.call(self.room.bot_accounts, names)
+        self.bots = {}
+        self.tables = {}
+        for number, model in sorted(director.tables.items()):
+            tab = self._open(number)
+            for seat, entry_number in sorted(model.seats.items()):
+                entry = director.entries[entry_number - 1]
+                tab.table.seat_player(entry.account, seat, entry.stack, now)
+            if model.held:
+                tab.table.hold()
+        if self.done:
+            return
+        for number, (before, hand_id) in sorted(done.playing.items()):
+            outputs = director.hand_finished(number, before, before, now)
+            payload = {
+                "table": number,
+                "before": before,
+                "after": before,
+                "hand_id": hand_id,
+                "void": True,
+            }
+            await self._input("hand_finished", payload, now, outputs, reload=False)
+            log.warning(
+                "tournament %s table %d: the hand in progress (%s) is void; stacks at their "
+                "start-of-hand values",
+                self.tournament_id,
+                number,
+                hand_id,
+            )
+        stopped = max(row.seen_at, done.last_at)
+        if director.started_at is not None and now > stopped and not self.done:
+            outputs = director.resume(stopped, now)
+            await self._input("resume", {"stopped_at": stopped}, now, outputs, reload=False)
+        self.next_bot = now + self.room.settings.tournament_bot_wait
+
+    def _read(self) -> tuple[TournamentRow, list[Any]]:
+        with self.room.books.transaction(write=False) as tx:
+            row = tx.get_tournament(self.tournament_id)
+            if row is None:
+                raise RoomError(f"no tournament {self.tournament_id!r} in the books")
+            return row, tx.journal(self.tournament_id)
+
+    def _write(
+        self,
+        seq: int,
+        kind: str,
+        payload: dict[str, Any],
+        at: float,
+        outputs: Sequence[Output],
+        status: str,
+        hand_table: str | None,
+        record: dict[str, Any] | None,
+    ) -> int | None:
+        with self.room.books.transaction() as tx:
+            return write_input(
+                tx,
+                self.row,
+                seq,
+                kind,
+                payload,
+                at,
+                outputs,
+                books=self.books,
+                status=status,
+                hand_table=hand_table,
+                hand_record=record,
+            )
+
+    def _beat(self, now: float) -> str:
+        """The room is alive at ``now``; returns the status the books hold."""
+        with self.room.books.transaction() as tx:
+            row = tx.get_tournament(self.tournament_id)
+            if row is None:
+                return "cancelled"
+            if row.status not in DONE:
+                tx.set_tournament(self.tournament_id, seen_at=now)
+            return row.status
+
+    async def _input(
+        self,
+        kind: str,
+        payload: dict[str, Any],
+        now: float,
+        outputs: Sequence[Output],
+        *,
+        hand_table: str | None = None,
+        record: dict[str, Any] | None = None,
+        reload: bool = True,
+    ) -> int | None:
+        """Write the director's input ``kind`` and book its ``outputs``, then carry them out."""
+        status = status_after(self.status, outputs)
+        seq = self.seq + 1
+        try:
+            hand_id = await self.room.writer.call(
+                self._write, seq, kind, payload, now, outputs, status, hand_table, record
+            )
+        except Exception as error:
+            if not reload:
+                raise
+            log.error(
+                "tournament %s: writing input %d (%s) failed: %s; rebuilt from the books",
+                self.tournament_id,
+                seq,
+                kind,
+                error,
+            )
+            await self.load(now)
+            raise _Reloaded(str(error)) from error
+        self.seq = seq
+        self.status = status
+        self._apply(outputs, now)
+        if any(isinstance(out, Started) for out in outputs):
+            await self.room.tournament_started(self, now)
+        return hand_id
+
+    # -------------------------------------------------------------- the director's commands
+
+    def _open(self, number: int) -> _Table:
+        level = self.director.level
+        config = tournament_table_config(self.settings.game, level, self.settings.seats_per_table)
+        table = TournamentTable(config, level)
+        tab = _Table(number, tournament_table_id(self.tournament_id, number), table)
+        self.tables[number] = tab
+        return tab
+
+    def _apply(self, outputs: Sequence[Output], now: float) -> None:
+        for out in outputs:
+            if isinstance(out, OpenTable):
+                self._open(out.table)
+            elif isinstance(out, SeatPlayer):
+                self.tables[out.table].table.seat_player(out.account, out.seat, out.stack, now)
+            elif isinstance(out, MovePlayer):
+                chips, _ = self.tables[out.from_table].table.remove_player(
+                    out.from_seat, now, "moved"
+                )
+                self.tables[out.to_table].table.seat_player(out.account, out.to_seat, chips, now)
+            elif isinstance(out, RemovePlayer):
+                self.tables[out.table].table.remove_player(out.seat, now, "eliminated")
+                self.bots.pop(out.account, None)
+            elif isinstance(out, HoldTable):
+                self.tables[out.table].table.hold()
+            elif isinstance(out, ReleaseTable):
+                self.tables[out.table].table.release()
+            elif isinstance(out, SetLevel):
+                self.tables[out.table].table.set_level(out.level)
+            elif isinstance(out, RedrawTable):
+                taken = {}
+                for move in out.moves:
+                    chips, _ = self.tables[move.from_table].table.remove_player(
+                        move.from_seat, now, "final_table"
+                    )
+                    taken[move.entry] = chips
+                table = self.tables[out.table].table
+                for move in out.moves:
+                    table.seat_player(move.account, move.to_seat, taken[move.entry], now)
+                table.new_button_draw()
+            elif isinstance(out, CloseTable):
+                self.tables.pop(out.table, None)
+
+    # -------------------------------------------------------------- driving
+
+    async def step(self, now: float) -> float:
+        """Everything due at ``now``; returns when the runner next needs a look."""
+        settings = self.room.settings
+        if self.paused_until > now:
+            return self.paused_until
+        if self.error is not None:
+            try:
+                await self.load(now)
+            except Exception as error:
+                return self._pause(error, now)
+            self.error = None
+        if now >= self.next_beat:
+            self.next_beat = now + HEARTBEAT
+            stored = await self.room.writer.call(self._beat, now)
+            if stored != self.status:
+                log.warning(
+                    "tournament %s is %s in the books: rebuilt from them",
+                    self.tournament_id,
+                    stored,
+                )
+                await self.load(now)
+        if self.done:
+            return float("inf")
+        wake = min(now + settings.poll, self.next_beat)
+        try:
+            outputs = self.director.tick(now)
+            if outputs:
+                await self._input("tick", {}, now, outputs)
+            if self.director.registration_open and self.bot_can_register():
+                if now >= self.next_bot:
+                    self.next_bot = now + settings.tournament_bot_wait
+                    await self._register_bot(now)
+                wake = min(wake, self.next_bot)
+            for tab in list(self.tables.values()):
+                wake = min(wake, await self._step_table(tab, now))
+                if self.done:
+                    return float("inf")
+        except _Reloaded:
+            return now + settings.poll
+        due = self.director.wake_at()
+        if due is not None:
+            wake = min(wake, max(due, now))
+        return wake
+
+    def fail(self, error: BaseException, now: float) -> float:
+        """Pause this tournament after ``error`` (logged); it is rebuilt from the books after
+        ``error_pause`` seconds. Returns when."""
+        return self._pause(error, now)
+
+    def _pause(self, error: BaseException, now: float) -> float:
+        log.error("tournament %s: %s; retried later", self.tournament_id, error, exc_info=error)
+        self.error = f"{type(error).__name__}: {error}"
+        self.paused_until = now + self.room.settings.error_pause
+        return self.paused_until
+
+    async def _step_table(self, tab: _Table, now: float) -> float:
+        table = tab.table
+        wake = float("inf")
+        await self._events(tab, table.tick(now), now)
+        while table.in_hand and tab.number in self.tables:
+            hand = table.hand
+            assert hand is not None
+            seat = hand.to_act
+            if seat is None:
+                break
+            account = table.seats[seat].account
+            if account not in self.bot_names:
+                break
+            bot = self.bots.get(account)
+            if bot is None:
+                bot = self.bots[account] = self._bot(account)
+            if bot.act_at is None:
+                bot.act_at = now + bot.delay()
+            if bot.act_at > now:
+                wake = min(wake, bot.act_at)
+                break
+            bot.act_at = None
+            await self._events(tab, table.act(seat, bot.choose(hand, seat), now), now)
+        if tab.number in self.tables and not table.in_hand and table.can_start():
+            if now >= tab.next_deal:
+                await self._deal(tab, now)
+                return now
+            wake = min(wake, tab.next_deal)
+        return wake
+
+    def _bot(self, account: str) -> HouseBot:
+        settings = self.room.settings
+        return house_bot(account, settings.bot_style, settings.bot_think)
+
+    async def _deal(self, tab: _Table, now: float) -> None:
+        table = tab.table
+        stacks = {seat: player.stack for seat, player in table.seats.items()}
+        try:
+            events = table.start_hand(now)
+        except IllegalAction:
+            return  # nothing to deal yet (the table decides; the director is not told)
+        started = next((e for e in events if isinstance(e, HandStarted)), None)
+        if started is None:
+            return
+        self.director.hand_started(tab.number, started.button, started.big, now)
+        payload = {
+            "table": tab.number,
+            "button": started.button,
+            "big": started.big,
+            "stacks": {seat: stacks[seat] for seat in started.dealt},
+        }
+        tab.hand_id = await self._input("hand_started", payload, now, [], hand_table=tab.table_id)
+        await self._events(tab, events, now)
+
+    async def _events(self, tab: _Table, events: Sequence[TableEvent], now: float) -> None:
+        from feltroom.room.runtime import hand_record
+
+        for event in events:
+            if not isinstance(event, HandFinished):
+                continue
+            result = event.result
+            outputs = self.director.hand_finished(tab.number, result.before, result.after, now)
+            payload = {
+                "table": tab.number,
+                "before": dict(result.before),
+                "after": dict(result.after),
+                "hand_id": tab.hand_id,
+            }
+            record = {"tournament": self.tournament_id, **hand_record(tab.table_id, result)}
+            tab.hand_id = None
+            settings = self.room.settings
+            pause = settings.between_hands
+            if result.hand.showdown_seats:
+                pause = max(pause, settings.after_showdown)
+            tab.next_deal = now + pause
+            await self._input("hand_finished", payload, now, outputs, record=record)
+
+    async def drive(self, now: float, max_steps: int = 10_000) -> None:
+        """Everything due at ``now`` (tests with a fake clock)."""
+        for _ in range(max_steps):
+            try:
+                async with self.lock:
+                    wake = await self.step(now)
+            except Exception as error:
+                self._pause(error, now)
+                return
+            if wake > now:
+                return
+
+    async def run_forever(self) -> None:
+        room = self.room
+        while not room.stopping and not self.done:
+            now = room.clock()
+            try:
+                async with self.lock:
+                    wake = await self.step(now)
+            except Exception as error:
+                wake = self._pause(error, now)
+            delay = min(wake, now + HEARTBEAT) - room.clock()
+            if delay <= 0:
+                await asyncio.sleep(0)
+                continue
+            self.wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.wake.wait(), delay)
+
+    # -------------------------------------------------------------- registration
+
+    def bot_can_register(self) -> bool:
+        """House bots fill play-money sit-and-gos (when the room has house bots), one instance
+        of a tournament at a time: not while another instance of it is running."""
+        if (
+            self.room.settings.house_bots <= 0
+            or self.row.currency != "PLAY"
+            or self.settings.format != "sng"
+            or self.director.started_at is not None
+        ):
+            return False
+        return not any(
+            other is not self
+            and other.spec.tournament_id == self.spec.tournament_id
+            and other.status == "running"
+            for other in self.room.tournaments.values()
+        )
+
+    async def _register_bot(self, now: float) -> None:
+        taken = {e.account for e in self.director.entries if not e.unregistered}
+        k = 1
+        while bot_name(self.spec.tournament_id, k) in taken:
+            k += 1
+        account = bot_name(self.spec.tournament_id, k)
+        cost = self.settings.buy_in + self.settings.fee
+        await self.room.writer.call(self.room.fund_bot, account, cost)
+        self.bot_names.add(account)
+        await self._register(account, now)
+
+    async def _register(self, account: str, now: float) -> dict[str, Any]:
+        if self.done or self.error is not None:
+            raise RoomError(f"tournament {self.tournament_id} is {self.director.state}")
+        cfg = self.settings
+        await self.room.writer.call(self.books.verify_entry, account, cfg.buy_in, cfg.fee)
+        outputs = self.director.register(account, now)
+        await self._input("register", {"account": account}, now, outputs)
+        entry = self.director.entries[-1]
+        return {
+            "tournament": self.tournament_id,
+            "account": account,
+            "entry": entry.number,
+            "state": self.director.state,
+            "table": entry.table,
+            "seat": entry.seat,
+        }
+
+    async def register(self, account: str, now: float) -> dict[str, Any]:
+        """A player's entry (R-TOURN-2): the wallet pays buy-in and fee; refused with a
+        ``RoomError`` or ``IllegalAction`` saying why, nothing changed."""
+        async with self.lock:
+            try:
+                result = await self._register(account, now)
+            except _Reloaded as error:
+                raise RoomError(f"the entry could not be booked ({error}); try again") from None
+        self.wake.set()
+        return result
+
+    async def unregister(self, account: str, now: float) -> dict[str, Any]:
+        """Before the start: buy-in and fee back (R-TOURN-2)."""
+        async with self.lock:
+            outputs = self.director.unregister(account, now)
+            try:
+                await self._input("unregister", {"account": account}, now, outputs)
+            except _Reloaded as error:
+                raise RoomError(f"the refund could not be booked ({error}); try again") from None
+        refunded = sum(getattr(out, "buy_in", 0) + getattr(out, "fee", 0) for out in outputs)
+        return {"tournament": self.tournament_id, "account": account, "refunded": refunded}
+
+    def _seat_of(self, account: str) -> tuple[_Table, int]:
+        for tab in self.tables.values():
+            seat = tab.table.seat_of(account)
+            if seat is not None:
+                return tab, seat
+        raise RoomError(f"{account} has no seat in tournament {self.tournament_id}")
+
+    async def act(self, account: str, action: Action, now: float) -> None:
+        """A player's action at their turn (``IllegalAction`` otherwise)."""
+        async with self.lock:
+            tab, seat = self._seat_of(account)
+            with contextlib.suppress(_Reloaded):  # rebuilt from the books: the action is void
+                await self._events(tab, tab.table.act(seat, action, now), now)
+        self.wake.set()
+
+    async def back(self, account: str, now: float) -> None:
+        """An away player is back (R-TOURN-6)."""
+        async with self.lock:
+            tab, seat = self._seat_of(account)
+            tab.table.back(seat)
+
+    # -------------------------------------------------------------- what the lobby shows
+
+    def lobby(self, now: float) -> dict[str, Any]:
+        """The tournament as the lobby shows it (R-TOURN-14)."""
+        director = self.director
+        cfg = self.settings
+        level = director.level
+        due = director.wake_at()
+        places = sorted(
+            (e for e in director.entries if e.place is not None), key=lambda e: e.place or 0
+        )
+        in_play = sorted(
+            (e for e in director.entries if e.table is not None and not e.out),
+            key=lambda e: -e.stack,
+        )
+        return {
+            "id": self.tournament_id,
+            "tournament": self.spec.tournament_id,
+            "state": director.state,
+            "format": cfg.format,
+            "game": cfg.game,
+            "currency": self.row.currency,
+            "buy_in": cfg.buy_in,
+            "fee": cfg.fee,
+            "starting_stack": cfg.starting_stack,
+            "max_entries": cfg.max_entries,
+            "entries": director.entry_count,
+            "registered": [e.account for e in director.entries if not e.unregistered],
+            "start_at": self.row.start_at,
+            "prize_pool": director.pool,
+            "prizes": list(director.prizes),
+            "level": director.level_number,
+            "blinds": [level.small_blind, level.big_blind, level.ante],
+            "next_level_in": None if due is None else max(0.0, round(due - now, 1)),
+            "tables": [
+                {
+                    "table": number,
+                    "table_id": tab.table_id,
+                    "in_hand": tab.table.in_hand,
+                    "players": [
+                        {"seat": seat, "account": p.account, "chips": p.stack}
+                        for seat, p in sorted(tab.table.seats.items())
+                    ],
+                }
+                for number, tab in sorted(self.tables.items())
+            ],
+            "chips": [{"account": e.account, "chips": e.stack} for e in in_play],
+            "places": [
+                {"place": e.place, "account": e.account, "prize": e.prize, "shared": e.shared}
+                for e in places
+            ],
+            "error": self.error,
+        }

@@ -1,0 +1,265 @@
+"""Tournaments in the room (docs/tournaments.md): house bots fill and play a sit-and-go to its
+end on the runtime's clock, the books audited; a recurring sit-and-go reopens; a restart resumes
+a running tournament from the books; the operator's cancellation (R-TOURN-13). Registration over
+HTTP is in tests/server/test_rest_tournaments.py, a kill -9 of the server in
+tests/server/test_tournament_crash.py."""
+
+from __future__ import annotations
+
+import asyncio
+
+from feltroom.room.audit import audit
+from feltroom.room.operator import BAD_INPUT, run_cancel_tournament
+from feltroom.room.runtime import RoomRuntime
+from feltroom.store import SqlStorage
+
+from .support import HEADS_UP, Clock, Room, run_for
+
+SNG = """
+[[tournament]]
+id = "sng4"
+format = "sng"
+seats_per_table = 4
+max_entries = 4
+starting_stack = 300
+buy_in = 500
+fee = 50
+"""
+
+
+async def play_out(room: RoomRuntime, clock: Clock, tournament_id: str) -> None:
+    end = clock.now + 20_000.0
+    while clock.now < end and not room.tournaments[tournament_id].done:
+        await run_for(room, clock, 10.0, step=0.5)
+
+
+async def enter(room: RoomRuntime, tournament_id: str, names: list[str]) -> None:
+    """Register house bots ``names`` (the room's own bots are off in these tests)."""
+    runner = room.tournaments[tournament_id]
+    cost = runner.settings.buy_in + runner.settings.fee
+    for name in names:
+        await room.writer.call(room.fund_bot, name, cost)
+        runner.bot_names.add(name)
+        await room.register_tournament(tournament_id, name)
+
+
+def wallet(storage: SqlStorage, name: str) -> int:
+    with storage.transaction(write=False) as tx:
+        row = tx.get_account(f"wallet:{name}:PLAY")
+        return 0 if row is None else row.balance
+
+
+def test_house_bots_fill_a_sit_and_go_and_play_it_to_its_end(
+    make_room: Room, clock: Clock, storage: SqlStorage
+) -> None:
+    room = make_room(HEADS_UP, tournaments=SNG, tournament_bot_wait=1.0, bot_think=(0.1, 0.1))
+
+    async def scenario() -> dict[str, object]:
+        await room.start()
+        try:
+            assert list(room.tournaments) == ["sng4-1"]
+            await play_out(room, clock, "sng4-1")
+            assert room.tournaments["sng4-1"].status == "finished"
+            assert "sng4-2" in room.tournaments  # the recurring sit-and-go reopened
+            return {t["id"]: t for t in room.tournaments_lobby()}["sng4-1"]
+        finally:
+            await room.stop()
+
+    lobby = asyncio.run(scenario())
+    assert lobby["state"] == "finished"
+    places = lobby["places"]
+    assert isinstance(places, list)
+    assert sorted(p["place"] for p in places) == [1, 2, 3, 4]
+    assert [p["prize"] for p in sorted(places, key=lambda p: p["place"])] == [2000, 0, 0, 0]
+    winner = next(p["account"] for p in places if p["place"] == 1)
+    assert winner.startswith("bot.sng4.")
+    report = audit(storage, shuffles=0)
+    assert report["problems"] == []
+    assert report["tournaments"]["sng4-1"] == {
+        "status": "finished",
+        "buy_ins": 2000,
+        "overlay": 0,
+        "prizes": 2000,
+        "pool_left": 0,
+        "chips": 1200,
+    }
+    # every hand of it is stored and settled, none left started
+    with storage.transaction(write=False) as tx:
+        assert tx.unsettled_hands(None) == []
+
+
+TWO_TABLES_SNG = """
+[[tournament]]
+id = "mt"
+format = "sng"
+seats_per_table = 4
+max_entries = 8
+starting_stack = 3000
+buy_in = 500
+fee = 50
+level_minutes = 1
+recurring = false
+"""
+
+
+def test_a_restart_resumes_the_tournament_where_it_stood(
+    make_room: Room, clock: Clock, storage: SqlStorage
+) -> None:
+    """R-TOURN-13: the room stops dead (no shutdown) in the middle of a two-table tournament;
+    an hour later a new room resumes it from the books: the hands in progress void with the
+    stacks at their start-of-hand values, the level and the time left in it as they stood, the
+    places already final kept; it then plays to its end with the books balanced."""
+    options = {"tournament_bot_wait": 0.0, "bot_think": (0.5, 0.5), "house_bots": 0}
+
+    async def first() -> dict[str, object]:
+        room = make_room(HEADS_UP, tournaments=TWO_TABLES_SNG, **options)
+        await room.start()
+        runner = room.tournaments["mt-1"]
+        await enter(room, "mt-1", [f"bot.mt.{k}" for k in range(1, 9)])
+        assert runner.director.state == "running"
+        while not (
+            runner.director.level_number >= 2
+            and runner.director.remaining < 8
+            and any(t.table.in_hand for t in runner.tables.values())
+            and len(runner.tables) == 2
+        ):
+            await run_for(room, clock, 0.5, step=0.5)
+            assert not runner.done
+        director = runner.director
+        seen = {
+            "level": director.level_number,
+            "clock": director.clock(clock.now),
+            "places": {e.account: (e.place, e.prize) for e in director.entries if e.place},
+            "stacks": director.stacks(),
+        }
+        room.stopping = True
+        room.writer.stop()  # dead: no shutdown, nothing voided
+        return seen
+
+    seen = asyncio.run(first())
+    clock.now += 3600.0
+
+    async def second() -> dict[str, object]:
+        room = make_room(HEADS_UP, tournaments=TWO_TABLES_SNG, **options)
+        await room.start()
+        try:
+            runner = room.tournaments["mt-1"]
+            director = runner.director
+            assert director.level_number == seen["level"]
+            assert abs(director.clock(clock.now) - float(seen["clock"])) < 6.0  # the heartbeat
+            places = {e.account: (e.place, e.prize) for e in director.entries if e.place}
+            assert places == seen["places"]
+            assert director.stacks() == seen["stacks"]  # the start-of-hand values
+            for tab in runner.tables.values():
+                assert not tab.table.in_hand
+                for seat, player in tab.table.seats.items():
+                    entry = director.entries[director.tables[tab.number].seats[seat] - 1]
+                    assert player.stack == entry.stack
+            await play_out(room, clock, "mt-1")
+            assert runner.status == "finished"
+            return {e.account: (e.place, e.prize) for e in director.entries}
+        finally:
+            await room.stop()
+
+    final = asyncio.run(second())
+    for account, place in dict(seen["places"]).items():  # type: ignore[call-overload]
+        assert final[account] == place
+    assert sorted(p for p, _ in final.values()) == list(range(1, 9))
+    report = audit(storage, shuffles=0)
+    assert report["problems"] == []
+    assert report["tournaments"]["mt-1"]["pool_left"] == 0
+
+
+def test_cancel_tournament_before_the_start_refunds_buy_in_and_fee(
+    make_room: Room, clock: Clock, storage: SqlStorage
+) -> None:
+    """R-TOURN-13, R-TOURN-2: ``feltroom admin cancel-tournament`` before the start gives every
+    entry its buy-in and fee back; the running room stops the tournament; a second cancellation
+    and an unknown id are refused, changing nothing."""
+    names = [f"bot.mt.{k}" for k in range(1, 4)]
+
+    async def scenario() -> None:
+        room = make_room(HEADS_UP, tournaments=TWO_TABLES_SNG, house_bots=0)
+        await room.start()
+        try:
+            await enter(room, "mt-1", names)
+            assert [wallet(storage, n) for n in names] == [100_000_000 - 550] * 3
+            code, result = run_cancel_tournament(storage, "mt-1", clock)
+            assert code == 0
+            assert result["refunded"] == dict.fromkeys(names, 550)
+            assert result["paid"] == {}
+            assert [wallet(storage, n) for n in names] == [100_000_000] * 3
+            await run_for(room, clock, 6.0)  # the room sees it at its next heartbeat
+            runner = room.tournaments["mt-1"]
+            assert runner.done
+            assert runner.director.state == "cancelled"
+            code, again = run_cancel_tournament(storage, "mt-1", clock)
+            assert code == BAD_INPUT
+            assert again["error"] == "tournament mt-1 is already cancelled: nothing to cancel"
+            code, unknown = run_cancel_tournament(storage, "nope-1", clock)
+            assert code == BAD_INPUT
+            assert unknown["error"].startswith("no tournament 'nope-1'; tournaments that can")
+        finally:
+            await room.stop()
+
+    asyncio.run(scenario())
+    report = audit(storage, shuffles=0)
+    assert report["problems"] == []
+    assert report["tournaments"]["mt-1"]["pool_left"] == 0
+    assert report["tournaments"]["mt-1"]["status"] == "cancelled"
+
+
+def test_cancel_tournament_while_running_pays_the_pool_left_by_the_rule(
+    make_room: Room, clock: Clock, storage: SqlStorage
+) -> None:
+    """R-TOURN-13 before the money: every player left first gets the buy-in back, the rest of
+    the prize pool in proportion to chips (the stacks at the start of any hand in progress); the
+    players knocked out get nothing; the room stops every table."""
+    names = [f"bot.mt.{k}" for k in range(1, 9)]
+
+    async def scenario() -> dict[str, int]:
+        room = make_room(HEADS_UP, tournaments=TWO_TABLES_SNG, house_bots=0, bot_think=(0.5, 0.5))
+        await room.start()
+        try:
+            await enter(room, "mt-1", names)
+            runner = room.tournaments["mt-1"]
+            while runner.director.remaining > 6:
+                await run_for(room, clock, 0.5)
+            director = runner.director
+            assert director.remaining > director.paid_places + 1  # before the money
+            stacks = {director.entries[n - 1].account: c for n, c in director.stacks().items()}
+            code, result = run_cancel_tournament(storage, "mt-1", clock)
+            assert code == 0
+            assert result["in_the_money"] is False
+            paid = result["paid"]
+            assert set(paid) == set(stacks)
+            assert sum(paid.values()) == 8 * 500
+            rest = 8 * 500 - 500 * len(stacks)
+            total = sum(stacks.values())
+            for account, chips in stacks.items():
+                assert paid[account] - 500 in range(
+                    rest * chips // total, rest * chips // total + len(stacks) + 1
+                )
+            await run_for(room, clock, 6.0)  # the room sees it at its next heartbeat
+            assert runner.done
+            assert runner.tables
+            assert all(t.table.held and not t.table.in_hand for t in runner.tables.values())
+            return paid
+        finally:
+            await room.stop()
+
+    paid = asyncio.run(scenario())
+    for name in names:
+        assert wallet(storage, name) == 100_000_000 - 550 + paid.get(name, 0)
+    report = audit(storage, shuffles=0)
+    assert report["problems"] == []
+    assert report["tournaments"]["mt-1"] == {
+        "status": "cancelled",
+        "buy_ins": 4000,
+        "overlay": 0,
+        "prizes": 4000,
+        "pool_left": 0,
+        "chips": 8 * 3000,
+    }
+    with storage.transaction(write=False) as tx:
+        assert tx.unsettled_hands(None) == []
