@@ -200,7 +200,7 @@ class _Both:
 def exposition(room: Collector | None) -> bytes:
     """The Prometheus text of the process's metrics and ``room``'s."""
     collectors: list[Any] = [REGISTRY] if room is None else [REGISTRY, room]
-    return generate_latest(_Both(collectors))  # type: ignore[arg-type]
+    return generate_latest(_Both(collectors))
 
 
 def allowed(address: str | None, networks: Sequence[str]) -> bool:
