@@ -32,6 +32,7 @@ from pydantic_settings import (
     SettingsConfigDict,
     TomlConfigSettingsSource,
 )
+from pydantic_settings.sources.utils import parse_env_vars
 
 __all__ = [
     "ENV_PREFIX",
@@ -39,11 +40,14 @@ __all__ = [
     "ConfigError",
     "Settings",
     "default_of",
+    "env_name",
     "load_settings",
     "masked",
     "parse_addresses",
     "parse_networks",
     "setting_names",
+    "shown",
+    "shown_value",
 ]
 
 ENV_PREFIX = "FELTROOM_"
@@ -341,6 +345,19 @@ def _read_file(path: Path) -> dict[str, Any]:
     return values
 
 
+class _Environment(EnvSettingsSource):
+    """pydantic-settings' reader of ``FELTROOM_<SECTION>__<KEY>`` over a given environment."""
+
+    def __init__(self, environ: Mapping[str, str]) -> None:
+        self.given = dict(environ)
+        super().__init__(
+            Settings, env_prefix=ENV_PREFIX, env_nested_delimiter="__", case_sensitive=False
+        )
+
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        return parse_env_vars(self.given, False, self.env_ignore_empty, self.env_parse_none_str)
+
+
 def _read_env(environ: Mapping[str, str]) -> dict[str, Any]:
     """``FELTROOM_<SECTION>__<KEY>`` variables. Variables of the prefix without ``__`` are the
     other commands' (``FELTROOM_PASSWORD`` for ``feltroom acpc``) and are left alone."""
@@ -356,16 +373,7 @@ def _read_env(environ: Mapping[str, str]) -> dict[str, Any]:
         "environment",
         lambda s, k: f"{ENV_PREFIX}{s.upper()}__*" if k is None else env_name(s, k),
     )
-    saved = dict(os.environ)
-    try:
-        os.environ.clear()
-        os.environ.update(environ)
-        values: dict[str, Any] = EnvSettingsSource(
-            Settings, env_prefix=ENV_PREFIX, env_nested_delimiter="__", case_sensitive=False
-        )()
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
+    values: dict[str, Any] = _Environment(environ)()
     return values
 
 
@@ -438,6 +446,15 @@ def _explain(
     return "; ".join(lines)
 
 
+def shown_value(value: Any) -> str:
+    """A value as a person writes it on a command line (``--help``, ``config show``)."""
+    if value is None:
+        return "none"
+    if isinstance(value, list | tuple | set | frozenset):
+        return ",".join(sorted(str(part) for part in value)) or "''"
+    return str(value)
+
+
 def masked(section: str, key: str, value: Any) -> Any:
     """The value as shown to people: the password of a database or broker URL replaced."""
     if (section, key) not in SECRET_URLS or not isinstance(value, str):
@@ -456,6 +473,9 @@ def shown(settings: Settings) -> dict[str, dict[str, Any]]:
     """The settings as plain JSON values, secrets masked (the start-up line, config show)."""
     plain = settings.model_dump(mode="json")
     return {
-        section: {key: masked(section, key, value) for key, value in values.items()}
+        section: {
+            key: sorted(value) if isinstance(value, list) else masked(section, key, value)
+            for key, value in values.items()
+        }
         for section, values in plain.items()
     }
