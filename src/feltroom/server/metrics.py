@@ -19,7 +19,13 @@ import ipaddress
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    disable_created_metrics,
+    generate_latest,
+)
 from prometheus_client.core import (
     CounterMetricFamily,
     GaugeMetricFamily,
@@ -48,6 +54,7 @@ __all__ = [
     "exposition",
 ]
 
+disable_created_metrics()  # no ``*_created`` series: the room's start is feltroom_uptime_seconds
 REGISTRY = CollectorRegistry(auto_describe=True)
 
 ERRORS = Counter(
