@@ -10,12 +10,13 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.ops.support import Room
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from feltroom import __version__
 from services import free_port
+
+from .support import Room
 
 SECRET = "hunter2-not-in-logs"
 
