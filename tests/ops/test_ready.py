@@ -8,9 +8,8 @@ from starlette.testclient import TestClient
 from feltroom.cluster.broker import broker_check
 from feltroom.server import create_app
 from feltroom.store import SqlStorage
+from server.live import HEADS_UP, room_for
 from services import RedisServer, free_port
-
-from ..server.live import HEADS_UP, room_for
 
 
 def test_ready_when_the_database_and_the_broker_answer(
