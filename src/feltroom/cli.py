@@ -471,6 +471,7 @@ def _serve(args: argparse.Namespace) -> int:
     """``feltroom serve``: the composition root. It opens the store, builds the room's services
     and the table runtime on it, and puts them behind the ASGI application."""
     import logging
+    import signal
     import time
 
     from alembic.util.exc import CommandError
@@ -530,6 +531,12 @@ def _serve(args: argparse.Namespace) -> int:
         settings=_runtime_settings(config),
     )
     started = time.monotonic()
+    # SIGTERM (a service manager's stop) and SIGINT (Ctrl-C) are uvicorn's while it serves: it
+    # stops in order (the tables, the books), then hands the signal on. Handed on here it has
+    # done its work: the room returns and logs its shutdown line.
+    previous = {
+        signum: signal.signal(signum, _handled) for signum in (signal.SIGTERM, signal.SIGINT)
+    }
 
     def ready(address: str) -> None:
         print(
@@ -579,6 +586,8 @@ def _serve(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
         storage.close()
         log.info(
             "feltroom stopped after %.0f s: %d hands dealt, %d settled",
@@ -587,6 +596,10 @@ def _serve(args: argparse.Namespace) -> int:
             runtime.hands_settled,
         )
     return 0
+
+
+def _handled(signum: int, frame: Any) -> None:
+    """A stop signal uvicorn has already acted on."""
 
 
 def _masked_url(url: str) -> str:

@@ -67,9 +67,9 @@ class Room:
             time.sleep(0.1)
         raise AssertionError(f"fewer than {count} hands settled in {timeout} s: {self.log()}")
 
-    def stop(self) -> int:
+    def stop(self, signum: int = signal.SIGINT) -> int:
         if self.process.poll() is None:
-            self.process.send_signal(signal.SIGINT)
+            self.process.send_signal(signum)
             try:
                 self.process.wait(30)
             except subprocess.TimeoutExpired:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import signal
 from pathlib import Path
 
 import pytest
@@ -148,11 +149,12 @@ def test_metrics_are_refused_to_addresses_the_operator_did_not_allow(fast_tmp: P
         assert "10.0.0.0/8" in refused.json()["error"]["message"]
         assert room.get("/healthz").status_code == 200
     finally:
-        room.stop()
+        assert room.stop(signal.SIGTERM) == 0  # as a service manager stops it
     text_lines = room.log().splitlines()
     assert text_lines[0].split()[1] == "INFO"  # the text format: TIME LEVEL LOGGER: MESSAGE
     assert f"feltroom {__version__} starting" in text_lines[0]
     assert any('"GET /metrics" 403' in line for line in text_lines)
+    assert "feltroom stopped after" in text_lines[-1]
 
 
 @pytest.mark.parametrize(
