@@ -10,11 +10,13 @@ import json
 import signal
 from pathlib import Path
 
+import httpx
 import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from feltroom import __version__
+from feltroom.server.protocol import PROTOCOL_VERSION
 from services import free_port
 
 from .support import Room
@@ -33,6 +35,21 @@ def _a_frame_too_large(url: str) -> int:
                     pass
             assert socket.close_code is not None
             return socket.close_code
+
+    return asyncio.run(run())
+
+
+def _signed_in_connection(url: str, token: str) -> int:
+    """A connection that says hello with ``token``, is welcomed, and closes (1000)."""
+
+    async def run() -> int:
+        async with connect(url.replace("http", "ws") + "/ws") as socket:
+            hello = {"type": "hello", "id": 1, "version": PROTOCOL_VERSION, "token": token}
+            await socket.send(json.dumps(hello))
+            while json.loads(await socket.recv())["type"] != "welcome":
+                pass
+        assert socket.close_code is not None
+        return socket.close_code
 
     return asyncio.run(run())
 
@@ -107,6 +124,19 @@ def test_a_room_logs_serves_health_and_metrics(fast_tmp: Path) -> None:
             in room.get("/metrics").text
         )
         assert _a_frame_too_large(room.url) == 1009
+        account = {"name": "operator1", "password": "long enough password"}
+        assert httpx.post(f"{room.url}/api/signup", json=account).status_code == 201
+        assert (
+            httpx.post(
+                f"{room.url}/api/signin", json={**account, "password": "wrong one!"}
+            ).status_code
+            == 401
+        )
+        token = httpx.post(f"{room.url}/api/signin", json=account).json()["token"]
+        assert _signed_in_connection(room.url, token) == 1000
+        signed = room.get("/metrics").text
+        assert 'feltroom_sign_ins_total{result="ok"} 1.0' in signed
+        assert 'feltroom_sign_ins_total{result="failed"} 1.0' in signed
     finally:
         assert room.stop() == 0
     lines = room.json_lines()
@@ -125,6 +155,13 @@ def test_a_room_logs_serves_health_and_metrics(fast_tmp: Path) -> None:
     sockets = [line for line in access if line["method"] == "WS"]
     assert sockets
     assert sockets[0]["status"] == 1009
+    assert sockets[0]["account"] is None
+    assert (sockets[1]["status"], sockets[1]["account"]) == (1000, "operator1")
+    sign_ins = [line for line in access if line["path"] == "/api/signin"]
+    assert [(line["status"], line["account"]) for line in sign_ins] == [
+        (401, "operator1"),
+        (200, "operator1"),
+    ]
     dealt = [line for line in lines if " dealt" in line["message"]]
     settled_lines = [line for line in lines if " settled in " in line["message"]]
     assert dealt
