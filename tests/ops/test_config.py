@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from feltroom.cli import SERVE_FLAGS, main
-from feltroom.ops.config import ConfigError, load_settings, setting_names
+from feltroom.ops.config import ConfigError, flag_name, load_settings, setting_names
 
 FILE = """
 [server]
@@ -119,6 +119,14 @@ def test_config_show_refuses_a_bad_file(tmp_path: Path, capsys: pytest.CaptureFi
     err = capsys.readouterr().err
     assert "[room] bot_style" in err
     assert "'random', 'station' or 'tag'" in err
+
+
+def test_each_flag_is_named_in_the_sources_as_it_is_written() -> None:
+    for flag, (section, key, *_) in SERVE_FLAGS.items():
+        assert flag_name(section, key) == flag
+    settings, sources = load_settings({"log": {"level": "debug"}}, None, {})
+    assert settings.log.level == "debug"
+    assert sources["log", "level"] == "flag --log-level"
 
 
 def test_serve_help_shows_every_option_with_its_default(

@@ -41,6 +41,7 @@ __all__ = [
     "Settings",
     "default_of",
     "env_name",
+    "flag_name",
     "load_settings",
     "masked",
     "parse_addresses",
@@ -386,8 +387,13 @@ def _merge(*layers: Mapping[str, Any]) -> dict[str, Any]:
     return merged
 
 
-def _flag_name(section: str, key: str) -> str:
-    return f"--{key.replace('_', '-')}"
+_FLAGS_NAMED = {("log", "level"): "--log-level", ("log", "format"): "--log-format"}
+"""The flags of ``feltroom serve`` whose name is not the key's (``--KEY`` with dashes)."""
+
+
+def flag_name(section: str, key: str) -> str:
+    """The flag of ``feltroom serve`` that sets this setting (where there is one)."""
+    return _FLAGS_NAMED.get((section, key), f"--{key.replace('_', '-')}")
 
 
 def load_settings(
@@ -408,7 +414,7 @@ def load_settings(
     sources: dict[tuple[str, str], str] = {}
     for section, key in setting_names():
         if key in flags.get(section, {}):
-            sources[section, key] = f"flag {_flag_name(section, key)}"
+            sources[section, key] = f"flag {flag_name(section, key)}"
         elif key in env_values.get(section, {}):
             sources[section, key] = f"env {env_name(section, key)}"
         elif key in file_values.get(section, {}):
@@ -429,7 +435,7 @@ def _explain(
         location = [str(part) for part in problem["loc"]]
         section, key = [*location, "", ""][:2]
         if key in flags.get(section, {}):
-            where = f"flag {_flag_name(section, key)}"
+            where = f"flag {flag_name(section, key)}"
         elif key in env_values.get(section, {}):
             where = f"environment {env_name(section, key)}"
         else:
