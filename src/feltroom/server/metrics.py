@@ -54,7 +54,8 @@ __all__ = [
     "exposition",
 ]
 
-disable_created_metrics()  # no ``*_created`` series: the room's start is feltroom_uptime_seconds
+# no ``*_created`` series: the room's start is feltroom_uptime_seconds (the function is untyped)
+disable_created_metrics()  # type: ignore[no-untyped-call]
 REGISTRY = CollectorRegistry(auto_describe=True)
 
 ERRORS = Counter(
