@@ -171,7 +171,7 @@ class LogSection(_Section):
 class RoomSection(_Section):
     """How the tables run."""
 
-    house_bots: Annotated[int, Field(ge=0, le=9)] = Field(3, description="house bots per table")
+    house_bots: Annotated[int, Field(ge=0)] = Field(3, description="house bots per table")
     bot_think: Annotated[float, Field(ge=0, le=60)] = Field(
         2.0,
         description="a house bot's longest thinking time (0: bots act at once, hands follow "
