@@ -4,6 +4,7 @@ database per test, and a throwaway password-protected Redis (``services.py``).""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -104,9 +105,9 @@ def postgres_server() -> Iterator[str]:
         server.remove()
 
 
-@pytest.fixture
-def pg_url(postgres_server: str) -> Iterator[str]:
-    """A fresh, empty PostgreSQL database for one test (dropped after it)."""
+@contextlib.contextmanager
+def _fresh_database(postgres_server: str) -> Iterator[str]:
+    """A fresh, empty PostgreSQL database on the server (dropped after it)."""
     from sqlalchemy import create_engine, text
     from sqlalchemy.engine import make_url
 
@@ -120,6 +121,20 @@ def pg_url(postgres_server: str) -> Iterator[str]:
         with admin.connect() as connection:
             connection.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
         admin.dispose()
+
+
+@pytest.fixture
+def pg_url(postgres_server: str) -> Iterator[str]:
+    """A fresh, empty PostgreSQL database for one test (dropped after it)."""
+    with _fresh_database(postgres_server) as url:
+        yield url
+
+
+@pytest.fixture
+def other_pg_url(postgres_server: str) -> Iterator[str]:
+    """A second fresh, empty PostgreSQL database for the same test (a restore's target)."""
+    with _fresh_database(postgres_server) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

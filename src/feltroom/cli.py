@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib.util
-import ipaddress
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -477,107 +476,267 @@ def _integrity_text(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _settings(args: argparse.Namespace, command: str) -> Any:
+    """The effective settings of ``feltroom serve`` (flags > environment > file > default) and
+    their sources; ``None`` after printing what is wrong."""
+    from feltroom.ops.config import ConfigError, load_settings
+
+    flags: dict[str, dict[str, Any]] = {}
+    for section, key, *_ in SERVE_FLAGS.values():
+        dest = f"{section}.{key}"
+        if dest in vars(args):
+            flags.setdefault(section, {})[key] = vars(args)[dest]
+    try:
+        return load_settings(flags, args.config)
+    except ConfigError as error:
+        print(f"feltroom {command}: error: {error}", file=sys.stderr)
+        return None
+
+
 def _serve(args: argparse.Namespace) -> int:
     """``feltroom serve``: the composition root. It opens the store, builds the room's services
     and the table runtime on it, and puts them behind the ASGI application."""
     import logging
+    import signal
+    import time
 
     from alembic.util.exc import CommandError
     from sqlalchemy.exc import SQLAlchemyError
 
-    from feltroom.room import Accounts, Cashier, RoomError, Settlement
+    from feltroom.ops.config import shown
+    from feltroom.ops.logs import configure
+    from feltroom.room import Accounts, Argon2Settings, Cashier, RoomError, Settlement
     from feltroom.room.runtime import RoomRuntime
     from feltroom.room.signins import SignInLog
     from feltroom.room.tables_config import load_tables, room_tables
     from feltroom.room.tournaments_config import load_tournaments
     from feltroom.server import create_app, serve
     from feltroom.server.rest import RestLimits
+    from feltroom.server.session import HubSettings
     from feltroom.store import DEFAULT_URL, open_storage
 
-    logging.basicConfig(
-        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    loaded = _settings(args, "serve")
+    if loaded is None:
+        return 2
+    config = loaded[0]
+    configure(config.log.level, config.log.format, config.log.access)
+    log = logging.getLogger("feltroom")
+    log.info(
+        "feltroom %s starting (role %s); configuration: %s",
+        __version__,
+        config.server.role,
+        json.dumps(shown(config), sort_keys=True),
+        extra={"version": __version__, "config": shown(config)},
     )
-    if args.role != "all":
-        return _serve_cluster(args)
+    if config.server.role != "all":
+        code = _serve_cluster(config)
+        log.info("feltroom %s stopped (exit %d)", config.server.role, code)
+        return code
+    tables_file = config.server.tables
+    tables_path = None if tables_file is None else str(tables_file)
     try:
-        load_tables(args.tables)  # a bad tables file is refused before the database opens
-        tournaments = load_tournaments(args.tables)
+        load_tables(tables_path)  # a bad tables file is refused before the database opens
+        tournaments = load_tournaments(tables_path)
     except (RoomError, OSError) as error:
         print(f"feltroom serve: error: {error}", file=sys.stderr)
         return 2
-    url = args.db or DEFAULT_URL
+    url = config.server.db or DEFAULT_URL
     try:
         storage = open_storage(url)
     except (SQLAlchemyError, CommandError, ValueError, OSError) as error:
         print(f"feltroom serve: cannot open the database {url!r}: {error}", file=sys.stderr)
         return 2
     try:  # the database is the tables' source of truth; the file only seeds it
-        tables = room_tables(storage, args.tables)
+        tables = room_tables(storage, tables_path)
     except (RoomError, OSError) as error:
         storage.close()
         print(f"feltroom serve: error: {error}", file=sys.stderr)
         return 2
-    settings = _runtime_settings(args)
+    accounts = config.accounts
+    argon2 = Argon2Settings(
+        time_cost=accounts.argon2_time_cost,
+        memory_cost=accounts.argon2_memory_kib,
+        parallelism=accounts.argon2_parallelism,
+    )
     runtime = RoomRuntime(
         Settlement(storage),
-        Accounts(storage),
+        Accounts(storage, argon2=argon2, min_password_length=accounts.password_min),
         Cashier(storage),
         tables,
         tournaments=tournaments,
-        settings=settings,
+        settings=_runtime_settings(config),
     )
+    started = time.monotonic()
+    # SIGTERM (a service manager's stop) and SIGINT (Ctrl-C) are uvicorn's while it serves: it
+    # stops in order (the tables, the books), then hands the signal on. Handed on here it has
+    # done its work: the room returns and logs its shutdown line.
+    previous = {
+        signum: signal.signal(signum, _handled) for signum in (signal.SIGTERM, signal.SIGINT)
+    }
 
     def ready(address: str) -> None:
         print(
             f"feltroom: {len(tables)} tables, {len(tournaments)} tournaments, "
-            f"{args.house_bots} house bots a table, books in {url}; open {address}",
+            f"{config.room.house_bots} house bots a table, books in {_masked_url(url)}; "
+            f"open {address}",
             flush=True,
         )
 
+    protocol = config.protocol
     try:
         limits = RestLimits(
-            signups=args.signups, signup_exempt=args.signup_exempt, hash_pool=args.hash_pool
+            signups=accounts.signups,
+            signup_window=accounts.signup_window,
+            signup_exempt=accounts.signup_exempt,
+            account_failures=accounts.account_failures,
+            address_failures=accounts.address_failures,
+            failure_window=accounts.failure_window,
+            hash_pool=accounts.hash_pool,
+            grant_to=accounts.grant_to,
+            grant_every=accounts.grant_every,
+            password_min=accounts.password_min,
         )
-        sign_ins = SignInLog(storage, retention_days=args.sign_in_retention_days)
+        hub_settings = HubSettings(
+            rate=protocol.rate,
+            burst=protocol.burst,
+            strikes=protocol.strikes,
+            chat_rate=protocol.chat_rate,
+            chat_burst=protocol.chat_burst,
+            outbox=protocol.outbox,
+            hello_seconds=protocol.hello_seconds,
+        )
+        sign_ins = SignInLog(storage, retention_days=accounts.sign_in_retention_days)
         serve(
-            create_app(runtime, limits=limits, sign_ins=sign_ins),
-            args.host,
-            args.port,
+            create_app(
+                runtime,
+                limits=limits,
+                sign_ins=sign_ins,
+                hub_settings=hub_settings,
+                metrics_allow=config.server.metrics_allow,
+            ),
+            config.server.host,
+            config.server.port,
             on_ready=ready,
-            forwarded_allow_ips=args.forwarded_allow_ips,
+            forwarded_allow_ips=config.server.forwarded_allow_ips,
+            metrics_port=config.server.metrics_port,
         )
     except KeyboardInterrupt:
         pass
     finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
         storage.close()
+        log.info(
+            "feltroom stopped after %.0f s: %d hands dealt, %d settled",
+            time.monotonic() - started,
+            runtime.hands_dealt,
+            runtime.hands_settled,
+        )
     return 0
 
 
-def _runtime_settings(args: argparse.Namespace) -> Any:
+def _handled(signum: int, frame: Any) -> None:
+    """A stop signal uvicorn has already acted on."""
+
+
+def _masked_url(url: str) -> str:
+    from feltroom.ops.config import masked
+
+    return str(masked("server", "db", url))
+
+
+def _runtime_settings(config: Any) -> Any:
     from feltroom.room.runtime import RuntimeSettings
 
-    think = args.bot_think
+    room = config.room
+    think = room.bot_think
+    pause = 2.0 if think > 0 else 0.0  # think 0 (benchmarks): the next hand at once
     return RuntimeSettings(
-        house_bots=args.house_bots,
+        house_bots=room.house_bots,
         bot_think=(think / 4, think),
-        bot_style=args.bot_style,
-        between_hands=2.0 if think > 0 else 0.0,
-        after_showdown=4.0 if think > 0 else 0.0,  # think 0 (benchmarks): the next hand at once
-        tournament_bot_wait=20.0 if think > 0 else 0.0,  # think 0: bots fill sit-and-gos at once
+        bot_style=room.bot_style,
+        between_hands=pause if room.between_hands is None else room.between_hands,
+        after_showdown=(2 * pause if room.after_showdown is None else room.after_showdown),
+        tournament_bot_wait=10 * pause,  # think 0: bots fill sit-and-gos at once
+        disconnect_grace=room.disconnect_grace,
+        bot_bankroll=room.bot_bankroll,
+        selftest_interval=room.selftest_interval,
+        selftest_shuffles=room.selftest_shuffles,
     )
 
 
-def _serve_cluster(args: argparse.Namespace) -> int:
+def _serve_cluster(config: Any) -> int:
     """``feltroom serve --role worker`` (docs/cluster.md)."""
     from feltroom.cluster.serve import serve_worker
 
+    tables = config.server.tables
     return serve_worker(
-        args.db,
-        args.broker,
-        lease_seconds=args.lease_seconds,
-        tables=args.tables,
-        settings=_runtime_settings(args),
+        config.server.db,
+        config.server.broker,
+        lease_seconds=config.server.lease_seconds,
+        tables=None if tables is None else str(tables),
+        settings=_runtime_settings(config),
     )
+
+
+def _config_show(args: argparse.Namespace) -> int:
+    """``feltroom config show [--config FILE] [--json]``: every setting, its value (secrets
+    masked) and where it came from."""
+    from feltroom.ops.config import env_name, shown, shown_value
+
+    loaded = _settings(args, "config show")
+    if loaded is None:
+        return 2
+    settings, sources = loaded
+    values = shown(settings)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    section: {
+                        key: {"value": value, "source": sources[section, key]}
+                        for key, value in keys.items()
+                    }
+                    for section, keys in values.items()
+                }
+            )
+        )
+        return 0
+    for section, keys in values.items():
+        print(f"[{section}]")
+        for key, value in keys.items():
+            print(
+                f"{key} = {shown_value(value)}  # {sources[section, key]}; "
+                f"env {env_name(section, key)}"
+            )
+        print()
+    return 0
+
+
+def _backup(args: argparse.Namespace) -> int:
+    """``feltroom backup --db URL --to FILE`` (docs/operations.md, "Backups")."""
+    from feltroom.ops.backup import BackupError, backup
+
+    try:
+        for line in backup(args.db, args.to):
+            print(line, flush=True)
+    except BackupError as error:
+        print(f"feltroom backup: error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _restore(args: argparse.Namespace) -> int:
+    """``feltroom restore --from FILE --db URL [--force]`` (docs/operations.md, "Backups")."""
+    from feltroom.ops.backup import BackupError, restore
+
+    try:
+        for line in restore(args.source, args.db, force=args.force):
+            print(line, flush=True)
+    except BackupError as error:
+        print(f"feltroom restore: error: {error}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def _add_room_commands(commands: Any) -> None:
@@ -639,127 +798,117 @@ def _add_room_commands(commands: Any) -> None:
     integrity.add_argument("--json", action="store_true", help="print one JSON object")
     integrity.set_defaults(handler=_room_command)
 
-    serve = commands.add_parser("serve", help="run the room: tables, house bots, status page")
-    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    serve.add_argument("--port", type=_port, default=8000, help="port to listen on")
-    add_db(serve)
-    serve.add_argument(
-        "--tables", default=None, metavar="FILE", help="tables file (default: the demo tables)"
+    serve = commands.add_parser(
+        "serve",
+        help="run the room: tables, house bots, status page",
+        description="Run the room. Every option is also a setting of the --config file and an "
+        "environment variable FELTROOM_<SECTION>__<KEY> (docs/operations.md); a flag wins over "
+        "the environment, which wins over the file.",
     )
     serve.add_argument(
-        "--house-bots", type=_count, default=3, metavar="N", help="house bots per table"
-    )
-    serve.add_argument(
-        "--bot-think",
-        type=float,
-        default=2.0,
-        metavar="SECONDS",
-        help="a house bot's longest thinking time (0: bots act at once, hands follow at once)",
-    )
-    serve.add_argument(
-        "--bot-style",
-        choices=("random", "station", "tag"),
-        default="tag",
-        help="how house bots play (docs/bots.md)",
-    )
-    serve.add_argument(
-        "--signup-exempt",
-        type=_addresses,
-        default=_addresses(SIGNUP_EXEMPT),
-        metavar="ADDRS",
-        help="comma-separated client addresses without the sign-up limit (default: "
-        f"{SIGNUP_EXEMPT}; '' for none)",
-    )
-    serve.add_argument(
-        "--signups",
-        type=_positive,
-        default=5,
-        metavar="N",
-        help="sign-ups allowed per client address in 10 minutes (default: 5)",
-    )
-    serve.add_argument(
-        "--forwarded-allow-ips",
-        type=_networks,
-        default=(),
-        metavar="ADDRS",
-        help="comma-separated addresses or networks of the reverse proxies whose "
-        "X-Forwarded-For is believed (default: none; docs/room.md)",
-    )
-    serve.add_argument(
-        "--hash-pool",
-        type=_positive,
-        default=2,
-        metavar="N",
-        help="passwords hashed at once, each 64 MiB (default: 2)",
-    )
-    serve.add_argument(
-        "--sign-in-retention-days",
-        type=_days,
-        default=90.0,
-        metavar="DAYS",
-        help="how long the sign-in log keeps each sign-in (docs/integrity.md)",
-    )
-    serve.add_argument(
-        "--role",
-        choices=("all", "worker"),
-        default="all",
-        help="all: the whole room in this process (default); worker: a cluster's worker owns "
-        "tables under leases (docs/cluster.md; the gateway role is not built yet)",
-    )
-    serve.add_argument(
-        "--broker",
+        "--config",
+        type=Path,
         default=None,
-        metavar="URL",
-        help="the cluster's broker, redis://:PASSWORD@host:6379/0 (the worker role)",
+        metavar="FILE",
+        help="the TOML configuration file (default: none; docs/operations.md)",
     )
-    serve.add_argument(
-        "--lease-seconds",
-        type=_lease,
-        default=3.0,
-        metavar="S",
-        help="how long a worker's table lease runs without renewal (default 3)",
-    )
+    for flag, (section, key, kind, metavar, text) in SERVE_FLAGS.items():
+        options: dict[str, Any] = {"metavar": metavar} if metavar else {}
+        if kind == "choices":
+            options["choices"] = _choices(section, key)
+        else:
+            options["type"] = kind
+        serve.add_argument(
+            flag,
+            dest=f"{section}.{key}",
+            default=argparse.SUPPRESS,
+            help=f"{text} (default: {_shown_default(section, key)})",
+            **options,
+        )
     serve.set_defaults(handler=_serve)
 
+    config = commands.add_parser("config", help="the configuration of feltroom serve")
+    shows = config.add_subparsers(dest="operation", required=True, metavar="OPERATION")
+    show = shows.add_parser(
+        "show",
+        help="the effective configuration and where each value comes from (secrets masked)",
+    )
+    show.add_argument("--config", type=Path, default=None, metavar="FILE", help="a TOML file")
+    show.add_argument("--json", action="store_true", help="print one JSON object")
+    show.set_defaults(handler=_config_show)
 
-SIGNUP_EXEMPT = "127.0.0.1,::1"
-"""``feltroom serve --signup-exempt``'s default: the machine itself, so that ``feltroom bots``
-keeps working there; no other loopback address (127.0.0.2 is not exempt)."""
+    backup = commands.add_parser(
+        "backup", help="copy the room's database to a file, also while the room runs"
+    )
+    backup.add_argument("--db", required=True, metavar="URL", help="the database URL")
+    backup.add_argument("--to", required=True, type=Path, metavar="FILE", help="the backup file")
+    backup.set_defaults(handler=_backup)
+
+    restore = commands.add_parser(
+        "restore", help="restore a backup file into a database (the room stopped)"
+    )
+    restore.add_argument(
+        "--from", dest="source", required=True, type=Path, metavar="FILE", help="a backup file"
+    )
+    restore.add_argument("--db", required=True, metavar="URL", help="the database URL")
+    restore.add_argument(
+        "--force", action="store_true", help="replace a database that already holds a room"
+    )
+    restore.set_defaults(handler=_restore)
 
 
 def _addresses(text: str) -> frozenset[str]:
     """Comma-separated IP addresses, each written as the server sees a client's."""
-    found = set()
-    for part in text.split(","):
-        part = part.strip()
-        if not part:
-            continue
-        try:
-            found.add(str(ipaddress.ip_address(part)))
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"{part!r} is not an IP address; give addresses such as 127.0.0.1,::1"
-            ) from None
-    return frozenset(found)
+    from feltroom.ops.config import parse_addresses
+
+    try:
+        return parse_addresses(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _networks(text: str) -> tuple[str, ...]:
     """Comma-separated IP addresses or networks (``10.0.0.0/8``), or ``*`` for any."""
-    found: list[str] = []
-    for part in text.split(","):
-        part = part.strip()
-        if not part:
-            continue
-        if part != "*":
-            try:
-                ipaddress.ip_network(part, strict=False)
-            except ValueError:
-                raise argparse.ArgumentTypeError(
-                    f"{part!r} is not an IP address or network; give addresses or networks "
-                    "such as 10.0.0.1,192.168.0.0/16 (or * for any: only behind a proxy)"
-                ) from None
-        found.append(part)
-    return tuple(found)
+    from feltroom.ops.config import parse_networks
+
+    try:
+        return parse_networks(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _optional_port(text: str) -> int:
+    value = _port(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("expected a port 1..65535, got 0")
+    return value
+
+
+def _choices(section: str, key: str) -> tuple[str, ...]:
+    """A setting's valid values, from its type (``Literal[...]``)."""
+    import typing
+
+    from feltroom.ops.config import SECTIONS
+
+    annotation = SECTIONS[section].model_fields[key].annotation
+    return tuple(str(value) for value in typing.get_args(annotation))
+
+
+_NONE_MEANS = {
+    ("server", "db"): "sqlite:///data/feltroom.sqlite3",
+    ("server", "tables"): "the demo tables",
+    ("server", "metrics_port"): "none, the main port only",
+    ("server", "forwarded_allow_ips"): "none",
+}
+
+
+def _shown_default(section: str, key: str) -> str:
+    from feltroom.ops.config import default_of, shown_value
+
+    default = default_of(section, key)
+    if (section, key) in _NONE_MEANS and not default:
+        return _NONE_MEANS[section, key]
+    return shown_value(default)
 
 
 def _count(text: str) -> int:
@@ -828,6 +977,100 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a number of at least 1, got {value}")
     return value
+
+
+SERVE_FLAGS: dict[str, tuple[str, str, Any, str | None, str]] = {
+    # flag: (section, key, argparse type or "choices", metavar, help); the default is the
+    # setting's (feltroom.ops.config), shown by --help
+    "--host": ("server", "host", str, "HOST", "address to listen on"),
+    "--port": ("server", "port", _port, "PORT", "port to listen on"),
+    "--db": ("server", "db", str, "URL", "database URL"),
+    "--tables": ("server", "tables", str, "FILE", "tables file"),
+    "--house-bots": ("room", "house_bots", _count, "N", "house bots per table"),
+    "--bot-think": (
+        "room",
+        "bot_think",
+        float,
+        "SECONDS",
+        "a house bot's longest thinking time (0: bots act at once, hands follow at once)",
+    ),
+    "--bot-style": ("room", "bot_style", "choices", None, "how house bots play (docs/bots.md)"),
+    "--signup-exempt": (
+        "accounts",
+        "signup_exempt",
+        _addresses,
+        "ADDRS",
+        "comma-separated client addresses without the sign-up limit ('' for none)",
+    ),
+    "--signups": (
+        "accounts",
+        "signups",
+        _positive,
+        "N",
+        "sign-ups allowed per client address in 10 minutes",
+    ),
+    "--forwarded-allow-ips": (
+        "server",
+        "forwarded_allow_ips",
+        _networks,
+        "ADDRS",
+        "comma-separated addresses or networks of the reverse proxies whose X-Forwarded-For is "
+        "believed (docs/room.md)",
+    ),
+    "--hash-pool": (
+        "accounts",
+        "hash_pool",
+        _positive,
+        "N",
+        "passwords hashed at once, each 64 MiB",
+    ),
+    "--sign-in-retention-days": (
+        "accounts",
+        "sign_in_retention_days",
+        _days,
+        "DAYS",
+        "how long the sign-in log keeps each sign-in (docs/integrity.md)",
+    ),
+    "--role": (
+        "server",
+        "role",
+        "choices",
+        None,
+        "all: the whole room in this process; worker: a cluster's worker owns tables under "
+        "leases (docs/cluster.md)",
+    ),
+    "--broker": (
+        "server",
+        "broker",
+        str,
+        "URL",
+        "the cluster's broker, redis://:PASSWORD@host:6379/0 (the worker role)",
+    ),
+    "--lease-seconds": (
+        "server",
+        "lease_seconds",
+        _lease,
+        "S",
+        "how long a worker's table lease runs without renewal",
+    ),
+    "--log-level": ("log", "level", "choices", None, "the room's log level (debug: each hand)"),
+    "--log-format": ("log", "format", "choices", None, "text lines or one JSON object a line"),
+    "--metrics-port": (
+        "server",
+        "metrics_port",
+        _optional_port,
+        "P",
+        "also serve GET /metrics on a listener of its own on this port",
+    ),
+    "--metrics-allow": (
+        "server",
+        "metrics_allow",
+        _networks,
+        "ADDRS",
+        "comma-separated addresses or networks that may read GET /metrics on the main port",
+    ),
+}
+"""The flags of ``feltroom serve`` and the settings they set (flag > environment > file)."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:

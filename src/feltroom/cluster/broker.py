@@ -12,6 +12,7 @@ docs/cluster.md).
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
 
 import redis.asyncio as aioredis
@@ -20,6 +21,7 @@ from feltroom.room.errors import RoomError
 
 __all__ = [
     "GROUP",
+    "broker_check",
     "command_stream",
     "connect",
     "events_channel",
@@ -61,3 +63,17 @@ def connect(url: str) -> aioredis.Redis:
             "cross the broker, which must require authentication (docs/cluster.md)"
         )
     return aioredis.Redis.from_url(url, decode_responses=True, health_check_interval=5)
+
+
+def broker_check(url: str) -> Callable[[], Awaitable[None]]:
+    """A readiness check of the broker at ``url`` for ``GET /readyz`` (``create_app``'s
+    ``ready_checks``): it answers ``PING``."""
+
+    async def check() -> None:
+        client = connect(url)
+        try:
+            await client.ping()
+        finally:
+            await client.aclose()
+
+    return check

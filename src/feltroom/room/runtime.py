@@ -34,6 +34,7 @@ clock, ``run()`` drives them on the real clock.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import contextlib
 import functools
 import logging
@@ -93,6 +94,7 @@ from feltroom.table import (
 )
 
 __all__ = [
+    "SETTLEMENT_BUCKETS",
     "GroupStorage",
     "Listener",
     "RoomRuntime",
@@ -103,6 +105,9 @@ __all__ = [
 ]
 
 log = logging.getLogger("feltroom.room")
+
+SETTLEMENT_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
+"""Upper bounds (seconds) of the settlement latency buckets (feltroom_settlement_seconds)."""
 
 T = TypeVar("T")
 
@@ -218,6 +223,10 @@ class Writer:
         self._thread: threading.Thread | None = None
         self.commits = 0
         self.hands = 0
+
+    def depth(self) -> int:
+        """Requests waiting for the writer (the metrics' ``feltroom_writer_queue_depth``)."""
+        return self._queue.qsize()
 
     def start(self) -> None:
         if self._thread is None:
@@ -663,6 +672,8 @@ class TableRunner:
         for event in events:
             if isinstance(event, HandStarted):
                 self.playing = self.hand_id
+                self.room.hands_dealt += 1
+                log.debug("table %s hand %s dealt", self.table_id, self.hand_id)
             elif isinstance(event, HandFinished):
                 await self._settle(event.result, now)
             elif isinstance(event, SeatReleased):
@@ -697,7 +708,17 @@ class TableRunner:
 
     async def _settle(self, result: HandResult, now: float) -> None:
         outcome = self.outcome(result)
+        began = time.perf_counter()
         settled = await self.writer.settle(outcome)
+        took = time.perf_counter() - began
+        self.room.time_settlement(took)
+        log.debug(
+            "table %s hand %d settled in %.1f ms: %s",
+            self.table_id,
+            outcome.hand_id,
+            took * 1000,
+            ", ".join(f"{account} {stack}" for account, stack in sorted(settled.stacks.items())),
+        )
         self.playing = None
         self.last_hand_id = outcome.hand_id
         self.hand_id = settled.next_hand_id
@@ -969,6 +990,9 @@ class RoomRuntime:
             spec.table_id: TableRunner(self, k, spec) for k, spec in enumerate(tables, start=1)
         }
         self.hands_settled = 0
+        self.hands_dealt = 0
+        # the settlement latency: a count per bucket of SETTLEMENT_BUCKETS, +Inf, then the sum
+        self.settle_seconds: list[float] = [0.0] * (len(SETTLEMENT_BUCKETS) + 2)
         self.voided_at_start: list[int] = []
         self.next_selftest = self.started_at + self.settings.selftest_first
         self.selftests: list[dict[str, Any]] = []
@@ -1277,6 +1301,12 @@ class RoomRuntime:
     def lobby(self) -> list[dict[str, Any]]:
         now = self.clock()
         return [runner.lobby(now) for runner in self.runners.values()]
+
+    def time_settlement(self, seconds: float) -> None:
+        """Count one settlement's latency in ``settle_seconds``."""
+        buckets = self.settle_seconds
+        buckets[bisect.bisect_left(SETTLEMENT_BUCKETS, seconds)] += 1
+        buckets[-1] += seconds
 
     def status(self) -> dict[str, Any]:
         now = self.clock()

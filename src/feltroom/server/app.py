@@ -11,6 +11,9 @@
 - ``GET /api/status`` — the room's figures alone.
 - ``GET /admin`` and ``/api/operator/...`` — the operator console and API, for operator
   accounts only (``feltroom.server.operator_api``, docs/operator.md).
+- ``GET /healthz``, ``GET /readyz``, ``GET /metrics`` — liveness, readiness (the database and
+  any extra check answer) and the Prometheus metrics (``feltroom.server.observe``,
+  docs/operations.md); every request and websocket connection is logged to ``feltroom.access``.
 - ``/ws`` — the websocket protocol for play (``feltroom.server.session``, docs/protocol.md).
 - The HTTP API of the player protocol (``feltroom.server.rest``): sign-up, sign-in, sign-out,
   balances, play-money grants and hand histories under ``/api``.
@@ -26,7 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from html import escape
 from importlib import resources
 from pathlib import Path
@@ -45,7 +48,10 @@ from starlette.staticfiles import StaticFiles
 from feltroom.room.histories import HandHistories
 from feltroom.room.runtime import RoomRuntime
 from feltroom.room.signins import SignInLog
+from feltroom.server.access import AccessLog
 from feltroom.server.headers import SecurityHeaders
+from feltroom.server.metrics import RoomCollector
+from feltroom.server.observe import ReadyCheck, health_routes, metrics_app
 from feltroom.server.operator_api import operator_routes
 from feltroom.server.protocol import MAX_FRAME
 from feltroom.server.rest import RestLimits, error_response, rest_routes
@@ -133,13 +139,19 @@ def create_app(
     limits: RestLimits | None = None,
     hub_settings: HubSettings | None = None,
     sign_ins: SignInLog | None = None,
+    metrics_allow: Sequence[str] = ("127.0.0.1", "::1"),
+    ready_checks: Mapping[str, ReadyCheck] | None = None,
 ) -> Starlette:
     """The application for a room. With ``drive`` the lifespan starts the room and drives its
     tables on the real clock; without it the caller drives them (tests with a fake clock).
     ``histories`` and ``limits`` configure the HTTP API (``feltroom.server.rest.rest_routes``);
     ``hub_settings`` the websocket protocol (``feltroom.server.session``); ``sign_ins`` the
-    sign-in log (``feltroom.room.signins``). The hub is ``app.state.hub``."""
+    sign-in log (``feltroom.room.signins``). ``metrics_allow``: the client addresses or networks
+    that may read ``GET /metrics`` (``*``: any); ``ready_checks``: what ``GET /readyz`` asks
+    besides the database. The hub is ``app.state.hub``, the metrics' collector
+    ``app.state.metrics``."""
     hub = Hub(runtime, hub_settings)
+    collector = RoomCollector(runtime, hub)
 
     async def client_page(request: Request) -> FileResponse:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
@@ -187,13 +199,17 @@ def create_app(
                 sign_ins=sign_ins,
             ),
             *operator_routes(runtime, hub, STATIC),
+            *health_routes(
+                runtime, collector, metrics_allow=metrics_allow, ready_checks=ready_checks
+            ),
             WebSocketRoute("/ws", websocket_endpoint(hub)),
         ],
         exception_handlers={HTTPException: _http_error},
-        middleware=[Middleware(SecurityHeaders)],
+        middleware=[Middleware(AccessLog), Middleware(SecurityHeaders)],
         lifespan=lifespan,
     )
     app.state.hub = hub
+    app.state.metrics = collector
     return app
 
 
@@ -217,6 +233,8 @@ def server_config(
         host=host,
         port=port,
         log_level=log_level,
+        log_config=None,  # logging is the process's (feltroom.ops.logs): uvicorn adds none
+        access_log=False,  # the room's own access log (feltroom.server.observe.AccessLog)
         proxy_headers=bool(trusted),
         forwarded_allow_ips=trusted if trusted else "",
         lifespan="on",
@@ -228,6 +246,15 @@ def server_config(
     )
 
 
+class _QuietServer(uvicorn.Server):
+    """The metrics listener: the main server takes the signals and, once it stops, stops this
+    one (two servers taking them would end the process before the room's own shutdown)."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
 def serve(
     app: Starlette,
     host: str,
@@ -236,20 +263,34 @@ def serve(
     on_ready: Callable[[str], None] | None = None,
     log_level: str = "warning",
     forwarded_allow_ips: Sequence[str] = (),
+    metrics_port: int | None = None,
 ) -> None:
-    """Serve ``app`` with uvicorn until interrupted; ``on_ready(url)`` once it listens."""
+    """Serve ``app`` with uvicorn until interrupted; ``on_ready(url)`` once it listens. With
+    ``metrics_port``, ``GET /metrics`` is also served on a listener of its own on that port (the
+    same host), to any client that reaches it."""
     server = uvicorn.Server(
         server_config(app, host, port, log_level=log_level, forwarded_allow_ips=forwarded_allow_ips)
     )
+    servers = [server]
+    if metrics_port is not None:
+        config = server_config(app, host, metrics_port, log_level=log_level)
+        config.app = metrics_app(app.state.metrics)
+        config.ws = "none"
+        servers.append(_QuietServer(config))
 
     async def main() -> None:
-        task = asyncio.create_task(server.serve())
-        while not server.started and not task.done():
+        tasks = [asyncio.create_task(one.serve()) for one in servers]
+        while not all(one.started for one in servers) and not any(t.done() for t in tasks):
             await asyncio.sleep(0.05)
-        if server.started and on_ready is not None:
+        if all(one.started for one in servers) and on_ready is not None:
             shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
             on_ready(f"http://{shown}:{port}/")
-        await task
+        done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        for one in servers:  # one stopped (a signal, or its port was taken): stop the other
+            one.should_exit = True
+        await asyncio.gather(*tasks)
+        for task in done:
+            task.result()
 
     # uvloop's event loop and sockets cost the server about a fifth less CPU an action than
     # asyncio's (docs/performance.md, "Server load")

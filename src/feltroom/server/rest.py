@@ -77,6 +77,7 @@ from feltroom.room.histories import HandHistories
 from feltroom.room.ledger import valid_name
 from feltroom.room.runtime import RoomRuntime
 from feltroom.room.signins import SignInLog
+from feltroom.server.access import note_account
 from feltroom.server.hand_files import (
     EXPORT_FORMATS,
     export_file,
@@ -84,6 +85,7 @@ from feltroom.server.hand_files import (
     phh_of_view,
     pokerstars_of_view,
 )
+from feltroom.server.metrics import SIGN_INS, count_error
 
 __all__ = ["ApiError", "RestLimits", "authenticated", "guard", "phh_of_view", "rest_routes"]
 
@@ -189,7 +191,9 @@ def error_response(
     details: Mapping[str, Any] | None = None,
 ) -> JSONResponse:
     """The one shape of every error: ``{"error": {"code", "message", "details"}}``; ``details``
-    (``{}`` when there is nothing to add) holds the figures behind the message."""
+    (``{}`` when there is nothing to add) holds the figures behind the message. Each is counted
+    in ``feltroom_errors_total`` by code."""
+    count_error(code, "http")
     return JSONResponse(
         {"error": {"code": code, "message": message, "details": dict(details or {})}},
         status_code=status,
@@ -424,6 +428,7 @@ async def authenticated(request: Request, accounts: Accounts) -> tuple[str, str]
         )
     try:
         player = await run_in_threadpool(accounts.authenticate, token)
+        note_account(request.scope, player)
     except AuthenticationFailed:
         raise ApiError(
             401,
@@ -552,7 +557,9 @@ def rest_routes(
         # out, and names are one whatever their letter case.
         account = f"{name.lower()} {address}" if _is_name(name) else None
         wait = max(by_account.wait(account) if account else 0.0, by_address.wait(address))
+        note_account(request.scope, name if _is_name(name) else None)
         if wait > 0:
+            SIGN_INS.labels("refused").inc()
             raise ApiError(
                 429,
                 "rate_limited",
@@ -570,6 +577,7 @@ def rest_routes(
         except AccountSuspended as error:
             raise ApiError(403, "suspended", str(error)) from None
         except AuthenticationFailed:
+            SIGN_INS.labels("failed").inc()
             raise ApiError(
                 401,
                 "unauthenticated",
@@ -583,6 +591,7 @@ def rest_routes(
         by_address.forgive(address, stamps[0][2])
         if account:
             by_account.clear(account)
+        SIGN_INS.labels("ok").inc()
         try:  # the sign-in log (integrity report): a failure to write it does not refuse play
             agent = request.headers.get("user-agent", "")
             await run_in_threadpool(sign_in_log.record, session.user, address, agent)

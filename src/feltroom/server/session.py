@@ -33,6 +33,7 @@ from feltroom.room.events import TableReloaded
 from feltroom.room.runtime import RoomRuntime, TableRunner
 from feltroom.rules import Action, Call, Check, Fold, LegalActions, RaiseTo
 from feltroom.server import protocol
+from feltroom.server.metrics import ACTION_BROADCAST, ACTIONS, count_error
 from feltroom.server.protocol import PROTOCOL_VERSION, ProtocolError
 from feltroom.server.wire import hand_strength, legal_of, messages_for, pots_message, snapshot
 from feltroom.table import Entry, PreAction, PreActionKind, SeatOffered, SeatOfferExpired
@@ -148,6 +149,8 @@ class Connection:
             if cached is None:
                 cached = frames[id(message)] = (message, protocol.encode(message))
             frame = cached[1]
+        if message.get("type") == "error":
+            count_error(message["code"], "websocket")
         tap = self.hub.tap
         if tap is not None:
             tap(self, message, frame)
@@ -186,6 +189,8 @@ class Hub:
         self.by_table: dict[str, set[Connection]] = {}
         self.by_player: dict[str, set[Connection]] = {}
         self.tap: Callable[[Connection, Message, str], None] | None = None
+        # when a player's action at a table was received, until its events are broadcast
+        self._acting: dict[str, float] = {}
         self._lobby_sent: dict[str, Any] = {}
         self._lobby_task: asyncio.Task[None] | None = None
         self._sweep_task: asyncio.Task[None] | None = None
@@ -325,6 +330,14 @@ class Hub:
         return runner.table.seat_of(connection.player)
 
     def _on_events(self, runner: TableRunner, events: Sequence[object]) -> None:
+        began = self._acting.pop(runner.table_id, None)
+        try:
+            self._broadcast(runner, events)
+        finally:
+            if began is not None:  # a player's action: its events are now queued for everyone
+                ACTION_BROADCAST.observe(time.perf_counter() - began)
+
+    def _broadcast(self, runner: TableRunner, events: Sequence[object]) -> None:
         watchers = self.by_table.get(runner.table_id)
         offered = _offered_accounts(events)
         if not watchers and not offered:
@@ -591,8 +604,15 @@ class Hub:
             await runtime.set_auto_muck(m.table, player, m.on)
             return None
         if kind == "act":
-            action = self._action(runner, seat, m)
-            await runtime.act(m.table, player, action, m.hand, m.turn_id)
+            try:
+                action = self._action(runner, seat, m)
+                self._acting[m.table] = time.perf_counter()
+                await runtime.act(m.table, player, action, m.hand, m.turn_id)
+            except Exception:
+                self._acting.pop(m.table, None)
+                ACTIONS.labels("refused").inc()
+                raise
+            ACTIONS.labels("accepted").inc()
             return None
         if kind == "pre_action":
             pre = None if m.kind is None else PreAction(_PRE_ACTIONS[m.kind], m.amount)

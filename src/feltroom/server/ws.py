@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable
 
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
+from feltroom.server.access import note_account
 from feltroom.server.protocol import MAX_FRAME
 from feltroom.server.session import Closed, Connection, Hub
 
@@ -109,6 +110,7 @@ def websocket_endpoint(hub: Hub) -> Callable[[WebSocket], Awaitable[None]]:
             if connection.closed and code == 1000:  # the hub ended it: sign-out, expiry
                 code, reason = 1008, connection.close_reason
             ending.set()
+            note_account(websocket.scope, connection.player)
             await hub.close(connection)
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(sender, 5.0)
