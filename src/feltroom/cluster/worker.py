@@ -45,10 +45,20 @@ from feltroom.room.tables_config import TableSpec, spec_of, table_entries
 from feltroom.room.worker import WorkerRuntime
 from feltroom.rules import Action, Call, Check, Fold, RaiseTo
 from feltroom.server import protocol
+from feltroom.server.session import Hub
 from feltroom.server.wire import messages_for, snapshot
 from feltroom.table import Entry
 
-from .broker import GROUP, command_stream, connect, events_channel, reply_channel, worker_key
+from .broker import (
+    GROUP,
+    command_stream,
+    connect,
+    events_channel,
+    lobby_key,
+    reply_channel,
+    status_key,
+    worker_key,
+)
 
 __all__ = ["ClusterWorker", "load_definitions", "worker_name"]
 
@@ -116,6 +126,11 @@ class ClusterWorker:
             clock=clock,
         )
         self.runtime.add_listener(self._on_events)
+        # The protocol's handling of a player's messages, as the single process's hub does it;
+        # the gateways hold the connections, so this hub has none and hears no events itself.
+        self.hub = Hub(self.runtime)
+        self.hub._detach()
+        self._seq: dict[str, int] = {}
         self.redis: aioredis.Redis | None = None
         self._outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
         self._definitions: dict[str, TableSpec] = {}
@@ -217,6 +232,7 @@ class ClusterWorker:
         runtime = self.runtime
         assert self.redis is not None
         await self.redis.set(worker_key(self.owner), "1", px=int(self.lease_seconds * 1000))
+        await self._publish_lobby()
         live = 0
         async for _ in self.redis.scan_iter(match=worker_key("*"), count=1000):
             live += 1
@@ -252,6 +268,19 @@ class ClusterWorker:
             table_id = max(held)  # one table a round, between hands
             log.info("%d live workers, %d tables each: handing %s over", live, share, table_id)
             self._spawn(runtime.give_up(table_id))
+
+    async def _publish_lobby(self) -> None:
+        """The lobby entries of the tables held here and the worker's figures, for the
+        gateways; they expire with the lease, so a dead worker's tables leave the lobby."""
+        assert self.redis is not None
+        runtime = self.runtime
+        expires = int(self.lease_seconds * 2000)
+        now = runtime.clock()
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for table_id, runner in list(runtime.runners.items()):
+                pipe.set(lobby_key(table_id), json.dumps(runner.lobby(now)), px=expires)
+            pipe.set(status_key(self.owner), json.dumps(runtime.status()), px=expires)
+            await pipe.execute()
 
     def _read_definitions(self) -> dict[str, TableSpec]:
         with self.storage.transaction(write=False) as tx:
@@ -349,14 +378,27 @@ class ClusterWorker:
         if op in simple:
             await simple[op](table_id, player)
             return {}
+        if op == "message":  # a protocol message a gateway forwarded
+            frames, watching = await self.hub.run_for(
+                player, table_id, str(args["frame"]), bool(args.get("watching"))
+            )
+            return {"frames": frames, "watching": watching, **self._position(table_id)}
+        if op == "resume_view":  # the player's connection (on a gateway) said hello
+            frames = await self.hub.resume_for(player, table_id)
+            return {"frames": frames, **self._position(table_id)}
         if op == "snapshot":
             return {"frames": self._snapshot_frames(room.runner(table_id), player)}
         raise RoomError(
             f"unknown command {op!r}; valid: join, act, add_chips, join_waiting_list, "
-            f"{', '.join(simple)}, snapshot"
+            f"{', '.join(simple)}, message, resume_view, snapshot"
         )
 
     # -------------------------------------------------------------- events
+
+    def _position(self, table_id: str) -> dict[str, int]:
+        """Where the table's published batches are now: a gateway drops a batch older than a
+        snapshot it forwards (same epoch, a sequence number not above this one)."""
+        return {"epoch": self.leases.fence.epoch(table_id) or 0, "seq": self._seq.get(table_id, 0)}
 
     def _snapshot_frames(self, runner: TableRunner, player: str | None) -> list[str]:
         seat = runner.table.seat_of(player) if player is not None else None
@@ -402,8 +444,10 @@ class ClusterWorker:
             if account not in players:
                 waiting = messages_for(runner.table_id, hand_id, events, None, account, None)
                 players[account] = encoded(waiting)
+        seq = self._seq[runner.table_id] = self._seq.get(runner.table_id, 0) + 1
         payload = {
             "table": runner.table_id,
+            "seq": seq,
             "owner": self.owner,
             "epoch": self.leases.fence.epoch(runner.table_id),
             "at": time.time(),

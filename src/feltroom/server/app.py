@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractAsyncContextManager
 from html import escape
 from importlib import resources
 from pathlib import Path
@@ -45,12 +46,12 @@ from feltroom.room.runtime import RoomRuntime
 from feltroom.room.signins import SignInLog
 from feltroom.server.headers import SecurityHeaders
 from feltroom.server.protocol import MAX_FRAME
-from feltroom.server.rest import RestLimits, error_response, rest_routes
+from feltroom.server.rest import RestLimits, RoomServices, error_response, rest_routes
 from feltroom.server.session import Hub, HubSettings
 from feltroom.server.transport import BatchedWebSocketProtocol
 from feltroom.server.ws import websocket_endpoint
 
-__all__ = ["STATIC", "create_app", "render_status", "serve", "server_config"]
+__all__ = ["STATIC", "create_app", "render_status", "room_app", "serve", "server_config"]
 
 STATIC = Path(str(resources.files("feltroom.server") / "static"))
 """The browser client's files (package data)."""
@@ -138,18 +139,6 @@ def create_app(
     sign-in log (``feltroom.room.signins``). The hub is ``app.state.hub``."""
     hub = Hub(runtime, hub_settings)
 
-    async def client_page(request: Request) -> FileResponse:
-        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
-
-    async def status_page(request: Request) -> HTMLResponse:
-        return HTMLResponse(render_status(runtime.status(), runtime.lobby()))
-
-    async def lobby(request: Request) -> JSONResponse:
-        return JSONResponse({"tables": runtime.lobby(), "status": runtime.status()})
-
-    async def status(request: Request) -> JSONResponse:
-        return JSONResponse(runtime.status())
-
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         if not drive:
@@ -169,15 +158,54 @@ def create_app(
             await runtime.stop()
             await task
 
+    return room_app(
+        hub,
+        RoomServices.of(runtime),
+        lobby=runtime.lobby,
+        status=runtime.status,
+        lifespan=lifespan,
+        histories=histories,
+        limits=limits,
+        sign_ins=sign_ins,
+    )
+
+
+def room_app(
+    hub: Hub,
+    services: RoomServices,
+    *,
+    lobby: Callable[[], list[dict[str, Any]]],
+    status: Callable[[], dict[str, Any]],
+    lifespan: Callable[[Starlette], AbstractAsyncContextManager[None]],
+    histories: HandHistories | None = None,
+    limits: RestLimits | None = None,
+    sign_ins: SignInLog | None = None,
+) -> Starlette:
+    """The routes of the room around a hub: the browser client, the status page, the lobby,
+    the HTTP API and the websocket protocol. A single process gives its runtime's lobby and
+    figures; a cluster's gateway (``feltroom.cluster.gateway``) those of every worker."""
+
+    async def client_page(request: Request) -> FileResponse:
+        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    async def status_page(request: Request) -> HTMLResponse:
+        return HTMLResponse(render_status(status(), lobby()))
+
+    async def lobby_route(request: Request) -> JSONResponse:
+        return JSONResponse({"tables": lobby(), "status": status()})
+
+    async def status_route(request: Request) -> JSONResponse:
+        return JSONResponse(status())
+
     app = Starlette(
         routes=[
             Route("/", client_page),
             Route("/status", status_page),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
-            Route("/api/lobby", lobby),
-            Route("/api/status", status),
+            Route("/api/lobby", lobby_route),
+            Route("/api/status", status_route),
             *rest_routes(
-                runtime,
+                services,
                 histories=histories,
                 limits=limits,
                 on_sign_out=hub.end_session,

@@ -60,7 +60,8 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from feltroom.money import PLAY, to_units
-from feltroom.room.accounts import reserved, token_hash
+from feltroom.room.accounts import Accounts, reserved, token_hash
+from feltroom.room.cashier import Cashier
 from feltroom.room.errors import (
     AuthenticationFailed,
     IdempotencyConflict,
@@ -71,6 +72,7 @@ from feltroom.room.histories import HandHistories
 from feltroom.room.ledger import valid_name
 from feltroom.room.runtime import RoomRuntime
 from feltroom.room.signins import SignInLog
+from feltroom.room.storage import Storage
 from feltroom.server.hand_files import (
     EXPORT_FORMATS,
     export_file,
@@ -79,7 +81,7 @@ from feltroom.server.hand_files import (
     pokerstars_of_view,
 )
 
-__all__ = ["RestLimits", "phh_of_view", "rest_routes"]
+__all__ = ["RestLimits", "RoomServices", "phh_of_view", "rest_routes"]
 
 log = logging.getLogger("feltroom.server")
 
@@ -402,8 +404,22 @@ def _only_params(request: Request, allowed: Sequence[str]) -> None:
 Handler = Callable[[Request], Awaitable[Response]]
 
 
+@dataclass(frozen=True, slots=True)
+class RoomServices:
+    """What the HTTP API needs of a room: its accounts, its cashier and its storage (a
+    single process takes them from its runtime, a cluster's gateway opens them itself)."""
+
+    accounts: Accounts
+    cashier: Cashier
+    storage: Storage
+
+    @classmethod
+    def of(cls, runtime: RoomRuntime) -> RoomServices:
+        return cls(runtime.accounts, runtime.cashier, runtime.settlement.storage)
+
+
 def rest_routes(
-    runtime: RoomRuntime,
+    runtime: RoomRuntime | RoomServices,
     *,
     histories: HandHistories | None = None,
     limits: RestLimits | None = None,
@@ -414,10 +430,11 @@ def rest_routes(
     told the token hash of every session signed out (the hub closes its connections); every
     sign-in is written to ``sign_ins`` (the sign-in log, default: on the room's storage)."""
     limits = limits or RestLimits()
-    sign_in_log = sign_ins or SignInLog(runtime.settlement.storage)
-    accounts = runtime.accounts
-    cashier = runtime.cashier
-    hands = histories or HandHistories(runtime.settlement.storage)
+    room = runtime if isinstance(runtime, RoomServices) else RoomServices.of(runtime)
+    sign_in_log = sign_ins or SignInLog(room.storage)
+    accounts = room.accounts
+    cashier = room.cashier
+    hands = histories or HandHistories(room.storage)
     by_account = FailureThrottle(limits.account_failures, limits.failure_window, limits.clock)
     by_address = FailureThrottle(limits.address_failures, limits.failure_window, limits.clock)
     signups = FailureThrottle(limits.signups, limits.signup_window, limits.clock)
