@@ -528,9 +528,23 @@ def _runtime_settings(args: argparse.Namespace) -> Any:
 
 
 def _serve_cluster(args: argparse.Namespace) -> int:
-    """``feltroom serve --role worker`` (docs/cluster.md)."""
-    from feltroom.cluster.serve import serve_worker
+    """``feltroom serve --role worker|gateway`` (docs/cluster.md)."""
+    from feltroom.cluster.serve import serve_gateway, serve_worker
+    from feltroom.server.rest import RestLimits
 
+    if args.role == "gateway":
+        limits = RestLimits(
+            signups=args.signups, signup_exempt=args.signup_exempt, hash_pool=args.hash_pool
+        )
+        return serve_gateway(
+            args.db,
+            args.broker,
+            host=args.host,
+            port=args.port,
+            limits=limits,
+            sign_in_retention_days=args.sign_in_retention_days,
+            forwarded_allow_ips=args.forwarded_allow_ips,
+        )
     return serve_worker(
         args.db,
         args.broker,
@@ -659,16 +673,17 @@ def _add_room_commands(commands: Any) -> None:
     )
     serve.add_argument(
         "--role",
-        choices=("all", "worker"),
+        choices=("all", "gateway", "worker"),
         default="all",
         help="all: the whole room in this process (default); worker: a cluster's worker owns "
-        "tables under leases (docs/cluster.md; the gateway role is not built yet)",
+        "tables under leases; gateway: a cluster's connections, HTTP API and browser client "
+        "(docs/cluster.md)",
     )
     serve.add_argument(
         "--broker",
         default=None,
         metavar="URL",
-        help="the cluster's broker, redis://:PASSWORD@host:6379/0 (the worker role)",
+        help="the cluster's broker, redis://:PASSWORD@host:6379/0 (worker and gateway roles)",
     )
     serve.add_argument(
         "--lease-seconds",

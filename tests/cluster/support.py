@@ -1,5 +1,6 @@
-"""A local cluster for the tests: worker processes (``feltroom serve --role worker``) on a
-throwaway PostgreSQL and Redis, and what the tests read back from the database."""
+"""A local cluster for the tests: worker processes (``feltroom serve --role worker``) and
+gateway processes (``--role gateway``) on a throwaway PostgreSQL and Redis, and what the tests
+read back from the database."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from feltroom.room.storage import LeaseRow, Storage
+from services import free_port
 
 T = TypeVar("T")
 
@@ -66,6 +68,30 @@ class Workers:
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
         self.processes[name] = process
         return process
+
+    def start_gateway(self, name: str) -> int:
+        """A gateway on a free loopback port; returns the port once it serves."""
+        port = free_port()
+        command = [
+            sys.executable,
+            "-m",
+            "feltroom.cli",
+            "serve",
+            "--role",
+            "gateway",
+            "--db",
+            self.db,
+            "--broker",
+            self.broker,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ]
+        log = (self.folder / f"{name}.log").open("ab")
+        self.processes[name] = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+        wait_for(f"gateway {name} to serve", lambda: f":{port}/" in self.log(name), 60)
+        return port
 
     def kill(self, name: str) -> float:
         """SIGKILL the worker; returns the time it was sent."""

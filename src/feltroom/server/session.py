@@ -538,7 +538,6 @@ class Hub:
         return runner, seat
 
     async def _dispatch(self, connection: Connection, kind: str, m: Any) -> Message | None:
-        runtime = self.runtime
         player = connection.player
         if kind == "hello":
             return await self._hello(connection, m)
@@ -561,6 +560,7 @@ class Hub:
             else:
                 mutes.discard(m.player)
             return None
+        runtime = self.runtime
         runner = self._runner(m.table)
         if kind == "observe":
             self._watch(connection, m.table)
