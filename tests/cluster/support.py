@@ -34,9 +34,11 @@ max_seats = 6
 class Workers:
     """Worker processes, each logging to a file of its own."""
 
-    def __init__(self, folder: Path, db: str, broker: str, lease: float = 1.0) -> None:
+    def __init__(
+        self, folder: Path, db: str, broker: str, lease: float = 1.0, think: float = 0.6
+    ) -> None:
         self.folder = folder
-        self.db, self.broker, self.lease = db, broker, lease
+        self.db, self.broker, self.lease, self.think = db, broker, lease, think
         self.tables = folder / "tables.toml"
         self.tables.write_text(TABLES)
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
@@ -60,7 +62,7 @@ class Workers:
             "--bot-think",
             # Bots take 0.15 to 0.6 s an action: a hand cannot finish between a test's reading
             # of the books and its kill -9 (the books then hold the start-of-hand stacks).
-            "0.6",
+            str(self.think),
         ]
         if load_tables:
             command += ["--tables", str(self.tables)]
