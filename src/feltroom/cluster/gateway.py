@@ -394,4 +394,5 @@ def gateway_app(
         histories=histories,
         limits=limits,
         sign_ins=sign_ins,
+        shared_throttles=True,
     )

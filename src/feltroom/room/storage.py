@@ -313,6 +313,29 @@ class Transaction(Protocol):
 
     def table_definitions(self) -> dict[str, str]: ...
 
+    # -- the cluster's shared state: the gateways' throttles, the tables' waiting lists
+    def add_failure(self, scope: str, key: str, at: float) -> None:
+        """Count a failure (a sign-in, a sign-up) of ``key`` in ``scope`` at ``at``."""
+        ...
+
+    def failure_times(self, scope: str, key: str, since: float) -> list[float]:
+        """The times of the failures of ``key`` in ``scope`` after ``since``, oldest first."""
+        ...
+
+    def delete_failure(self, scope: str, key: str, at: float) -> None:
+        """Take back one failure counted at ``at``."""
+        ...
+
+    def clear_failures(self, scope: str, key: str) -> None: ...
+    def delete_failures_before(self, scope: str, before: float) -> int: ...
+    def waiting_list(self, table_id: str) -> list[str]:
+        """The table's waiting list, first in line first."""
+        ...
+
+    def put_waiting_list(self, table_id: str, accounts: Sequence[str]) -> None:
+        """Replace the table's waiting list."""
+        ...
+
     # -- the audit's reads
     def all_accounts(self) -> list[AccountRow]: ...
     def derived_balances(self) -> dict[str, int]:

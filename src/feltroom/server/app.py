@@ -180,10 +180,12 @@ def room_app(
     histories: HandHistories | None = None,
     limits: RestLimits | None = None,
     sign_ins: SignInLog | None = None,
+    shared_throttles: bool = False,
 ) -> Starlette:
     """The routes of the room around a hub: the browser client, the status page, the lobby,
     the HTTP API and the websocket protocol. A single process gives its runtime's lobby and
-    figures; a cluster's gateway (``feltroom.cluster.gateway``) those of every worker."""
+    figures; a cluster's gateway (``feltroom.cluster.gateway``) those of every worker, and
+    keeps the sign-in and sign-up throttles in the database (``shared_throttles``)."""
 
     async def client_page(request: Request) -> FileResponse:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
@@ -210,6 +212,7 @@ def room_app(
                 limits=limits,
                 on_sign_out=hub.end_session,
                 sign_ins=sign_ins,
+                shared_throttles=shared_throttles,
             ),
             WebSocketRoute("/ws", websocket_endpoint(hub)),
         ],

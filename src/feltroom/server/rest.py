@@ -73,6 +73,7 @@ from feltroom.room.ledger import valid_name
 from feltroom.room.runtime import RoomRuntime
 from feltroom.room.signins import SignInLog
 from feltroom.room.storage import Storage
+from feltroom.room.throttles import StoredThrottle
 from feltroom.server.hand_files import (
     EXPORT_FORMATS,
     export_file,
@@ -202,6 +203,11 @@ def _malformed(message: str) -> ApiError:
 
 
 # ------------------------------------------------------------------------------ throttle
+
+
+async def _now(call: Callable[..., Any], *args: Any) -> Any:
+    """Call ``call`` on the event loop (an in-memory throttle: it never waits)."""
+    return call(*args)
 
 
 class FailureThrottle:
@@ -425,6 +431,7 @@ def rest_routes(
     limits: RestLimits | None = None,
     on_sign_out: Callable[[str], object] | None = None,
     sign_ins: SignInLog | None = None,
+    shared_throttles: bool = False,
 ) -> list[Route]:
     """The routes of the HTTP API for a room (see the module docstring). ``on_sign_out`` is
     told the token hash of every session signed out (the hub closes its connections); every
@@ -435,9 +442,22 @@ def rest_routes(
     accounts = room.accounts
     cashier = room.cashier
     hands = histories or HandHistories(room.storage)
-    by_account = FailureThrottle(limits.account_failures, limits.failure_window, limits.clock)
-    by_address = FailureThrottle(limits.address_failures, limits.failure_window, limits.clock)
-    signups = FailureThrottle(limits.signups, limits.signup_window, limits.clock)
+    throttled: Callable[..., Awaitable[Any]] = _now
+    if shared_throttles:  # a cluster's gateways count the same failures (in the database)
+        by_account: Any = StoredThrottle(
+            room.storage, "account", limits.account_failures, limits.failure_window, limits.clock
+        )
+        by_address: Any = StoredThrottle(
+            room.storage, "address", limits.address_failures, limits.failure_window, limits.clock
+        )
+        signups: Any = StoredThrottle(
+            room.storage, "signup", limits.signups, limits.signup_window, limits.clock
+        )
+        throttled = run_in_threadpool
+    else:
+        by_account = FailureThrottle(limits.account_failures, limits.failure_window, limits.clock)
+        by_address = FailureThrottle(limits.address_failures, limits.failure_window, limits.clock)
+        signups = FailureThrottle(limits.signups, limits.signup_window, limits.clock)
     password_min = max(limits.password_min, accounts.min_password_length)
     # At most ``hash_pool`` sign-ups and sign-ins at once (their own threads, so a crowd does
     # not take the thread pool every other call uses), and as many hashes (``HashingPool``).
@@ -523,7 +543,7 @@ def rest_routes(
             raise _invalid(str(error)) from None
         address = _client_address(request)
         if address not in limits.signup_exempt:
-            wait = signups.wait(address)
+            wait = await throttled(signups.wait, address)
             if wait > 0:
                 raise ApiError(
                     429,
@@ -532,7 +552,7 @@ def rest_routes(
                     f"{limits.signup_window:g} s; try again in {max(1, math.ceil(wait))} s",
                     _retry_after(wait),
                 )
-            signups.fail(address)  # every sign-up that would hash counts
+            await throttled(signups.fail, address)  # every sign-up that would hash counts
         try:
             player = await hashed(accounts.sign_up, name, password)
         except RoomError as error:
@@ -550,7 +570,10 @@ def rest_routes(
         # The account's key holds the address too: a stranger's guesses cannot lock the owner
         # out, and names are one whatever their letter case.
         account = f"{name.lower()} {address}" if _is_name(name) else None
-        wait = max(by_account.wait(account) if account else 0.0, by_address.wait(address))
+        wait = max(
+            await throttled(by_account.wait, account) if account else 0.0,
+            await throttled(by_address.wait, address),
+        )
         if wait > 0:
             raise ApiError(
                 429,
@@ -561,9 +584,9 @@ def rest_routes(
                 _retry_after(wait),
             )
         # Counted before the check and forgiven on success: concurrent guesses cannot overshoot.
-        stamps = [(by_address, address, by_address.fail(address))]
+        stamps = [(by_address, address, await throttled(by_address.fail, address))]
         if account:
-            stamps.append((by_account, account, by_account.fail(account)))
+            stamps.append((by_account, account, await throttled(by_account.fail, account)))
         try:
             session = await hashed(accounts.sign_in, name, password)
         except AuthenticationFailed:
@@ -575,11 +598,11 @@ def rest_routes(
             ) from None
         except BaseException:
             for throttle, key, stamp in stamps:
-                throttle.forgive(key, stamp)
+                await throttled(throttle.forgive, key, stamp)
             raise
-        by_address.forgive(address, stamps[0][2])
+        await throttled(by_address.forgive, address, stamps[0][2])
         if account:
-            by_account.clear(account)
+            await throttled(by_account.clear, account)
         try:  # the sign-in log (integrity report): a failure to write it does not refuse play
             agent = request.headers.get("user-agent", "")
             await run_in_threadpool(sign_in_log.record, session.user, address, agent)

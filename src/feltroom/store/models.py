@@ -37,8 +37,10 @@ __all__ = [
     "table_definitions",
     "table_leases",
     "tables",
+    "throttle_failures",
     "transfers",
     "users",
+    "waiting_lists",
 ]
 
 metadata = MetaData(
@@ -233,4 +235,28 @@ table_definitions = Table(
     metadata,
     Column("table_id", String(NAME), primary_key=True),
     Column("definition", Text, nullable=False),
+)
+
+# The sign-in and sign-up throttles of a cluster's gateways (`feltroom.room.throttles`): one row
+# per failure counted, by scope (`signup`, `address`, `account`) and key, so that every gateway
+# counts the same failures.
+throttle_failures = Table(
+    "throttle_failures",
+    metadata,
+    Column("failure_id", Serial, primary_key=True, autoincrement=True),
+    Column("scope", String(16), nullable=False),
+    Column("key", String(160), nullable=False),
+    Column("at", Float, nullable=False),
+    Index("ix_throttle_failures_scope_key_at", "scope", "key", "at"),
+    sqlite_autoincrement=True,
+)
+
+# A table's waiting list (R-WAIT-*), kept by its owner so that a takeover keeps it: the accounts
+# in order of `position`.
+waiting_lists = Table(
+    "waiting_lists",
+    metadata,
+    Column("table_id", String(NAME), primary_key=True),
+    Column("account", String(NAME), primary_key=True),
+    Column("position", Integer, nullable=False),
 )

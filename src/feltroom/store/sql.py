@@ -49,6 +49,7 @@ from feltroom.room.storage import (
     TableRow,
     UserRow,
 )
+from feltroom.store.cluster_state import ClusterStateQueries
 from feltroom.store.leases import LeaseQueries
 from feltroom.store.models import (
     accounts,
@@ -246,7 +247,7 @@ def _compiled(statement: Any, connection: Connection, columns: tuple[str, ...]) 
     return found
 
 
-class SqlTransaction(LeaseQueries):
+class SqlTransaction(LeaseQueries, ClusterStateQueries):
     """A ``feltroom.room.storage.Transaction`` on one SQLAlchemy connection (the table leases'
     methods come from ``feltroom.store.leases``)."""
 
