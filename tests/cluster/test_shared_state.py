@@ -1,5 +1,6 @@
 """The cluster's shared state in PostgreSQL (docs/cluster.md): the sign-in and sign-up
-throttles of two gateways count the same failures; a table's waiting list outlives its owner."""
+throttles of two gateways count the same failures; a table's state (its waiting list, who
+sits in) outlives its owner."""
 
 from __future__ import annotations
 
@@ -38,19 +39,17 @@ def test_two_gateways_throttles_count_the_same_failures(pg_url: str) -> None:
         store_b.close()
 
 
-def test_a_waiting_list_is_kept_in_the_books(pg_url: str) -> None:
+def test_a_table_state_is_kept_in_the_books(pg_url: str) -> None:
     store = open_storage(pg_url)
     try:
         with store.transaction() as tx:
-            tx.put_waiting_list("t1", ["carol", "alice", "bob"])
-            tx.put_waiting_list("t2", ["dave"])
-        with store.transaction(write=False) as tx:
-            assert tx.waiting_list("t1") == ["carol", "alice", "bob"]
+            tx.put_table_state("t1", '{"waiting": ["carol", "alice"]}')
+            tx.put_table_state("t2", '{"waiting": []}')
         with store.transaction() as tx:
-            tx.put_waiting_list("t1", ["alice", "bob"])
+            tx.put_table_state("t1", '{"waiting": ["alice"]}')  # replaced
         with store.transaction(write=False) as tx:
-            assert tx.waiting_list("t1") == ["alice", "bob"]
-            assert tx.waiting_list("t2") == ["dave"]
-            assert tx.waiting_list("t3") == []
+            assert tx.table_state("t1") == '{"waiting": ["alice"]}'
+            assert tx.table_state("t2") == '{"waiting": []}'
+            assert tx.table_state("t3") is None
     finally:
         store.close()

@@ -359,11 +359,15 @@ class TableRunner:
 
         The stored stacks are the start-of-hand values of any hand that did not settle. People
         come back sitting out (they are not connected after a restart; R-SIT-2 releases their
-        seat later); house bots come back playing. A person still seated at the table being
+        seat later), but those the room kept as sitting in (``kept_state``: a cluster's
+        takeover, whose players stay connected through the gateways); house bots come back
+        playing. A person still seated at the table being
         replaced keeps their choices (auto-post, auto-muck) and disconnection mark, and the
         waiting list is kept. Listeners are told of the new table's events and ``TableReloaded``.
         """
         rows = await self.writer.call(self.settlement.seats, self.table_id)
+        kept = await self.room.kept_state(self.table_id)
+        sitting_in = set(kept.get("sitting_in", ()))
         players = sorted(rows.values(), key=lambda row: row.seat)
         bots = await self.writer.call(self.room.bot_accounts, [row.player for row in players])
         old = self.table
@@ -382,7 +386,8 @@ class TableRunner:
                 await self.writer.call(self.settlement.leave, self.table_id, row.player)
                 continue
             bot = row.player in bots
-            events += table.restore_seat(row.player, row.seat, row.stack, now, sitting_out=not bot)
+            out = not bot and row.player not in sitting_in
+            events += table.restore_seat(row.player, row.seat, row.stack, now, sitting_out=out)
             if bot:
                 self.bots[row.player] = self._bot(row.player)
                 continue
@@ -392,7 +397,9 @@ class TableRunner:
                 seat.auto_post, seat.auto_muck = was.auto_post, was.auto_muck
                 if was.disconnected:
                     events += table.disconnect(row.seat, now)
-        for account in old.waiting:
+        waiting = list(old.waiting)
+        waiting += [a for a in kept.get("waiting", ()) if a not in waiting]
+        for account in waiting:
             if table.seat_of(account) is None:
                 events += table.join_waiting_list(account, now)
         self.table = table
@@ -1387,6 +1394,11 @@ class RoomRuntime:
                 await self.writer.call(self.books_settlement.leave, table_id, bot.account)
                 raise
             await runner.command(events, now)
+
+    async def kept_state(self, table_id: str) -> dict[str, Any]:
+        """What a table keeps beyond the books when another process rebuilds it (a cluster's
+        worker: its waiting list and who sits in); a single process keeps nothing."""
+        return {}
 
     def seats_of(self, player: str) -> list[tuple[str, int]]:
         """Every (table id, seat) where ``player`` sits."""

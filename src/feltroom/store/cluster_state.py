@@ -1,13 +1,14 @@
 """The cluster's shared state in SQL (docs/cluster.md): the gateways' sign-in and sign-up
-throttles and the tables' waiting lists, as ``Transaction`` methods."""
+throttles and the tables' states (waiting lists, who sits in), as ``Transaction`` methods."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import Any
 
 from sqlalchemy import Connection, delete, func, insert, select
+from sqlalchemy.dialects import postgresql, sqlite
 
-from feltroom.store.models import throttle_failures, waiting_lists
+from feltroom.store.models import table_states, throttle_failures
 
 __all__ = ["ClusterStateQueries"]
 
@@ -41,21 +42,15 @@ class ClusterStateQueries:
         old = delete(throttle_failures).where(_F.scope == scope, _F.at <= before)
         return int(self.c.execute(old).rowcount)
 
-    def waiting_list(self, table_id: str) -> list[str]:
-        query = (
-            select(waiting_lists.c.account)
-            .where(waiting_lists.c.table_id == table_id)
-            .order_by(waiting_lists.c.position)
-        )
-        return [str(row[0]) for row in self.c.execute(query)]
+    def table_state(self, table_id: str) -> str | None:
+        query = select(table_states.c.state).where(table_states.c.table_id == table_id)
+        return self.c.execute(query).scalar_one_or_none()
 
-    def put_waiting_list(self, table_id: str, accounts: Sequence[str]) -> None:
-        self.c.execute(delete(waiting_lists).where(waiting_lists.c.table_id == table_id))
-        if accounts:
-            self.c.execute(
-                insert(waiting_lists),
-                [
-                    {"table_id": table_id, "account": account, "position": position}
-                    for position, account in enumerate(accounts)
-                ],
+    def put_table_state(self, table_id: str, state: str) -> None:
+        dialect: Any = sqlite if self.c.dialect.name == "sqlite" else postgresql
+        statement = dialect.insert(table_states).values(table_id=table_id, state=state)
+        self.c.execute(
+            statement.on_conflict_do_update(
+                index_elements=["table_id"], set_={"state": statement.excluded.state}
             )
+        )

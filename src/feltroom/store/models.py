@@ -36,11 +36,11 @@ __all__ = [
     "sign_ins",
     "table_definitions",
     "table_leases",
+    "table_states",
     "tables",
     "throttle_failures",
     "transfers",
     "users",
-    "waiting_lists",
 ]
 
 metadata = MetaData(
@@ -251,12 +251,11 @@ throttle_failures = Table(
     sqlite_autoincrement=True,
 )
 
-# A table's waiting list (R-WAIT-*), kept by its owner so that a takeover keeps it: the accounts
-# in order of `position`.
-waiting_lists = Table(
-    "waiting_lists",
+# What a table's owner keeps beyond the books so that a takeover keeps it too: its waiting list
+# and who sits in (JSON, `feltroom.room.worker`).
+table_states = Table(
+    "table_states",
     metadata,
     Column("table_id", String(NAME), primary_key=True),
-    Column("account", String(NAME), primary_key=True),
-    Column("position", Integer, nullable=False),
+    Column("state", Text, nullable=False),
 )

@@ -1,4 +1,4 @@
-"""the cluster's shared state: sign-in and sign-up throttles, waiting lists (docs/cluster.md)
+"""the cluster's shared state: the throttles, the tables' states (docs/cluster.md)
 
 Revision ID: 0007_cluster_state
 Revises: 0006_table_leases
@@ -37,15 +37,14 @@ def upgrade() -> None:
         "ix_throttle_failures_scope_key_at", "throttle_failures", ["scope", "key", "at"]
     )
     op.create_table(
-        "waiting_lists",
+        "table_states",
         sa.Column("table_id", sa.String(length=32), nullable=False),
-        sa.Column("account", sa.String(length=32), nullable=False),
-        sa.Column("position", sa.Integer(), nullable=False),
-        sa.PrimaryKeyConstraint("table_id", "account", name=op.f("pk_waiting_lists")),
+        sa.Column("state", sa.Text(), nullable=False),
+        sa.PrimaryKeyConstraint("table_id", name=op.f("pk_table_states")),
     )
 
 
 def downgrade() -> None:
-    op.drop_table("waiting_lists")
+    op.drop_table("table_states")
     op.drop_index("ix_throttle_failures_scope_key_at", table_name="throttle_failures")
     op.drop_table("throttle_failures")
