@@ -116,6 +116,10 @@ class ClusterWorker:
         self.broker_url = broker_url
         self.lease_seconds = lease_seconds
         self.leases = Leases(storage, self.owner, lease_seconds)
+        self._real_clock = clock
+        self._held_since: float | None = None
+        self._held_for = 0.0
+        clock = self.clock
         settlement = Settlement(storage, clock=clock, fence=self.leases.fence, shard=self.name)
         self.runtime = WorkerRuntime(
             settlement,
@@ -140,6 +144,52 @@ class ClusterWorker:
         self._tasks: set[asyncio.Task[None]] = set()
         self.takeovers = 0
 
+    # -------------------------------------------------------------- the tables' clock
+
+    def clock(self) -> float:
+        """The tables' clock: the real one, stopped while the tables cannot reach their players
+        (the broker is unreachable), so that nobody's turn runs out, no protection is used and
+        no bot acts meanwhile (R-TIME-2/3); it goes on from where it stopped."""
+        held = self._held_since
+        if held is not None:
+            return held - self._held_for
+        return self._real_clock() - self._held_for
+
+    @property
+    def holding(self) -> bool:
+        return self._held_since is not None
+
+    def _hold(self, why: object) -> None:
+        if self._held_since is None:
+            self._held_since = self._real_clock()
+            log.warning(
+                "worker %s: the players are out of reach (%s); clocks stop", self.owner, why
+            )
+
+    def _release(self) -> None:
+        held = self._held_since
+        if held is None:
+            return
+        self._held_for += self._real_clock() - held
+        self._held_since = None
+        log.warning("worker %s: the players are back in reach; clocks go on", self.owner)
+        for runner in list(self.runtime.runners.values()):
+            runner.wake.set()
+            # What was not published meanwhile may be lost: every viewer gets a snapshot.
+            self._on_events(runner, [TableReloaded()])
+
+    async def _health_loop(self, every: float = 0.5) -> None:
+        """Hold the clocks while the broker does not answer."""
+        while True:
+            assert self.redis is not None
+            try:
+                await asyncio.wait_for(self.redis.ping(), max(1.0, every * 2))
+            except (RedisError, OSError, TimeoutError) as error:
+                self._hold(error or "no answer")
+            else:
+                self._release()
+            await asyncio.sleep(every)
+
     # -------------------------------------------------------------- lifecycle
 
     async def run(self, on_ready: Callable[[str], None] | None = None) -> None:
@@ -160,6 +210,7 @@ class ClusterWorker:
             asyncio.create_task(self._lease_loop(), name="leases"),
             asyncio.create_task(self._command_loop(), name="commands"),
             asyncio.create_task(self._publisher(), name="events"),
+            asyncio.create_task(self._health_loop(), name="broker health"),
             asyncio.create_task(self.runtime.run(), name="room"),
         ]
         if on_ready is not None:
@@ -481,10 +532,14 @@ class ClusterWorker:
         while True:
             channel, payload = await self._outbox.get()
             assert self.redis is not None
-            for attempt in range(3):
+            attempt = 0
+            while True:  # in order, and none dropped: the clocks stop until it is published
                 try:
                     await self.redis.publish(channel, payload)
                     break
                 except (RedisError, OSError) as error:
-                    log.warning("publishing on %s failed (%s); retrying", channel, error)
-                    await asyncio.sleep(0.2 * (attempt + 1))
+                    self._hold(error)
+                    if attempt == 0:
+                        log.warning("publishing on %s failed (%s); retrying", channel, error)
+                    attempt += 1
+                    await asyncio.sleep(min(1.0, 0.1 * attempt))
