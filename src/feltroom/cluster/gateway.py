@@ -94,6 +94,7 @@ class GatewayHub(Hub):
         self._channels: set[str] = set()
         self._pubsub: PubSub | None = None
         self._tasks: list[asyncio.Task[None]] = []
+        self._views: set[asyncio.Task[None]] = set()
         # A connection's commands in flight at a table (batches wait for their reply), and the
         # position of the last snapshot forwarded to it (older batches are not forwarded).
         self._inflight: dict[tuple[Connection, str], int] = {}
@@ -203,21 +204,40 @@ class GatewayHub(Hub):
 
     async def _events_loop(self) -> None:
         assert self._pubsub is not None
+        away = False
         while True:
             try:
                 message = await self._pubsub.get_message(
                     ignore_subscribe_messages=True, timeout=1.0
                 )
             except (RedisError, OSError) as error:  # the client resubscribes when it is back
-                log.warning("gateway: the broker is unreachable: %s", error)
+                if not away:
+                    log.warning("gateway: the broker is unreachable: %s", error)
+                away = True
                 await asyncio.sleep(0.5)
                 continue
+            if away:  # batches may have been lost meanwhile: a snapshot for every watcher
+                away = False
+                log.warning("gateway: the broker is back; snapshots for every watcher")
+                for connection in list(self.connections):
+                    for table_id in list(connection.tables):
+                        task = asyncio.create_task(self._refresh_view(connection, table_id))
+                        self._views.add(task)
+                        task.add_done_callback(self._views.discard)
             if message is None:
                 continue
             try:
                 self._deliver(json.loads(message["data"]))
             except Exception:
                 log.exception("gateway: a batch could not be delivered")
+
+    async def _refresh_view(self, connection: Connection, table_id: str) -> None:
+        if connection.player is None or connection.closed:
+            return
+        async with self._holding(connection, table_id) as key:
+            with contextlib.suppress(RemoteError):
+                result = await self.client.call(table_id, "resume_view", connection.player)
+                self._send_result(connection, key, result)
 
     def _deliver(self, batch: dict[str, Any]) -> None:
         table_id = str(batch.get("table"))

@@ -175,7 +175,13 @@ class ClusterWorker:
         log.warning("worker %s: the players are back in reach; clocks go on", self.owner)
         for runner in list(self.runtime.runners.values()):
             runner.wake.set()
-            # What was not published meanwhile may be lost: every viewer gets a snapshot.
+        # What was not published meanwhile may be lost: every viewer gets a snapshot, now and
+        # once more when the gateways have had time to subscribe again.
+        self._snapshots()
+        asyncio.get_running_loop().call_later(1.0, self._snapshots)
+
+    def _snapshots(self) -> None:
+        for runner in list(self.runtime.runners.values()):
             self._on_events(runner, [TableReloaded()])
 
     async def _health_loop(self, every: float = 0.5) -> None:
