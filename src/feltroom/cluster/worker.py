@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import logging
 import math
@@ -120,6 +121,11 @@ class ClusterWorker:
         self._held_since: float | None = None
         self._held_for = 0.0
         clock = self.clock
+        # A settlement the database cannot take now (a restart) waits up to the lease: past it
+        # another owner may take the table and void the hand.
+        settings = dataclasses.replace(
+            settings or RuntimeSettings(), settle_retry=max(lease_seconds, 1.0)
+        )
         settlement = Settlement(storage, clock=clock, fence=self.leases.fence, shard=self.name)
         self.runtime = WorkerRuntime(
             settlement,

@@ -47,7 +47,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, TypeVar
 
-from feltroom.errors import IllegalAction
+from feltroom.errors import FeltroomError, IllegalAction
 from feltroom.room.accounts import Accounts, Argon2Settings, NotAHouseBot
 from feltroom.room.cashier import Cashier
 from feltroom.room.errors import (
@@ -115,6 +115,9 @@ class RuntimeSettings:
     who won what with which hand (at least ``between_hands``).
     ``poll``: how often a table with a person to act looks at its clock.
     ``error_pause``: how long a table that failed stays paused.
+    ``settle_retry``: how long a settlement the database could not take (not a refusal of the
+    room's: a database restarting) is tried again before the table fails (0: it fails at once,
+    the single process; a cluster's worker waits up to its lease).
     ``selftest_first`` / ``selftest_interval``: when the shuffle self-test runs (R-RNG-2).
     ``bot_bankroll``: the play chips granted to a bot's wallet whenever it runs low.
     ``disconnect_grace``: how long a disconnected player keeps playing before they are sat out
@@ -128,6 +131,7 @@ class RuntimeSettings:
     after_showdown: float = 4.0
     poll: float = 0.5
     error_pause: float = 60.0
+    settle_retry: float = 0.0
     selftest_first: float = 600.0
     selftest_interval: float = 24 * 3600.0
     selftest_shuffles: int = 100_000
@@ -639,7 +643,7 @@ class TableRunner:
 
     async def _settle(self, result: HandResult, now: float) -> None:
         outcome = self.outcome(result)
-        settled = await self.writer.settle(outcome)
+        settled = await self._settled(outcome)
         self.playing = None
         self.last_hand_id = outcome.hand_id
         self.hand_id = settled.next_hand_id
@@ -673,6 +677,27 @@ class TableRunner:
         if result.hand.showdown_seats:
             pause = max(pause, settings.after_showdown)
         self.next_deal = now + pause
+
+    async def _settled(self, outcome: HandOutcome) -> SettledHand:
+        """Settle the hand; while the database cannot take it (it restarts) try again every half
+        second for ``settle_retry`` seconds. A refusal of the room's (the lease lost, the hand
+        settled already) is not tried again."""
+        give_up = time.monotonic() + self.room.settings.settle_retry
+        while True:
+            try:
+                return await self.writer.settle(outcome)
+            except FeltroomError:
+                raise
+            except Exception as error:
+                if time.monotonic() >= give_up:
+                    raise
+                log.warning(
+                    "table %s hand %d: the settlement waits for the database (%s)",
+                    self.table_id,
+                    outcome.hand_id,
+                    error,
+                )
+                await asyncio.sleep(0.5)
 
     def outcome(self, result: HandResult) -> HandOutcome:
         """The settlement's view of a finished hand: per player the chips put in, the chips
