@@ -91,8 +91,16 @@ class Workers:
             str(port),
         ]
         log = (self.folder / f"{name}.log").open("ab")
-        self.processes[name] = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
-        wait_for(f"gateway {name} to serve", lambda: f":{port}/" in self.log(name), 60)
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+        self.processes[name] = process
+
+        def serving() -> bool:
+            if process.poll() is not None:
+                raise AssertionError(f"gateway {name} ended: {self.log(name)[-2000:]}")
+            return f":{port}/" in self.log(name)
+
+        # A loaded machine: the interpreter's start and the database's migration take a while.
+        wait_for(f"gateway {name} to serve", serving, 180)
         return port
 
     def kill(self, name: str) -> float:
