@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-__all__ = ["PostgresServer", "RedisServer", "free_port", "unavailable"]
+__all__ = ["NginxServer", "PostgresServer", "RedisServer", "free_port", "unavailable"]
 
 
 def unavailable(reason: str) -> None:
@@ -181,4 +181,88 @@ class PostgresServer:
 
     def remove(self) -> None:
         self.stop()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+class NginxServer:
+    """nginx on loopback in front of some gateways, with the configuration docs/cluster.md
+    gives (websockets upgraded, the client's Host kept), from Debian's package."""
+
+    def __init__(self, upstreams: list[int]) -> None:
+        binary = shutil.which("nginx") or (
+            "/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None
+        )
+        if binary is None and _apt_install("nginx"):
+            binary = shutil.which("nginx") or "/usr/sbin/nginx"
+        if binary is None or not Path(binary).exists():
+            unavailable("no nginx: install Debian's nginx package")
+        assert binary is not None
+        self.folder = Path(tempfile.mkdtemp(prefix="feltroom-nginx-"))
+        self.port = free_port()
+        servers = "\n".join(
+            f"        server 127.0.0.1:{port} max_fails=1 fail_timeout=2s;" for port in upstreams
+        )
+        folder = self.folder
+        user = "user root;" if os.geteuid() == 0 else ""
+        (folder / "nginx.conf").write_text(
+            f"""{user}
+worker_processes 1;
+daemon off;
+pid {folder}/nginx.pid;
+error_log {folder}/error.log;
+events {{ worker_connections 256; }}
+http {{
+    access_log off;
+    client_body_temp_path {folder}/body;
+    proxy_temp_path {folder}/proxy;
+    fastcgi_temp_path {folder}/fastcgi;
+    uwsgi_temp_path {folder}/uwsgi;
+    scgi_temp_path {folder}/scgi;
+    upstream feltroom_gateways {{
+{servers}
+    }}
+    map $http_upgrade $connection_upgrade {{
+        default upgrade;
+        ''      close;
+    }}
+    server {{
+        listen 127.0.0.1:{self.port};
+        location / {{
+            proxy_pass http://feltroom_gateways;
+            proxy_http_version 1.1;
+            proxy_set_header Upgrade $http_upgrade;
+            proxy_set_header Connection $connection_upgrade;
+            proxy_set_header Host $http_host;
+            proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+            proxy_read_timeout 3600s;
+        }}
+    }}
+}}
+"""
+        )
+        self.process = subprocess.Popen(
+            [binary, "-p", str(folder), "-c", str(folder / "nginx.conf")],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        if not _wait_port(self.port, 10):
+            self.stop()
+            unavailable(f"nginx did not start: {self.log()[-300:]}")
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def log(self) -> str:
+        path = self.folder / "error.log"
+        return path.read_text(errors="replace") if path.exists() else ""
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
         shutil.rmtree(self.folder, ignore_errors=True)

@@ -200,7 +200,8 @@ def _parser() -> argparse.ArgumentParser:
         "bench", help="benchmarks side by side with peers (development install)"
     )
     bench.add_argument(
-        "target", choices=["evaluator", "engine", "room", "server", "signups", "integrity"]
+        "target",
+        choices=["evaluator", "engine", "room", "server", "signups", "integrity", "failover"],
     )
     bench.add_argument(
         "rest", nargs=argparse.REMAINDER, help="the benchmark's own options, e.g. --json"
@@ -505,14 +506,12 @@ def _serve(args: argparse.Namespace) -> int:
 
     from feltroom.ops.config import shown
     from feltroom.ops.logs import configure
-    from feltroom.room import Accounts, Argon2Settings, Cashier, RoomError, Settlement
+    from feltroom.room import Accounts, Cashier, RoomError, Settlement
     from feltroom.room.runtime import RoomRuntime
     from feltroom.room.signins import SignInLog
     from feltroom.room.tables_config import load_tables, room_tables
     from feltroom.room.tournaments_config import load_tournaments
     from feltroom.server import create_app, serve
-    from feltroom.server.rest import RestLimits
-    from feltroom.server.session import HubSettings
     from feltroom.store import DEFAULT_URL, open_storage
 
     loaded = _settings(args, "serve")
@@ -552,15 +551,9 @@ def _serve(args: argparse.Namespace) -> int:
         storage.close()
         print(f"feltroom serve: error: {error}", file=sys.stderr)
         return 2
-    accounts = config.accounts
-    argon2 = Argon2Settings(
-        time_cost=accounts.argon2_time_cost,
-        memory_cost=accounts.argon2_memory_kib,
-        parallelism=accounts.argon2_parallelism,
-    )
     runtime = RoomRuntime(
         Settlement(storage),
-        Accounts(storage, argon2=argon2, min_password_length=accounts.password_min),
+        Accounts(storage, argon2=_argon2(config), min_password_length=config.accounts.password_min),
         Cashier(storage),
         tables,
         tournaments=tournaments,
@@ -582,30 +575,10 @@ def _serve(args: argparse.Namespace) -> int:
             flush=True,
         )
 
-    protocol = config.protocol
     try:
-        limits = RestLimits(
-            signups=accounts.signups,
-            signup_window=accounts.signup_window,
-            signup_exempt=accounts.signup_exempt,
-            account_failures=accounts.account_failures,
-            address_failures=accounts.address_failures,
-            failure_window=accounts.failure_window,
-            hash_pool=accounts.hash_pool,
-            grant_to=accounts.grant_to,
-            grant_every=accounts.grant_every,
-            password_min=accounts.password_min,
-        )
-        hub_settings = HubSettings(
-            rate=protocol.rate,
-            burst=protocol.burst,
-            strikes=protocol.strikes,
-            chat_rate=protocol.chat_rate,
-            chat_burst=protocol.chat_burst,
-            outbox=protocol.outbox,
-            hello_seconds=protocol.hello_seconds,
-        )
-        sign_ins = SignInLog(storage, retention_days=accounts.sign_in_retention_days)
+        limits = _rest_limits(config)
+        hub_settings = _hub_settings(config)
+        sign_ins = SignInLog(storage, retention_days=config.accounts.sign_in_retention_days)
         serve(
             create_app(
                 runtime,
@@ -633,6 +606,53 @@ def _serve(args: argparse.Namespace) -> int:
             runtime.hands_settled,
         )
     return 0
+
+
+def _argon2(config: Any) -> Any:
+    """The password hash's cost from the configuration."""
+    from feltroom.room import Argon2Settings
+
+    accounts = config.accounts
+    return Argon2Settings(
+        time_cost=accounts.argon2_time_cost,
+        memory_cost=accounts.argon2_memory_kib,
+        parallelism=accounts.argon2_parallelism,
+    )
+
+
+def _rest_limits(config: Any) -> Any:
+    """The HTTP API's limits from the configuration (the single process and a gateway)."""
+    from feltroom.server.rest import RestLimits
+
+    accounts = config.accounts
+    return RestLimits(
+        signups=accounts.signups,
+        signup_window=accounts.signup_window,
+        signup_exempt=accounts.signup_exempt,
+        account_failures=accounts.account_failures,
+        address_failures=accounts.address_failures,
+        failure_window=accounts.failure_window,
+        hash_pool=accounts.hash_pool,
+        grant_to=accounts.grant_to,
+        grant_every=accounts.grant_every,
+        password_min=accounts.password_min,
+    )
+
+
+def _hub_settings(config: Any) -> Any:
+    """The websocket protocol's settings from the configuration."""
+    from feltroom.server.session import HubSettings
+
+    protocol = config.protocol
+    return HubSettings(
+        rate=protocol.rate,
+        burst=protocol.burst,
+        strikes=protocol.strikes,
+        chat_rate=protocol.chat_rate,
+        chat_burst=protocol.chat_burst,
+        outbox=protocol.outbox,
+        hello_seconds=protocol.hello_seconds,
+    )
 
 
 def _handled(signum: int, frame: Any) -> None:
@@ -666,10 +686,24 @@ def _runtime_settings(config: Any) -> Any:
 
 
 def _serve_cluster(config: Any) -> int:
-    """``feltroom serve --role worker`` (docs/cluster.md)."""
-    from feltroom.cluster.serve import serve_worker
+    """``feltroom serve --role worker|gateway`` (docs/cluster.md)."""
+    from feltroom.cluster.serve import serve_gateway, serve_worker
 
-    tables = config.server.tables
+    server = config.server
+    if server.role == "gateway":
+        return serve_gateway(
+            server.db,
+            server.broker,
+            host=server.host,
+            port=server.port,
+            limits=_rest_limits(config),
+            hub_settings=_hub_settings(config),
+            argon2=_argon2(config),
+            min_password_length=config.accounts.password_min,
+            sign_in_retention_days=config.accounts.sign_in_retention_days,
+            forwarded_allow_ips=server.forwarded_allow_ips,
+        )
+    tables = server.tables
     return serve_worker(
         config.server.db,
         config.server.broker,

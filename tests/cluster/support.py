@@ -1,5 +1,6 @@
-"""A local cluster for the tests: worker processes (``feltroom serve --role worker``) on a
-throwaway PostgreSQL and Redis, and what the tests read back from the database."""
+"""A local cluster for the tests: worker processes (``feltroom serve --role worker``) and
+gateway processes (``--role gateway``) on a throwaway PostgreSQL and Redis, and what the tests
+read back from the database."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from feltroom.room.storage import LeaseRow, Storage
+from services import free_port
 
 T = TypeVar("T")
 
@@ -32,9 +34,11 @@ max_seats = 6
 class Workers:
     """Worker processes, each logging to a file of its own."""
 
-    def __init__(self, folder: Path, db: str, broker: str, lease: float = 1.0) -> None:
+    def __init__(
+        self, folder: Path, db: str, broker: str, lease: float = 1.0, think: float = 0.6
+    ) -> None:
         self.folder = folder
-        self.db, self.broker, self.lease = db, broker, lease
+        self.db, self.broker, self.lease, self.think = db, broker, lease, think
         self.tables = folder / "tables.toml"
         self.tables.write_text(TABLES)
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
@@ -58,7 +62,7 @@ class Workers:
             "--bot-think",
             # Bots take 0.15 to 0.6 s an action: a hand cannot finish between a test's reading
             # of the books and its kill -9 (the books then hold the start-of-hand stacks).
-            "0.6",
+            str(self.think),
         ]
         if load_tables:
             command += ["--tables", str(self.tables)]
@@ -66,6 +70,38 @@ class Workers:
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
         self.processes[name] = process
         return process
+
+    def start_gateway(self, name: str) -> int:
+        """A gateway on a free loopback port; returns the port once it serves."""
+        port = free_port()
+        command = [
+            sys.executable,
+            "-m",
+            "feltroom.cli",
+            "serve",
+            "--role",
+            "gateway",
+            "--db",
+            self.db,
+            "--broker",
+            self.broker,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ]
+        log = (self.folder / f"{name}.log").open("ab")
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+        self.processes[name] = process
+
+        def serving() -> bool:
+            if process.poll() is not None:
+                raise AssertionError(f"gateway {name} ended: {self.log(name)[-2000:]}")
+            return f":{port}/" in self.log(name)
+
+        # A loaded machine: the interpreter's start and the database's migration take a while.
+        wait_for(f"gateway {name} to serve", serving, 180)
+        return port
 
     def kill(self, name: str) -> float:
         """SIGKILL the worker; returns the time it was sent."""

@@ -1,4 +1,5 @@
-"""``feltroom serve --role worker``: what it refuses before anything starts (docs/cluster.md)."""
+"""``feltroom serve --role worker|gateway``: what they refuse before anything starts
+(docs/cluster.md)."""
 
 from __future__ import annotations
 
@@ -30,5 +31,15 @@ def test_the_lease_and_the_role_are_checked(capsys: pytest.CaptureFixture[str]) 
         main(["serve", "--role", "worker", "--lease-seconds", "0.1"])
     assert "expected a lease of 0.5..60 seconds" in capsys.readouterr().err
     with pytest.raises(SystemExit):
-        main(["serve", "--role", "gateway"])
-    assert "invalid choice: 'gateway'" in capsys.readouterr().err
+        main(["serve", "--role", "tables"])
+    assert "invalid choice: 'tables'" in capsys.readouterr().err
+
+
+def test_a_gateway_needs_the_cluster_engines(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--role", "gateway"]) == 2
+    assert "a gateway needs --db postgresql+psycopg://" in capsys.readouterr().err
+    url = "postgresql+psycopg://room@127.0.0.1:1/room"
+    assert main(["serve", "--role", "gateway", "--db", url]) == 2
+    assert "a gateway needs --broker redis://:PASSWORD@" in capsys.readouterr().err
+    assert main(["serve", "--role", "gateway", "--db", url, "--broker", "redis://h/0"]) == 2
+    assert "needs the broker's password" in capsys.readouterr().err

@@ -84,6 +84,8 @@ async def _play_and_take_over(
         assert "seat 99 is not free" in str(refused.value)
         result = await client.call(table_id, "join", "alice", seat=1, buy_in=2000)
         assert result == {"stack": 2000}
+        # Bob waits for a seat; the waiting list is the owner's, kept over a takeover.
+        assert await client.call(table_id, "join_waiting_list", "bob") == {"place": 1}
 
         def dealt_to_alice() -> dict[str, Any] | None:
             for batch in batches:
@@ -116,9 +118,14 @@ async def _play_and_take_over(
         assert voided  # the hand in progress is void
         after = await asyncio.to_thread(_stacks, store, table_id)
         assert after == stacks_before  # every stack at its start-of-hand value
-        # She plays on without reconnecting: her commands reach the new owner.
-        await client.call(table_id, "sit_in", "alice")
-        seen = len(batches)
+        # She still sits in: the new owner kept who sits in, and the waiting list.
+        snapshot = next(json.loads(f) for f in mine if json.loads(f)["type"] == "snapshot")
+        hers = next(e for e in snapshot["view"]["seats"] if e["player"] == "alice")
+        assert hers["sitting_out"] is False
+        with pytest.raises(RemoteError) as again_waiting:
+            await client.call(table_id, "join_waiting_list", "bob")
+        assert "already number 1 on the waiting list" in str(again_waiting.value)
+        seen = batches.index(first)  # she plays on, sitting in: dealt in by the new owner
 
         def dealt_again() -> dict[str, Any] | None:
             for batch in batches[seen:]:

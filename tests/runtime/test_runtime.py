@@ -7,6 +7,7 @@ import asyncio
 import json
 import logging
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
@@ -272,4 +273,44 @@ def test_a_house_bot_above_three_maximum_buy_ins_leaves_and_buys_in_again(
         await room.stop()
 
     asyncio.run(scenario())
+    assert audit(storage, shuffles=0)["problems"] == []
+
+
+def test_a_settlement_the_database_cannot_take_waits_and_is_tried_again(
+    make_room: Room, clock: Clock, storage: SqlStorage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With ``settle_retry`` (a cluster's worker: the database restarting) a settlement that
+    fails for want of the database is tried again: the hand settles once, nothing is void, and
+    the books balance. Without it (the single process) the table fails at once, as before."""
+    room = make_room(
+        HEADS_UP, house_bots=2, bot_think=(0.0, 0.0), between_hands=0.5, settle_retry=10.0
+    )
+    real = room.writer.settle
+    refused: list[int] = []
+
+    def settle(outcome: Any) -> Any:
+        if len(refused) < 2:  # the database is away for two tries
+            refused.append(outcome.hand_id)
+            raise OSError("connection refused")
+        return real(outcome)
+
+    monkeypatch.setattr(room.writer, "settle", settle)
+
+    async def scenario() -> None:
+        await room.start()
+        for _ in range(200):
+            if room.hands_settled:
+                break
+            await run_for(room, clock, 0.5)
+        assert room.hands_settled >= 1
+        assert room.runners["hu"].status == "running"
+        await room.stop()
+
+    asyncio.run(scenario())
+    assert len(refused) == 2
+    assert refused[0] == refused[1]  # the same hand, tried again
+    with storage.transaction(write=False) as tx:
+        row = tx.get_hand(refused[0])
+    assert row is not None
+    assert row.status == "settled"  # once, not void
     assert audit(storage, shuffles=0)["problems"] == []

@@ -66,6 +66,8 @@ def test_opening_upgrades_to_the_newest_revision_and_reopening_is_harmless(db_ur
         "operator_log",
         "tournaments",
         "tournament_journal",
+        "throttle_failures",
+        "table_states",
     }
 
 

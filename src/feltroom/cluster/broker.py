@@ -8,6 +8,9 @@ docs/cluster.md).
   private network and requires a password.
 - ``replies:<client>``: a pub/sub channel of the replies to one client's commands.
 - ``worker:<owner>``: a key per live worker, expiring with its heartbeat (rebalancing).
+- ``lobby:<table>``: the table's lobby entry, written by its owner every third of the lease and
+  expiring with it; ``status:<owner>``: a worker's figures. The gateways' lobby is the table
+  definitions in the database joined with these.
 """
 
 from __future__ import annotations
@@ -25,7 +28,9 @@ __all__ = [
     "command_stream",
     "connect",
     "events_channel",
+    "lobby_key",
     "reply_channel",
+    "status_key",
     "worker_key",
 ]
 
@@ -47,6 +52,14 @@ def reply_channel(client: str) -> str:
 
 def worker_key(owner: str) -> str:
     return f"{PREFIX}worker:{owner}"
+
+
+def lobby_key(table_id: str) -> str:
+    return f"{PREFIX}lobby:{table_id}"
+
+
+def status_key(owner: str) -> str:
+    return f"{PREFIX}status:{owner}"
 
 
 def connect(url: str) -> aioredis.Redis:

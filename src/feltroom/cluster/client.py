@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from redis.asyncio.client import PubSub
+from redis.exceptions import RedisError
 
 from feltroom.errors import FeltroomError
 
@@ -72,7 +73,7 @@ class TableClient:
                 message = await self._replies.get_message(
                     ignore_subscribe_messages=True, timeout=1.0
                 )
-            except (ConnectionError, OSError):
+            except (RedisError, OSError):  # the broker restarts: the client subscribes again
                 await asyncio.sleep(0.2)
                 continue
             if message is None:
@@ -98,7 +99,7 @@ class TableClient:
         try:
             await self.redis.xadd(command_stream(table_id), fields, maxlen=10_000)
             reply = await asyncio.wait_for(future, self.timeout)
-        except TimeoutError:
+        except (TimeoutError, RedisError, OSError):
             raise RemoteError(
                 "table_unavailable",
                 f"table {table_id} did not answer within {self.timeout} s (its owner may be "

@@ -1,5 +1,5 @@
 """The cluster roles of ``feltroom serve`` (docs/cluster.md): the composition roots of a worker
-(and, later, of a gateway). ``--role all``, the single process, stays in ``feltroom.cli``."""
+and of a gateway. ``--role all``, the single process, stays in ``feltroom.cli``."""
 
 from __future__ import annotations
 
@@ -8,12 +8,15 @@ import contextlib
 import signal
 import sys
 import time
+from collections.abc import Sequence
 from typing import Any
 
-from feltroom.room import RoomError
+from feltroom.room import Argon2Settings, RoomError
 from feltroom.room.runtime import RuntimeSettings
+from feltroom.server.rest import RestLimits
+from feltroom.server.session import HubSettings
 
-__all__ = ["serve_worker"]
+__all__ = ["serve_gateway", "serve_worker"]
 
 
 def _open(url: str) -> Any:
@@ -35,6 +38,94 @@ def _open(url: str) -> Any:
     raise AssertionError("unreachable")
 
 
+def _cluster_storage(role: str, db: str | None, broker: str | None) -> Any:
+    """The cluster's database, once both URLs are checked; None (and the reason printed) when
+    they are not what a cluster needs."""
+    from alembic.util.exc import CommandError
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from feltroom.cluster.broker import connect
+
+    if not db or not db.startswith("postgresql"):
+        print(
+            f"feltroom serve: error: a {role} needs --db postgresql+psycopg://... (the "
+            "cluster's books are shared: SQLite is for --role all)",
+            file=sys.stderr,
+        )
+        return None
+    if not broker:
+        print(
+            f"feltroom serve: error: a {role} needs --broker redis://:PASSWORD@host:6379/0",
+            file=sys.stderr,
+        )
+        return None
+    try:
+        connect(broker)  # checks the URL (a password is required) before anything starts
+    except RoomError as error:
+        print(f"feltroom serve: error: {error}", file=sys.stderr)
+        return None
+    try:
+        return _open(db)
+    except (SQLAlchemyError, CommandError, ValueError, OSError) as error:
+        print(f"feltroom serve: cannot open the database {db!r}: {error}", file=sys.stderr)
+        return None
+
+
+def serve_gateway(
+    db: str | None,
+    broker: str | None,
+    *,
+    host: str,
+    port: int,
+    limits: RestLimits,
+    sign_in_retention_days: float,
+    forwarded_allow_ips: Sequence[str] = (),
+    hub_settings: HubSettings | None = None,
+    argon2: Argon2Settings | None = None,
+    min_password_length: int = 8,
+) -> int:
+    """``feltroom serve --role gateway``: the connections, the HTTP API and the browser client
+    of a cluster, until interrupted."""
+    from feltroom.cluster.gateway import gateway_app
+    from feltroom.room import Accounts, Cashier
+    from feltroom.room.signins import SignInLog
+    from feltroom.server import serve
+    from feltroom.server.rest import RoomServices
+
+    storage = _cluster_storage("gateway", db, broker)
+    if storage is None:
+        return 2
+    assert broker is not None
+    accounts = Accounts(storage, argon2=argon2, min_password_length=min_password_length)
+    services = RoomServices(accounts, Cashier(storage), storage)
+    sign_ins = SignInLog(storage, retention_days=sign_in_retention_days)
+
+    def ready(address: str) -> None:
+        print(f"feltroom: gateway on {address} (broker and books shared)", flush=True)
+
+    try:
+        serve(
+            gateway_app(
+                storage,
+                accounts,
+                services,
+                broker,
+                limits=limits,
+                sign_ins=sign_ins,
+                hub_settings=hub_settings,
+            ),
+            host,
+            port,
+            on_ready=ready,
+            forwarded_allow_ips=forwarded_allow_ips,
+        )
+    except KeyboardInterrupt:
+        pass
+    finally:
+        storage.close()
+    return 0
+
+
 def serve_worker(
     db: str | None,
     broker: str | None,
@@ -48,35 +139,13 @@ def serve_worker(
     import faulthandler
 
     import uvloop
-    from alembic.util.exc import CommandError
-    from sqlalchemy.exc import SQLAlchemyError
 
-    from feltroom.cluster.broker import connect
     from feltroom.cluster.worker import ClusterWorker, load_definitions
 
-    if not db or not db.startswith("postgresql"):
-        print(
-            "feltroom serve: error: a worker needs --db postgresql+psycopg://... (the cluster's "
-            "books are shared: SQLite is for --role all)",
-            file=sys.stderr,
-        )
+    storage = _cluster_storage("worker", db, broker)
+    if storage is None:
         return 2
-    if not broker:
-        print(
-            "feltroom serve: error: a worker needs --broker redis://:PASSWORD@host:6379/0",
-            file=sys.stderr,
-        )
-        return 2
-    try:
-        connect(broker)  # checks the URL (a password is required) before anything starts
-    except RoomError as error:
-        print(f"feltroom serve: error: {error}", file=sys.stderr)
-        return 2
-    try:
-        storage = _open(db)
-    except (SQLAlchemyError, CommandError, ValueError, OSError) as error:
-        print(f"feltroom serve: cannot open the database {db!r}: {error}", file=sys.stderr)
-        return 2
+    assert broker is not None
     try:
         if tables is not None:
             try:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import logging
 import math
@@ -45,10 +46,20 @@ from feltroom.room.tables_config import TableSpec, spec_of, table_entries
 from feltroom.room.worker import WorkerRuntime
 from feltroom.rules import Action, Call, Check, Fold, RaiseTo
 from feltroom.server import protocol
+from feltroom.server.session import Hub
 from feltroom.server.wire import messages_for, snapshot
 from feltroom.table import Entry
 
-from .broker import GROUP, command_stream, connect, events_channel, reply_channel, worker_key
+from .broker import (
+    GROUP,
+    command_stream,
+    connect,
+    events_channel,
+    lobby_key,
+    reply_channel,
+    status_key,
+    worker_key,
+)
 
 __all__ = ["ClusterWorker", "load_definitions", "worker_name"]
 
@@ -106,6 +117,15 @@ class ClusterWorker:
         self.broker_url = broker_url
         self.lease_seconds = lease_seconds
         self.leases = Leases(storage, self.owner, lease_seconds)
+        self._real_clock = clock
+        self._held_since: float | None = None
+        self._held_for = 0.0
+        clock = self.clock
+        # A settlement the database cannot take now (a restart) waits up to the lease: past it
+        # another owner may take the table and void the hand.
+        settings = dataclasses.replace(
+            settings or RuntimeSettings(), settle_retry=max(lease_seconds, 1.0)
+        )
         settlement = Settlement(storage, clock=clock, fence=self.leases.fence, shard=self.name)
         self.runtime = WorkerRuntime(
             settlement,
@@ -116,12 +136,71 @@ class ClusterWorker:
             clock=clock,
         )
         self.runtime.add_listener(self._on_events)
+        # The protocol's handling of a player's messages, as the single process's hub does it;
+        # the gateways hold the connections, so this hub has none and hears no events itself.
+        self.hub = Hub(self.runtime)
+        self.hub._detach()
+        self._seq: dict[str, int] = {}
+        self._kept: dict[str, dict[str, Any]] = {}  # each table's state, as last stored
+        self._keeping: dict[str, asyncio.Lock] = {}
         self.redis: aioredis.Redis | None = None
         self._outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
         self._definitions: dict[str, TableSpec] = {}
         self._stopping = threading.Event()
         self._tasks: set[asyncio.Task[None]] = set()
         self.takeovers = 0
+
+    # -------------------------------------------------------------- the tables' clock
+
+    def clock(self) -> float:
+        """The tables' clock: the real one, stopped while the tables cannot reach their players
+        (the broker is unreachable), so that nobody's turn runs out, no protection is used and
+        no bot acts meanwhile (R-TIME-2/3); it goes on from where it stopped."""
+        held = self._held_since
+        if held is not None:
+            return held - self._held_for
+        return self._real_clock() - self._held_for
+
+    @property
+    def holding(self) -> bool:
+        return self._held_since is not None
+
+    def _hold(self, why: object) -> None:
+        if self._held_since is None:
+            self._held_since = self._real_clock()
+            log.warning(
+                "worker %s: the players are out of reach (%s); clocks stop", self.owner, why
+            )
+
+    def _release(self) -> None:
+        held = self._held_since
+        if held is None:
+            return
+        self._held_for += self._real_clock() - held
+        self._held_since = None
+        log.warning("worker %s: the players are back in reach; clocks go on", self.owner)
+        for runner in list(self.runtime.runners.values()):
+            runner.wake.set()
+        # What was not published meanwhile may be lost: every viewer gets a snapshot, now and
+        # once more when the gateways have had time to subscribe again.
+        self._snapshots()
+        asyncio.get_running_loop().call_later(1.0, self._snapshots)
+
+    def _snapshots(self) -> None:
+        for runner in list(self.runtime.runners.values()):
+            self._on_events(runner, [TableReloaded()])
+
+    async def _health_loop(self, every: float = 0.5) -> None:
+        """Hold the clocks while the broker does not answer."""
+        while True:
+            assert self.redis is not None
+            try:
+                await asyncio.wait_for(self.redis.ping(), max(1.0, every * 2))
+            except (RedisError, OSError, TimeoutError) as error:
+                self._hold(error or "no answer")
+            else:
+                self._release()
+            await asyncio.sleep(every)
 
     # -------------------------------------------------------------- lifecycle
 
@@ -143,6 +222,7 @@ class ClusterWorker:
             asyncio.create_task(self._lease_loop(), name="leases"),
             asyncio.create_task(self._command_loop(), name="commands"),
             asyncio.create_task(self._publisher(), name="events"),
+            asyncio.create_task(self._health_loop(), name="broker health"),
             asyncio.create_task(self.runtime.run(), name="room"),
         ]
         if on_ready is not None:
@@ -217,6 +297,7 @@ class ClusterWorker:
         runtime = self.runtime
         assert self.redis is not None
         await self.redis.set(worker_key(self.owner), "1", px=int(self.lease_seconds * 1000))
+        await self._publish_lobby()
         live = 0
         async for _ in self.redis.scan_iter(match=worker_key("*"), count=1000):
             live += 1
@@ -252,6 +333,19 @@ class ClusterWorker:
             table_id = max(held)  # one table a round, between hands
             log.info("%d live workers, %d tables each: handing %s over", live, share, table_id)
             self._spawn(runtime.give_up(table_id))
+
+    async def _publish_lobby(self) -> None:
+        """The lobby entries of the tables held here and the worker's figures, for the
+        gateways; they expire with the lease, so a dead worker's tables leave the lobby."""
+        assert self.redis is not None
+        runtime = self.runtime
+        expires = int(self.lease_seconds * 2000)
+        now = runtime.clock()
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for table_id, runner in list(runtime.runners.items()):
+                pipe.set(lobby_key(table_id), json.dumps(runner.lobby(now)), px=expires)
+            pipe.set(status_key(self.owner), json.dumps(runtime.status()), px=expires)
+            await pipe.execute()
 
     def _read_definitions(self) -> dict[str, TableSpec]:
         with self.storage.transaction(write=False) as tx:
@@ -349,14 +443,27 @@ class ClusterWorker:
         if op in simple:
             await simple[op](table_id, player)
             return {}
+        if op == "message":  # a protocol message a gateway forwarded
+            frames, watching = await self.hub.run_for(
+                player, table_id, str(args["frame"]), bool(args.get("watching"))
+            )
+            return {"frames": frames, "watching": watching, **self._position(table_id)}
+        if op == "resume_view":  # the player's connection (on a gateway) said hello
+            frames = await self.hub.resume_for(player, table_id)
+            return {"frames": frames, **self._position(table_id)}
         if op == "snapshot":
             return {"frames": self._snapshot_frames(room.runner(table_id), player)}
         raise RoomError(
             f"unknown command {op!r}; valid: join, act, add_chips, join_waiting_list, "
-            f"{', '.join(simple)}, snapshot"
+            f"{', '.join(simple)}, message, resume_view, snapshot"
         )
 
     # -------------------------------------------------------------- events
+
+    def _position(self, table_id: str) -> dict[str, int]:
+        """Where the table's published batches are now: a gateway drops a batch older than a
+        snapshot it forwards (same epoch, a sequence number not above this one)."""
+        return {"epoch": self.leases.fence.epoch(table_id) or 0, "seq": self._seq.get(table_id, 0)}
 
     def _snapshot_frames(self, runner: TableRunner, player: str | None) -> list[str]:
         seat = runner.table.seat_of(player) if player is not None else None
@@ -402,8 +509,10 @@ class ClusterWorker:
             if account not in players:
                 waiting = messages_for(runner.table_id, hand_id, events, None, account, None)
                 players[account] = encoded(waiting)
+        seq = self._seq[runner.table_id] = self._seq.get(runner.table_id, 0) + 1
         payload = {
             "table": runner.table_id,
+            "seq": seq,
             "owner": self.owner,
             "epoch": self.leases.fence.epoch(runner.table_id),
             "at": time.time(),
@@ -412,15 +521,37 @@ class ClusterWorker:
             "players": players,
         }
         self._outbox.put_nowait((events_channel(runner.table_id), json.dumps(payload)))
+        state = self.runtime.table_state(runner)
+        if self._kept.get(runner.table_id) != state:
+            self._kept[runner.table_id] = state
+            self._spawn(self._keep_state(runner.table_id))
+
+    async def _keep_state(self, table_id: str) -> None:
+        """Store the table's latest state (waiting list, who sits in), one write at a time;
+        a write refused (the lease moved) or failed is retried with the next change."""
+        lock = self._keeping.setdefault(table_id, asyncio.Lock())
+        async with lock:
+            state = self._kept.get(table_id)
+            if state is None:
+                return
+            try:
+                await asyncio.to_thread(self.runtime.keep_state, table_id, state)
+            except Exception as error:
+                log.warning("table %s: its state was not stored: %s", table_id, error)
+                self._kept.pop(table_id, None)
 
     async def _publisher(self) -> None:
         while True:
             channel, payload = await self._outbox.get()
             assert self.redis is not None
-            for attempt in range(3):
+            attempt = 0
+            while True:  # in order, and none dropped: the clocks stop until it is published
                 try:
                     await self.redis.publish(channel, payload)
                     break
                 except (RedisError, OSError) as error:
-                    log.warning("publishing on %s failed (%s); retrying", channel, error)
-                    await asyncio.sleep(0.2 * (attempt + 1))
+                    self._hold(error)
+                    if attempt == 0:
+                        log.warning("publishing on %s failed (%s); retrying", channel, error)
+                    attempt += 1
+                    await asyncio.sleep(min(1.0, 0.1 * attempt))

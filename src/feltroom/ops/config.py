@@ -145,13 +145,16 @@ class ServerSection(_Section):
     metrics_port: Port | None = Field(
         None, description="serve GET /metrics on a listener of its own on this port"
     )
-    role: Literal["all", "worker"] = Field(
+    role: Literal["all", "gateway", "worker"] = Field(
         "all",
         description="all: the whole room in this process; worker: a cluster's worker owns "
-        "tables under leases (docs/cluster.md)",
+        "tables under leases; gateway: a cluster's connections, HTTP API and browser client "
+        "(docs/cluster.md)",
     )
     broker: str | None = Field(
-        None, description="the cluster's broker, redis://:PASSWORD@host:6379/0 (worker role)"
+        None,
+        description="the cluster's broker, redis://:PASSWORD@host:6379/0 (worker and gateway "
+        "roles)",
     )
     lease_seconds: Annotated[float, Field(ge=0.5, le=60)] = Field(
         3.0, description="how long a worker's table lease runs without renewal"

@@ -49,7 +49,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, TypeVar
 
-from feltroom.errors import IllegalAction
+from feltroom.errors import FeltroomError, IllegalAction
 from feltroom.room.accounts import Accounts, Argon2Settings, NotAHouseBot
 from feltroom.room.cashier import Cashier
 from feltroom.room.errors import (
@@ -136,6 +136,9 @@ class RuntimeSettings:
     who won what with which hand (at least ``between_hands``).
     ``poll``: how often a table with a person to act looks at its clock.
     ``error_pause``: how long a table that failed stays paused.
+    ``settle_retry``: how long a settlement the database could not take (not a refusal of the
+    room's: a database restarting) is tried again before the table fails (0: it fails at once,
+    the single process; a cluster's worker waits up to its lease).
     ``selftest_first`` / ``selftest_interval``: when the shuffle self-test runs (R-RNG-2).
     ``bot_bankroll``: the play chips granted to a bot's wallet whenever it runs low.
     ``disconnect_grace``: how long a disconnected player keeps playing before they are sat out
@@ -151,6 +154,7 @@ class RuntimeSettings:
     after_showdown: float = 4.0
     poll: float = 0.5
     error_pause: float = 60.0
+    settle_retry: float = 0.0
     selftest_first: float = 600.0
     selftest_interval: float = 24 * 3600.0
     selftest_shuffles: int = 100_000
@@ -417,11 +421,15 @@ class TableRunner:
 
         The stored stacks are the start-of-hand values of any hand that did not settle. People
         come back sitting out (they are not connected after a restart; R-SIT-2 releases their
-        seat later); house bots come back playing. A person still seated at the table being
+        seat later), but those the room kept as sitting in (``kept_state``: a cluster's
+        takeover, whose players stay connected through the gateways); house bots come back
+        playing. A person still seated at the table being
         replaced keeps their choices (auto-post, auto-muck) and disconnection mark, and the
         waiting list is kept. Listeners are told of the new table's events and ``TableReloaded``.
         """
         rows = await self.writer.call(self.settlement.seats, self.table_id)
+        kept = await self.room.kept_state(self.table_id)
+        sitting_in = set(kept.get("sitting_in", ()))
         players = sorted(rows.values(), key=lambda row: row.seat)
         bots = await self.writer.call(self.room.bot_accounts, [row.player for row in players])
         old = self.table
@@ -440,7 +448,8 @@ class TableRunner:
                 await self.writer.call(self.settlement.leave, self.table_id, row.player)
                 continue
             bot = row.player in bots
-            events += table.restore_seat(row.player, row.seat, row.stack, now, sitting_out=not bot)
+            out = not bot and row.player not in sitting_in
+            events += table.restore_seat(row.player, row.seat, row.stack, now, sitting_out=out)
             if bot:
                 self.bots[row.player] = self._bot(row.player)
                 continue
@@ -450,7 +459,9 @@ class TableRunner:
                 seat.auto_post, seat.auto_muck = was.auto_post, was.auto_muck
                 if was.disconnected:
                     events += table.disconnect(row.seat, now)
-        for account in old.waiting:
+        waiting = list(old.waiting)
+        waiting += [a for a in kept.get("waiting", ()) if a not in waiting]
+        for account in waiting:
             if table.seat_of(account) is None:
                 events += table.join_waiting_list(account, now)
         self.table = table
@@ -709,7 +720,7 @@ class TableRunner:
     async def _settle(self, result: HandResult, now: float) -> None:
         outcome = self.outcome(result)
         began = time.perf_counter()
-        settled = await self.writer.settle(outcome)
+        settled = await self._settled(outcome)
         took = time.perf_counter() - began
         self.room.time_settlement(took)
         log.debug(
@@ -752,6 +763,27 @@ class TableRunner:
         if result.hand.showdown_seats:
             pause = max(pause, settings.after_showdown)
         self.next_deal = now + pause
+
+    async def _settled(self, outcome: HandOutcome) -> SettledHand:
+        """Settle the hand; while the database cannot take it (it restarts) try again every half
+        second for ``settle_retry`` seconds. A refusal of the room's (the lease lost, the hand
+        settled already) is not tried again."""
+        give_up = time.monotonic() + self.room.settings.settle_retry
+        while True:
+            try:
+                return await self.writer.settle(outcome)
+            except FeltroomError:
+                raise
+            except Exception as error:
+                if time.monotonic() >= give_up:
+                    raise
+                log.warning(
+                    "table %s hand %d: the settlement waits for the database (%s)",
+                    self.table_id,
+                    outcome.hand_id,
+                    error,
+                )
+                await asyncio.sleep(0.5)
 
     def outcome(self, result: HandResult) -> HandOutcome:
         """The settlement's view of a finished hand: per player the chips put in, the chips
@@ -1634,6 +1666,11 @@ class RoomRuntime:
                 await self.writer.call(self.books_settlement.leave, table_id, bot.account)
                 raise
             await runner.command(events, now)
+
+    async def kept_state(self, table_id: str) -> dict[str, Any]:
+        """What a table keeps beyond the books when another process rebuilds it (a cluster's
+        worker: its waiting list and who sits in); a single process keeps nothing."""
+        return {}
 
     def seats_of(self, player: str) -> list[tuple[str, int]]:
         """Every (table id, seat) where ``player`` sits."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -90,6 +91,35 @@ class WorkerRuntime(RoomRuntime):
             runner.run_forever(), name=f"table {spec.table_id}"
         )
         return runner
+
+    async def kept_state(self, table_id: str) -> dict[str, Any]:
+        """The table's waiting list and who sits in, as its last owner kept them
+        (``keep_state``): a takeover keeps them."""
+        text = await self.writer.call(self._read_state, table_id)
+        state: dict[str, Any] = json.loads(text) if text else {}
+        return state
+
+    def _read_state(self, table_id: str) -> str | None:
+        with self.settlement.storage.transaction(write=False) as tx:
+            return tx.table_state(table_id)
+
+    def table_state(self, runner: TableRunner) -> dict[str, Any]:
+        """What a takeover keeps of a table beyond the books."""
+        table = runner.table
+        return {
+            "waiting": list(table.waiting),
+            "sitting_in": sorted(
+                seat.account
+                for seat in table.seats.values()
+                if not seat.sitting_out and seat.account not in runner.bots
+            ),
+        }
+
+    def keep_state(self, table_id: str, state: dict[str, Any]) -> None:
+        """Store the table's state (blocking), under the table's lease."""
+        with self.settlement.storage.transaction() as tx:
+            self.leases.fence.check(tx, table_id)
+            tx.put_table_state(table_id, json.dumps(state, sort_keys=True))
 
     async def _stop_table(self, table_id: str) -> None:
         runner = self.runners.pop(table_id, None)

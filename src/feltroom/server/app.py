@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from html import escape
 from importlib import resources
 from pathlib import Path
@@ -42,7 +43,7 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
-from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 
 from feltroom.room.histories import HandHistories
@@ -54,12 +55,18 @@ from feltroom.server.metrics import RoomCollector
 from feltroom.server.observe import ReadyCheck, health_routes, metrics_app
 from feltroom.server.operator_api import operator_routes
 from feltroom.server.protocol import MAX_FRAME
-from feltroom.server.rest import RestLimits, error_response, rest_routes
+from feltroom.server.rest import (
+    RestLimits,
+    RoomServices,
+    error_response,
+    rest_routes,
+    tournament_routes,
+)
 from feltroom.server.session import Hub, HubSettings
 from feltroom.server.transport import BatchedWebSocketProtocol
 from feltroom.server.ws import websocket_endpoint
 
-__all__ = ["STATIC", "create_app", "render_status", "serve", "server_config"]
+__all__ = ["STATIC", "create_app", "render_status", "room_app", "serve", "server_config"]
 
 STATIC = Path(str(resources.files("feltroom.server") / "static"))
 """The browser client's files (package data)."""
@@ -153,18 +160,6 @@ def create_app(
     hub = Hub(runtime, hub_settings)
     collector = RoomCollector(runtime, hub)
 
-    async def client_page(request: Request) -> FileResponse:
-        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
-
-    async def status_page(request: Request) -> HTMLResponse:
-        return HTMLResponse(render_status(runtime.status(), runtime.lobby()))
-
-    async def lobby(request: Request) -> JSONResponse:
-        return JSONResponse({"tables": runtime.lobby(), "status": runtime.status()})
-
-    async def status(request: Request) -> JSONResponse:
-        return JSONResponse(runtime.status())
-
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         if not drive:
@@ -184,24 +179,74 @@ def create_app(
             await runtime.stop()
             await task
 
+    app = room_app(
+        hub,
+        RoomServices.of(runtime),
+        lobby=runtime.lobby,
+        status=runtime.status,
+        lifespan=lifespan,
+        histories=histories,
+        limits=limits,
+        sign_ins=sign_ins,
+        extra_routes=[
+            *tournament_routes(runtime, limits),
+            *operator_routes(runtime, hub, STATIC),
+            *health_routes(
+                runtime, collector, metrics_allow=metrics_allow, ready_checks=ready_checks
+            ),
+        ],
+    )
+    app.state.metrics = collector
+    return app
+
+
+def room_app(
+    hub: Hub,
+    services: RoomServices,
+    *,
+    lobby: Callable[[], list[dict[str, Any]]],
+    status: Callable[[], dict[str, Any]],
+    lifespan: Callable[[Starlette], AbstractAsyncContextManager[None]],
+    histories: HandHistories | None = None,
+    limits: RestLimits | None = None,
+    sign_ins: SignInLog | None = None,
+    shared_throttles: bool = False,
+    extra_routes: Sequence[BaseRoute] = (),
+) -> Starlette:
+    """The routes of the room around a hub: the browser client, the status page, the lobby,
+    the HTTP API and the websocket protocol, and ``extra_routes``. A single process gives its
+    runtime's lobby and figures, the operator API and the health and metrics routes; a
+    cluster's gateway (``feltroom.cluster.gateway``) those of every worker and its health
+    routes, and keeps the sign-in and sign-up throttles in the database (``shared_throttles``)."""
+
+    async def client_page(request: Request) -> FileResponse:
+        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    async def status_page(request: Request) -> HTMLResponse:
+        return HTMLResponse(render_status(status(), lobby()))
+
+    async def lobby_route(request: Request) -> JSONResponse:
+        return JSONResponse({"tables": lobby(), "status": status()})
+
+    async def status_route(request: Request) -> JSONResponse:
+        return JSONResponse(status())
+
     app = Starlette(
         routes=[
             Route("/", client_page),
             Route("/status", status_page),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
-            Route("/api/lobby", lobby),
-            Route("/api/status", status),
+            Route("/api/lobby", lobby_route),
+            Route("/api/status", status_route),
             *rest_routes(
-                runtime,
+                services,
                 histories=histories,
                 limits=limits,
                 on_sign_out=hub.end_session,
                 sign_ins=sign_ins,
+                shared_throttles=shared_throttles,
             ),
-            *operator_routes(runtime, hub, STATIC),
-            *health_routes(
-                runtime, collector, metrics_allow=metrics_allow, ready_checks=ready_checks
-            ),
+            *extra_routes,
             WebSocketRoute("/ws", websocket_endpoint(hub)),
         ],
         exception_handlers={HTTPException: _http_error},
@@ -209,7 +254,6 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.hub = hub
-    app.state.metrics = collector
     return app
 
 

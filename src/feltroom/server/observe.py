@@ -22,10 +22,11 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from feltroom import __version__
 from feltroom.room.runtime import RoomRuntime
+from feltroom.room.storage import Storage
 from feltroom.server.metrics import RoomCollector, allowed, exposition
 from feltroom.server.rest import error_response
 
-__all__ = ["READY_SECONDS", "ReadyCheck", "health_routes", "metrics_app"]
+__all__ = ["READY_SECONDS", "ReadyCheck", "health_routes", "metrics_app", "probe_routes"]
 
 READY_SECONDS = 2.0
 """How long ``/readyz`` waits for each check."""
@@ -35,9 +36,7 @@ ReadyCheck = Callable[[], Awaitable[None]]
 """A readiness check: returns when the service answers, raises what went wrong otherwise."""
 
 
-def _database_check(runtime: RoomRuntime) -> ReadyCheck:
-    storage = runtime.accounts.storage
-
+def _database_check(storage: Storage) -> ReadyCheck:
     def read() -> None:
         with storage.transaction(write=False) as tx:
             tx.get_account("readyz")
@@ -89,7 +88,23 @@ def health_routes(
     ready_checks: Mapping[str, ReadyCheck] | None = None,
 ) -> list[Route]:
     """``/healthz``, ``/readyz`` and ``/metrics`` for the main application."""
-    checks: dict[str, ReadyCheck] = {"database": _database_check(runtime)}
+    return [
+        *probe_routes(
+            runtime.accounts.storage, lambda: runtime.stopping, ready_checks=ready_checks
+        ),
+        Route("/metrics", _metrics_endpoint(collector, metrics_allow)),
+    ]
+
+
+def probe_routes(
+    storage: Storage,
+    stopping: Callable[[], bool],
+    *,
+    ready_checks: Mapping[str, ReadyCheck] | None = None,
+) -> list[Route]:
+    """``/healthz`` and ``/readyz``: of the single process (above) and of a cluster's gateway,
+    whose readiness is the database's and the broker's (``ready_checks``)."""
+    checks: dict[str, ReadyCheck] = {"database": _database_check(storage)}
     checks.update(ready_checks or {})
 
     async def healthz(request: Request) -> JSONResponse:
@@ -97,18 +112,14 @@ def health_routes(
 
     async def readyz(request: Request) -> JSONResponse:
         ready, results = await _ready(checks)
-        if runtime.stopping:
+        if stopping():
             ready, results["room"] = False, "stopping"
         return JSONResponse(
             {"status": "ready" if ready else "not ready", "checks": results},
             status_code=200 if ready else 503,
         )
 
-    return [
-        Route("/healthz", healthz),
-        Route("/readyz", readyz),
-        Route("/metrics", _metrics_endpoint(collector, metrics_allow)),
-    ]
+    return [Route("/healthz", healthz), Route("/readyz", readyz)]
 
 
 def metrics_app(collector: RoomCollector) -> ASGIApp:

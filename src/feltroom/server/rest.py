@@ -66,6 +66,7 @@ from starlette.routing import Route
 from feltroom.errors import IllegalAction
 from feltroom.money import PLAY, to_units
 from feltroom.room.accounts import Accounts, reserved, token_hash
+from feltroom.room.cashier import Cashier
 from feltroom.room.errors import (
     AccountSuspended,
     AuthenticationFailed,
@@ -77,6 +78,8 @@ from feltroom.room.histories import HandHistories
 from feltroom.room.ledger import valid_name
 from feltroom.room.runtime import RoomRuntime
 from feltroom.room.signins import SignInLog
+from feltroom.room.storage import Storage
+from feltroom.room.throttles import StoredThrottle
 from feltroom.server.access import note_account
 from feltroom.server.hand_files import (
     EXPORT_FORMATS,
@@ -87,7 +90,16 @@ from feltroom.server.hand_files import (
 )
 from feltroom.server.metrics import SIGN_INS, count_error
 
-__all__ = ["ApiError", "RestLimits", "authenticated", "guard", "phh_of_view", "rest_routes"]
+__all__ = [
+    "ApiError",
+    "RestLimits",
+    "RoomServices",
+    "authenticated",
+    "guard",
+    "phh_of_view",
+    "rest_routes",
+    "tournament_routes",
+]
 
 log = logging.getLogger("feltroom.server")
 
@@ -210,6 +222,11 @@ def _malformed(message: str) -> ApiError:
 
 
 # ------------------------------------------------------------------------------ throttle
+
+
+async def _now(call: Callable[..., Any], *args: Any) -> Any:
+    """Call ``call`` on the event loop (an in-memory throttle: it never waits)."""
+    return call(*args)
 
 
 class FailureThrottle:
@@ -468,25 +485,54 @@ def guard(handler: Handler) -> Handler:
     return guarded
 
 
+@dataclass(frozen=True, slots=True)
+class RoomServices:
+    """What the HTTP API needs of a room: its accounts, its cashier and its storage (a
+    single process takes them from its runtime, a cluster's gateway opens them itself)."""
+
+    accounts: Accounts
+    cashier: Cashier
+    storage: Storage
+
+    @classmethod
+    def of(cls, runtime: RoomRuntime) -> RoomServices:
+        return cls(runtime.accounts, runtime.cashier, runtime.settlement.storage)
+
+
 def rest_routes(
-    runtime: RoomRuntime,
+    runtime: RoomRuntime | RoomServices,
     *,
     histories: HandHistories | None = None,
     limits: RestLimits | None = None,
     on_sign_out: Callable[[str], object] | None = None,
     sign_ins: SignInLog | None = None,
+    shared_throttles: bool = False,
 ) -> list[Route]:
     """The routes of the HTTP API for a room (see the module docstring). ``on_sign_out`` is
     told the token hash of every session signed out (the hub closes its connections); every
     sign-in is written to ``sign_ins`` (the sign-in log, default: on the room's storage)."""
     limits = limits or RestLimits()
-    sign_in_log = sign_ins or SignInLog(runtime.settlement.storage)
-    accounts = runtime.accounts
-    cashier = runtime.cashier
-    hands = histories or HandHistories(runtime.settlement.storage)
-    by_account = FailureThrottle(limits.account_failures, limits.failure_window, limits.clock)
-    by_address = FailureThrottle(limits.address_failures, limits.failure_window, limits.clock)
-    signups = FailureThrottle(limits.signups, limits.signup_window, limits.clock)
+    room = runtime if isinstance(runtime, RoomServices) else RoomServices.of(runtime)
+    sign_in_log = sign_ins or SignInLog(room.storage)
+    accounts = room.accounts
+    cashier = room.cashier
+    hands = histories or HandHistories(room.storage)
+    throttled: Callable[..., Awaitable[Any]] = _now
+    if shared_throttles:  # a cluster's gateways count the same failures (in the database)
+        by_account: Any = StoredThrottle(
+            room.storage, "account", limits.account_failures, limits.failure_window, limits.clock
+        )
+        by_address: Any = StoredThrottle(
+            room.storage, "address", limits.address_failures, limits.failure_window, limits.clock
+        )
+        signups: Any = StoredThrottle(
+            room.storage, "signup", limits.signups, limits.signup_window, limits.clock
+        )
+        throttled = run_in_threadpool
+    else:
+        by_account = FailureThrottle(limits.account_failures, limits.failure_window, limits.clock)
+        by_address = FailureThrottle(limits.address_failures, limits.failure_window, limits.clock)
+        signups = FailureThrottle(limits.signups, limits.signup_window, limits.clock)
     password_min = max(limits.password_min, accounts.min_password_length)
     # At most ``hash_pool`` sign-ups and sign-ins at once (their own threads, so a crowd does
     # not take the thread pool every other call uses), and as many hashes (``HashingPool``).
@@ -529,7 +575,7 @@ def rest_routes(
             raise _invalid(str(error)) from None
         address = _client_address(request)
         if address not in limits.signup_exempt:
-            wait = signups.wait(address)
+            wait = await throttled(signups.wait, address)
             if wait > 0:
                 raise ApiError(
                     429,
@@ -538,7 +584,7 @@ def rest_routes(
                     f"{limits.signup_window:g} s; try again in {max(1, math.ceil(wait))} s",
                     _retry_after(wait),
                 )
-            signups.fail(address)  # every sign-up that would hash counts
+            await throttled(signups.fail, address)  # every sign-up that would hash counts
         try:
             player = await hashed(accounts.sign_up, name, password)
         except RoomError as error:
@@ -556,7 +602,10 @@ def rest_routes(
         # The account's key holds the address too: a stranger's guesses cannot lock the owner
         # out, and names are one whatever their letter case.
         account = f"{name.lower()} {address}" if _is_name(name) else None
-        wait = max(by_account.wait(account) if account else 0.0, by_address.wait(address))
+        wait = max(
+            await throttled(by_account.wait, account) if account else 0.0,
+            await throttled(by_address.wait, address),
+        )
         note_account(request.scope, name if _is_name(name) else None)
         if wait > 0:
             SIGN_INS.labels("refused").inc()
@@ -569,9 +618,9 @@ def rest_routes(
                 _retry_after(wait),
             )
         # Counted before the check and forgiven on success: concurrent guesses cannot overshoot.
-        stamps = [(by_address, address, by_address.fail(address))]
+        stamps = [(by_address, address, await throttled(by_address.fail, address))]
         if account:
-            stamps.append((by_account, account, by_account.fail(account)))
+            stamps.append((by_account, account, await throttled(by_account.fail, account)))
         try:
             session = await hashed(accounts.sign_in, name, password)
         except AccountSuspended as error:
@@ -586,11 +635,11 @@ def rest_routes(
             ) from None
         except BaseException:
             for throttle, key, stamp in stamps:
-                throttle.forgive(key, stamp)
+                await throttled(throttle.forgive, key, stamp)
             raise
-        by_address.forgive(address, stamps[0][2])
+        await throttled(by_address.forgive, address, stamps[0][2])
         if account:
-            by_account.clear(account)
+            await throttled(by_account.clear, account)
         SIGN_INS.labels("ok").inc()
         try:  # the sign-in log (integrity report): a failure to write it does not refuse play
             agent = request.headers.get("user-agent", "")
@@ -823,32 +872,6 @@ def rest_routes(
             headers["X-Hands-Left-Out"] = " ".join(map(str, left_out))
         return Response(text, media_type=media_type, headers=headers)
 
-    # -- tournaments (docs/tournaments.md; the protocol's full tournament view comes later)
-
-    async def tournament_list(request: Request) -> Response:
-        _only_params(request, ())
-        return JSONResponse({"tournaments": runtime.tournaments_lobby()})
-
-    def tournament_call(call: Callable[[str, str], Awaitable[dict[str, Any]]]) -> Handler:
-        async def handler(request: Request) -> Response:
-            player, _ = await player_of(request)
-            await no_body(request)
-            tournament_id = request.path_params["tournament"]
-            if tournament_id not in runtime.tournaments:
-                open_now = sorted(t for t, r in runtime.tournaments.items() if not r.done)
-                raise ApiError(
-                    404,
-                    "not_found",
-                    f"no tournament {tournament_id!r}; tournaments are "
-                    f"{', '.join(open_now) or 'none'} (GET /api/tournaments)",
-                )
-            try:
-                return JSONResponse(await call(tournament_id, player))
-            except (RoomError, IllegalAction) as error:
-                raise ApiError(409, "refused", str(error)) from None
-
-        return handler
-
     download_routes = [
         Route("/api/hands/export", endpoint(hand_export), methods=["GET"]),
         Route(
@@ -874,15 +897,52 @@ def rest_routes(
         *download_routes,
         Route("/api/hands/{ref}", endpoint(hand_one), methods=["GET"]),
         Route("/api/hands/{ref}/proof", endpoint(hand_proof), methods=["GET"]),
-        Route("/api/tournaments", endpoint(tournament_list), methods=["GET"]),
+    ]
+
+
+def tournament_routes(runtime: RoomRuntime, limits: RestLimits | None = None) -> list[Route]:
+    """The tournaments' routes of a room that runs them (docs/tournaments.md): the list and
+    registration. A cluster's gateway does not serve them yet (tournaments run in the single
+    process)."""
+    max_body = (limits or RestLimits()).max_body
+
+    async def no_body(request: Request) -> None:
+        _strings(await _read_json(request, max_body), ())
+
+    async def tournament_list(request: Request) -> Response:
+        _only_params(request, ())
+        return JSONResponse({"tournaments": runtime.tournaments_lobby()})
+
+    def tournament_call(call: Callable[[str, str], Awaitable[dict[str, Any]]]) -> Handler:
+        async def handler(request: Request) -> Response:
+            player, _ = await authenticated(request, runtime.accounts)
+            await no_body(request)
+            tournament_id = request.path_params["tournament"]
+            if tournament_id not in runtime.tournaments:
+                open_now = sorted(t for t, r in runtime.tournaments.items() if not r.done)
+                raise ApiError(
+                    404,
+                    "not_found",
+                    f"no tournament {tournament_id!r}; tournaments are "
+                    f"{', '.join(open_now) or 'none'} (GET /api/tournaments)",
+                )
+            try:
+                return JSONResponse(await call(tournament_id, player))
+            except (RoomError, IllegalAction) as error:
+                raise ApiError(409, "refused", str(error)) from None
+
+        return handler
+
+    return [
+        Route("/api/tournaments", guard(tournament_list), methods=["GET"]),
         Route(
             "/api/tournaments/{tournament}/register",
-            endpoint(tournament_call(runtime.register_tournament)),
+            guard(tournament_call(runtime.register_tournament)),
             methods=["POST"],
         ),
         Route(
             "/api/tournaments/{tournament}/unregister",
-            endpoint(tournament_call(runtime.unregister_tournament)),
+            guard(tournament_call(runtime.unregister_tournament)),
             methods=["POST"],
         ),
     ]

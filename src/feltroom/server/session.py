@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -27,7 +28,7 @@ from starlette.concurrency import run_in_threadpool
 
 from feltroom.errors import FeltroomError, IllegalAction
 from feltroom.room import RoomError
-from feltroom.room.accounts import token_hash
+from feltroom.room.accounts import Accounts, token_hash
 from feltroom.room.errors import InsufficientFunds, NotSeated, StaleHand, StaleTurn
 from feltroom.room.events import TableReloaded
 from feltroom.room.runtime import RoomRuntime, TableRunner
@@ -38,7 +39,7 @@ from feltroom.server.protocol import PROTOCOL_VERSION, ProtocolError
 from feltroom.server.wire import hand_strength, legal_of, messages_for, pots_message, snapshot
 from feltroom.table import Entry, PreAction, PreActionKind, SeatOffered, SeatOfferExpired
 
-__all__ = ["Connection", "Hub", "HubSettings"]
+__all__ = ["ANSWERED", "Closed", "Connection", "Hub", "HubSettings", "UnknownTable", "welcome"]
 
 log = logging.getLogger("feltroom.server")
 
@@ -151,9 +152,16 @@ class Connection:
             frame = cached[1]
         if message.get("type") == "error":
             count_error(message["code"], "websocket")
+        self.send_frame(frame, message)
+
+    def send_frame(self, frame: str, message: Message | None = None) -> None:
+        """Queue one encoded frame (a gateway forwards the frames a table's owner built);
+        the wire tap sees it with its message (decoded here when not given)."""
+        if self.closed:
+            return
         tap = self.hub.tap
         if tap is not None:
-            tap(self, message, frame)
+            tap(self, message if message is not None else json.loads(frame), frame)
         if self.outbox.qsize() >= self.hub.settings.outbox:
             log.warning("connection of %s is too slow: dropped", self.player)
             while not self.outbox.empty():  # what it has not read is dropped with it
@@ -182,7 +190,16 @@ class Hub:
         *,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
+        self._setup(runtime.accounts, settings, clock)
         self.runtime = runtime
+        runtime.add_listener(self._on_events)
+
+    def _setup(
+        self, accounts: Accounts, settings: HubSettings | None, clock: Callable[[], float]
+    ) -> None:
+        """What every hub has: its connections, limits and sessions (a gateway's hub has no
+        room of its own: ``feltroom.cluster.gateway``)."""
+        self.accounts = accounts
         self.settings = settings or HubSettings()
         self.clock = clock
         self.connections: set[Connection] = set()
@@ -194,7 +211,6 @@ class Hub:
         self._lobby_sent: dict[str, Any] = {}
         self._lobby_task: asyncio.Task[None] | None = None
         self._sweep_task: asyncio.Task[None] | None = None
-        runtime.add_listener(self._on_events)
 
     # -------------------------------------------------------------- lifecycle
 
@@ -221,6 +237,10 @@ class Hub:
         if others:
             return
         self.by_player.pop(player, None)
+        await self._disconnected(player)
+
+    async def _disconnected(self, player: str) -> None:
+        """The player's last connection here ended: their seats are shown disconnected."""
         for table_id, _ in self.runtime.seats_of(player):
             with contextlib.suppress(FeltroomError):
                 await self.runtime.disconnect(table_id, player)
@@ -232,7 +252,7 @@ class Hub:
             self._sweep_task = asyncio.create_task(self._sweep_loop(), name="session sweep")
 
     async def stop(self) -> None:
-        self.runtime.remove_listener(self._on_events)
+        self._detach()
         for task in (self._lobby_task, self._sweep_task):
             if task is not None:
                 task.cancel()
@@ -241,6 +261,22 @@ class Hub:
         self._lobby_task = self._sweep_task = None
         for connection in list(self.connections):
             connection.close()
+
+    def _detach(self) -> None:
+        """Stop hearing the room's events."""
+        self.runtime.remove_listener(self._on_events)
+
+    def _table_ids(self) -> list[str]:
+        """The tables a player may name (for a ``not_found`` error's details)."""
+        return list(self.runtime.runners)
+
+    def _playing_at(self, table_id: str) -> int | None:
+        """The hand in progress at a table (for a ``stale_hand`` error's details)."""
+        runner = self.runtime.runners.get(table_id)
+        return None if runner is None else runner.playing
+
+    def _lobby_entries(self) -> list[dict[str, Any]]:
+        return self.runtime.lobby()
 
     # -------------------------------------------------------------- sessions
 
@@ -297,7 +333,7 @@ class Hub:
 
     def close_expired(self) -> int:
         """Close (1008) every connection whose session has expired; returns how many."""
-        now = self.runtime.accounts.clock()
+        now = self.accounts.clock()
         ended = [
             c
             for c in self.connections
@@ -318,7 +354,7 @@ class Hub:
             if self.clock() - purged_at >= settings.purge_every:
                 purged_at = self.clock()
                 try:
-                    await run_in_threadpool(self.runtime.accounts.purge_expired_sessions)
+                    await run_in_threadpool(self.accounts.purge_expired_sessions)
                 except Exception:  # the database may be busy: try again next time
                     log.exception("purging expired sessions failed")
 
@@ -403,7 +439,7 @@ class Hub:
         while True:
             await asyncio.sleep(self.settings.lobby_every)
             watchers = [c for c in self.connections if c.lobby]
-            entries = self.runtime.lobby()
+            entries = self._lobby_entries()
             changed = []
             for entry in entries:
                 key = entry["id"]
@@ -422,7 +458,7 @@ class Hub:
         if connection.closed:  # signed out, expired or dropped: nothing more is handled
             raise Closed(1008, connection.close_reason)
         expires = connection.expires_at
-        if expires is not None and expires <= self.runtime.accounts.clock():
+        if expires is not None and expires <= self.accounts.clock():
             connection.close("the session expired; sign in again")
             raise Closed(1008, connection.close_reason)
         bucket = connection.bucket
@@ -443,6 +479,11 @@ class Hub:
                 )
             )
             return
+        await self.handle(connection, frame)
+
+    async def handle(self, connection: Connection, frame: str | bytes) -> None:
+        """Decode and run one frame the connection may send now (past the limits): its reply
+        or its typed error is queued for this connection alone."""
         try:
             message = protocol.decode(frame)
         except ProtocolError as error:
@@ -467,7 +508,10 @@ class Hub:
             connection.send(protocol.error(error.code, error.message, ref, details=error.details))
             return
         except StaleHand as error:
-            details = {"hand": getattr(message, "hand", None), "playing": _playing(self, message)}
+            details = {
+                "hand": getattr(message, "hand", None),
+                "playing": self._playing_at(getattr(message, "table", "")),
+            }
             connection.send(protocol.error("stale_hand", str(error), ref, details=details))
             return
         except StaleTurn as error:
@@ -488,25 +532,56 @@ class Hub:
                 protocol.error("illegal_action", text, ref, legal_of(legal), error.details)
             )
             return
-        except _NotFound as error:
+        except UnknownTable as error:
             details = {
                 "table": getattr(message, "table", None),
-                "tables": list(self.runtime.runners),
+                "tables": self._table_ids(),
             }
             connection.send(protocol.error("not_found", str(error), ref, details=details))
             return
         except (RoomError, FeltroomError) as error:
             connection.send(protocol.error("refused", str(error), ref, details=_details_of(error)))
             return
+        if reply is ANSWERED:
+            return
         if reply is not None:
             connection.send(reply)
         elif kind != "hello":
             connection.send(protocol.ok(ref))
 
+    async def run_for(
+        self, player: str, table_id: str, frame: str, watching: bool
+    ) -> tuple[list[str], bool]:
+        """A message of ``player``'s that a gateway forwarded to this table's owner (the
+        cluster): handled as if it came from a connection of theirs that watches ``table_id``
+        (``watching``) or not. Returns the frames that connection is sent (the reply or the
+        typed error, a snapshot) and whether it watches the table afterwards."""
+        connection = Connection(self, player=player)
+        if watching:
+            self._watch(connection, table_id)
+        try:
+            await self.handle(connection, frame)
+        finally:
+            watched = table_id in connection.tables
+            for table in list(connection.tables):
+                self._unwatch(connection, table)
+        return _drain(connection), watched
+
+    async def resume_for(self, player: str, table_id: str) -> list[str]:
+        """A player's connection (on a gateway) said hello: the seat resumes (R-TIME-4) and
+        the frames of a snapshot of the table for them."""
+        connection = Connection(self, player=player)
+        with contextlib.suppress(FeltroomError):
+            await self.runtime.resume(table_id, player)
+        self.send_snapshot(connection, self._runner(table_id))
+        return _drain(connection)
+
     def _runner(self, table_id: str) -> TableRunner:
         runner = self.runtime.runners.get(table_id)
         if runner is None:
-            raise _NotFound(f"no table {table_id!r}; tables are {', '.join(self.runtime.runners)}")
+            raise UnknownTable(
+                f"no table {table_id!r}; tables are {', '.join(self.runtime.runners)}"
+            )
         return runner
 
     def _seated(self, connection: Connection, table_id: str) -> tuple[TableRunner, int]:
@@ -518,7 +593,6 @@ class Hub:
         return runner, seat
 
     async def _dispatch(self, connection: Connection, kind: str, m: Any) -> Message | None:
-        runtime = self.runtime
         player = connection.player
         if kind == "hello":
             return await self._hello(connection, m)
@@ -527,20 +601,21 @@ class Hub:
             return protocol.pong(m.id)
         if kind == "lobby":
             connection.lobby = True
-            return {"type": "lobby", "ref": m.id, "tables": runtime.lobby()}
+            return {"type": "lobby", "ref": m.id, "tables": self._lobby_entries()}
         if kind == "lobby_stop":
             connection.lobby = False
             return None
         if kind == "chat":
-            return self._chat(connection, m)
+            return await self._chat(connection, m)
         if kind == "mute":
-            self._runner(m.table)
+            self._check_table(m.table)
             mutes = connection.muted.setdefault(m.table, set())
             if m.on:
                 mutes.add(m.player)
             else:
                 mutes.discard(m.player)
             return None
+        runtime = self.runtime
         runner = self._runner(m.table)
         if kind == "observe":
             self._watch(connection, m.table)
@@ -669,6 +744,20 @@ class Hub:
         return action
 
     async def _hello(self, connection: Connection, m: Any) -> Message | None:
+        player = await self._authenticate(connection, m)
+        seats = self.runtime.seats_of(player)
+        connection.send(welcome(m.id, player, seats, self.runtime.clock()))
+        for table_id, _ in seats:
+            runner = self.runtime.runners[table_id]
+            self._watch(connection, table_id)
+            with contextlib.suppress(FeltroomError):
+                await self.runtime.resume(table_id, player)
+            self.send_snapshot(connection, runner)
+        return None
+
+    async def _authenticate(self, connection: Connection, m: Any) -> str:
+        """``hello``: the session of the token (any process of the room knows it: sessions are
+        in the database) becomes the connection's player."""
         if connection.player is not None:
             raise ProtocolError("invalid_field", "this connection has said hello already", m.id)
         if m.version != PROTOCOL_VERSION:
@@ -676,7 +765,7 @@ class Hub:
                 "version", f"this server speaks version {PROTOCOL_VERSION}, not {m.version}", m.id
             )
         try:
-            session = await run_in_threadpool(self.runtime.accounts.session, m.token)
+            session = await run_in_threadpool(self.accounts.session, m.token)
         except FeltroomError:
             raise Closed(1008, "unknown or expired token; sign in again") from None
         if connection.closed:
@@ -686,27 +775,20 @@ class Hub:
         connection.token_hash = token_hash(m.token)
         connection.expires_at = session.expires_at
         self.by_player.setdefault(player, set()).add(connection)
-        seats = self.runtime.seats_of(player)
-        connection.send(
-            {
-                "type": "welcome",
-                "ref": m.id,
-                "version": PROTOCOL_VERSION,
-                "player": player,
-                "seats": [{"table": t, "seat": s} for t, s in seats],
-                "time": self.runtime.clock(),
-            }
-        )
-        for table_id, _ in seats:
-            runner = self.runtime.runners[table_id]
-            self._watch(connection, table_id)
-            with contextlib.suppress(FeltroomError):
-                await self.runtime.resume(table_id, player)
-            self.send_snapshot(connection, runner)
+        return player
+
+    async def _chat(self, connection: Connection, m: Any) -> Message | None:
+        self.chat_out(m.table, self._chat_line(connection, m))
         return None
 
-    def _chat(self, connection: Connection, m: Any) -> Message | None:
-        self._runner(m.table)
+    def _check_table(self, table_id: str) -> None:
+        """Raise ``UnknownTable`` unless the room has the table."""
+        self._runner(table_id)
+
+    def _chat_line(self, connection: Connection, m: Any) -> Message:
+        """The chat line a connection may send now (it watches the table, within its chat
+        rate), or the refusal."""
+        self._check_table(m.table)
         if m.table not in connection.tables:
             raise NotSeated(f"observe or sit at table {m.table} to chat there")
         bucket = connection.chat_bucket
@@ -715,27 +797,38 @@ class Hub:
                 f"at most {self.settings.chat_rate:g} chat line per second "
                 f"(bursts of {self.settings.chat_burst:g}); wait a moment"
             )
-        sender = connection.player
-        line = {
+        return {
             "type": "chat",
             "table": m.table,
-            "player": sender,
+            "player": connection.player,
             "text": m.text.strip(),
-            "time": self.runtime.clock(),
+            "time": self._now(),
         }
-        for other in list(self.by_table.get(m.table, ())):
-            if sender in other.muted.get(m.table, ()):
+
+    def _now(self) -> float:
+        return self.runtime.clock()
+
+    def chat_out(self, table_id: str, line: Message) -> None:
+        """A chat line to every connection here at the table, but those that muted its
+        sender."""
+        sender = line.get("player")
+        for other in list(self.by_table.get(table_id, ())):
+            if sender in other.muted.get(table_id, ()):
                 continue
             other.send(line)
-        return None
+
+
+ANSWERED: Message = {"type": "answered"}
+"""What ``_dispatch`` returns when the reply was sent already (a gateway forwards the frames
+the table's owner built, reply included)."""
 
 
 class _NotYourTurn(IllegalAction):
     pass
 
 
-class _NotFound(RoomError):
-    pass
+class UnknownTable(RoomError):
+    """No such table in the room (``not_found``)."""
 
 
 def _pending_ok(ref: int | None) -> Message:
@@ -767,10 +860,25 @@ def _details_of(error: Exception) -> dict[str, Any]:
     return details
 
 
-def _playing(hub: Hub, message: Any) -> int | None:
-    """The hand in progress at the message's table (for a ``stale_hand`` error)."""
-    runner = hub.runtime.runners.get(getattr(message, "table", ""))
-    return None if runner is None else runner.playing
+def _drain(connection: Connection) -> list[str]:
+    """The frames queued for a connection that no socket reads (``Hub.run_for``)."""
+    frames = []
+    while not connection.outbox.empty():
+        frame = connection.outbox.get_nowait()
+        if frame is not None:
+            frames.append(frame)
+    return frames
+
+
+def welcome(ref: int | None, player: str, seats: Sequence[tuple[str, int]], now: float) -> Message:
+    return {
+        "type": "welcome",
+        "ref": ref,
+        "version": PROTOCOL_VERSION,
+        "player": player,
+        "seats": [{"table": t, "seat": s} for t, s in seats],
+        "time": now,
+    }
 
 
 def _offered_accounts(events: Sequence[object]) -> list[str]:

@@ -37,7 +37,9 @@ __all__ = [
     "sign_ins",
     "table_definitions",
     "table_leases",
+    "table_states",
     "tables",
+    "throttle_failures",
     "tournament_journal",
     "tournaments",
     "transfers",
@@ -293,4 +295,27 @@ tournament_journal = Table(
     Column("at", Float, nullable=False),
     Column("kind", String(16), nullable=False),
     Column("payload", Text, nullable=False),
+)
+
+# The sign-in and sign-up throttles of a cluster's gateways (`feltroom.room.throttles`): one row
+# per failure counted, by scope (`signup`, `address`, `account`) and key, so that every gateway
+# counts the same failures.
+throttle_failures = Table(
+    "throttle_failures",
+    metadata,
+    Column("failure_id", Serial, primary_key=True, autoincrement=True),
+    Column("scope", String(16), nullable=False),
+    Column("key", String(160), nullable=False),
+    Column("at", Float, nullable=False),
+    Index("ix_throttle_failures_scope_key_at", "scope", "key", "at"),
+    sqlite_autoincrement=True,
+)
+
+# What a table's owner keeps beyond the books so that a takeover keeps it too: its waiting list
+# and who sits in (JSON, `feltroom.room.worker`).
+table_states = Table(
+    "table_states",
+    metadata,
+    Column("table_id", String(NAME), primary_key=True),
+    Column("state", Text, nullable=False),
 )

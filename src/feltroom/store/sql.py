@@ -49,6 +49,7 @@ from feltroom.room.storage import (
     TableRow,
     UserRow,
 )
+from feltroom.store.cluster_state import ClusterStateQueries
 from feltroom.store.leases import LeaseQueries
 from feltroom.store.models import (
     accounts,
@@ -248,7 +249,7 @@ def _compiled(statement: Any, connection: Connection, columns: tuple[str, ...]) 
     return found
 
 
-class SqlTransaction(LeaseQueries, OperatorQueries, TournamentQueries):
+class SqlTransaction(LeaseQueries, OperatorQueries, TournamentQueries, ClusterStateQueries):
     """A ``feltroom.room.storage.Transaction`` on one SQLAlchemy connection (the table leases'
     methods come from ``feltroom.store.leases``, the operators' from
     ``feltroom.store.operators``, the tournaments' from ``feltroom.store.tournaments``)."""

@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0008_tournaments"
-down_revision: str | None = "0006_table_leases"
+down_revision: str | None = "0007_cluster_state"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

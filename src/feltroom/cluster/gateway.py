@@ -1,0 +1,423 @@
+"""``feltroom serve --role gateway``: the connections of a cluster (docs/cluster.md).
+
+A gateway serves the HTTP API, the browser client and the websocket protocol with the single
+process's code (``feltroom.server.app.room_app``, ``feltroom.server.session.Hub``); what it does
+not have is a room. ``GatewayHub`` is the hub whose tables run elsewhere:
+
+- **Sessions** are rows in PostgreSQL (``Accounts``), so any gateway knows any token, and a
+  sign-out on one gateway ends the session everywhere; the per-connection inbound rate limits
+  stay here, with the connection.
+- **Commands**: every message about a table (``observe``, ``sit``, ``act``...) goes, as the
+  client sent it, to the table's owner through its stream (``TableClient``); the owner runs it
+  with the single process's hub (``Hub.run_for``) and sends back the frames that connection is
+  sent (the reply or the typed error, a snapshot), which the gateway forwards as they are.
+- **Events**: the gateway subscribes to the channel of each table one of its connections
+  watches; each batch carries the frames of the observers and of each person (built by the
+  owner with ``feltroom.server.wire``, R-DEAL-4, R-HIST-2) and each connection is sent exactly
+  the frames of its viewer. Batches are numbered by the owner (its lease epoch, a sequence): a
+  batch the owner had published before a snapshot it built is not forwarded after it.
+- **The lobby** is the table definitions in the database joined with the entries the owners
+  write to the broker (``lobby:<table>``); chat lines cross the table's channel to every
+  gateway.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import msgspec
+from redis.asyncio.client import PubSub
+from redis.exceptions import RedisError
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+
+from feltroom.cluster.broker import broker_check
+from feltroom.room.accounts import Accounts
+from feltroom.room.errors import RoomError
+from feltroom.room.histories import HandHistories
+from feltroom.room.signins import SignInLog
+from feltroom.room.storage import Storage
+from feltroom.server.app import room_app
+from feltroom.server.observe import probe_routes
+from feltroom.server.rest import RestLimits, RoomServices
+from feltroom.server.session import (
+    ANSWERED,
+    Connection,
+    Hub,
+    HubSettings,
+    Message,
+    UnknownTable,
+    welcome,
+)
+
+from .broker import events_channel, lobby_key, status_key
+from .client import RemoteError, TableClient
+
+__all__ = ["GatewayHub", "Unavailable", "gateway_app"]
+
+log = logging.getLogger("feltroom.cluster")
+
+_LOCAL = ("hello", "ping", "lobby", "lobby_stop", "chat", "mute")
+"""The messages a gateway answers itself; every other one is about a table and goes to its
+owner."""
+_WATCHING = ("observe", "sit", "wait_list")
+"""The messages after which a connection may watch a table: the gateway listens to the table's
+channel before the owner builds the snapshot."""
+
+Position = tuple[int, int]
+
+
+class GatewayHub(Hub):
+    """The connections of one gateway; the tables run on the workers (module docstring)."""
+
+    def __init__(
+        self,
+        storage: Storage,
+        accounts: Accounts,
+        client: TableClient,
+        settings: HubSettings | None = None,
+        *,
+        refresh_every: float = 1.0,
+    ) -> None:
+        self._setup(accounts, settings, time.monotonic)
+        self.storage = storage
+        self.client = client
+        self.refresh_every = refresh_every
+        self.started_at = time.time()
+        self.tables: list[str] = []
+        self._lobby: list[dict[str, Any]] = []
+        self._status: dict[str, Any] = {}
+        self._channels: set[str] = set()
+        self._pubsub: PubSub | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self._views: set[asyncio.Task[None]] = set()
+        # A connection's commands in flight at a table (batches wait for their reply), and the
+        # position of the last snapshot forwarded to it (older batches are not forwarded).
+        self._inflight: dict[tuple[Connection, str], int] = {}
+        self._held: dict[tuple[Connection, str], list[dict[str, Any]]] = {}
+        self._floor: dict[tuple[Connection, str], Position] = {}
+
+    # -------------------------------------------------------------- lifecycle
+
+    async def open_broker(self) -> None:
+        """Subscribe and start the gateway's own loops (the lifespan calls it)."""
+        await self.client.start()
+        self._pubsub = self.client.redis.pubsub()
+        # One channel of its own from the start, so that reading never waits on no channel.
+        await self._pubsub.subscribe(events_channel(f"gateway.{self.client.name}"))
+        await self._refresh()
+        self._tasks = [
+            asyncio.create_task(self._events_loop(), name="table events"),
+            asyncio.create_task(self._refresh_loop(), name="lobby refresh"),
+        ]
+        self.start()
+
+    async def stop(self) -> None:
+        await super().stop()
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks = []
+        if self._pubsub is not None:
+            with contextlib.suppress(RedisError, OSError):
+                await self._pubsub.aclose()  # type: ignore[no-untyped-call]
+        await self.client.close()
+
+    def _detach(self) -> None:
+        pass  # no room to stop hearing
+
+    # -------------------------------------------------------------- the room, from elsewhere
+
+    def _table_ids(self) -> list[str]:
+        return list(self.tables)
+
+    def _playing_at(self, table_id: str) -> int | None:
+        return None  # the owner answers stale hands itself
+
+    def _lobby_entries(self) -> list[dict[str, Any]]:
+        return self._lobby
+
+    def status(self) -> dict[str, Any]:
+        """The room's figures: every live worker's summed, and this gateway's uptime."""
+        return self._status
+
+    def _now(self) -> float:
+        return self.accounts.clock()
+
+    def _check_table(self, table_id: str) -> None:
+        if table_id not in self.tables:
+            raise UnknownTable(f"no table {table_id!r}; tables are {', '.join(self.tables)}")
+
+    def _seats_of(self, player: str) -> list[tuple[str, int]]:
+        with self.storage.transaction(write=False) as tx:
+            rows = tx.seats_at_tables(list(self.tables))
+        return sorted((row.table_id, row.seat) for row in rows if row.player == player)
+
+    async def _refresh_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.refresh_every)
+            try:
+                await self._refresh()
+            except Exception as error:  # the database or the broker restarts: keep the last
+                log.warning("gateway: refreshing the lobby failed: %s", error)
+            await self._unsubscribe_unwatched()
+
+    async def _refresh(self) -> None:
+        def definitions() -> list[str]:
+            with self.storage.transaction(write=False) as tx:
+                return sorted(tx.table_definitions())
+
+        self.tables = await run_in_threadpool(definitions)
+        redis = self.client.redis
+        entries = await redis.mget([lobby_key(t) for t in self.tables]) if self.tables else []
+        self._lobby = [json.loads(e) for e in entries if e]
+        statuses = []
+        async for key in redis.scan_iter(match=status_key("*"), count=1000):
+            text = await redis.get(key)
+            if text:
+                statuses.append(json.loads(text))
+        self._status = _summed(statuses, len(self._lobby), time.time() - self.started_at)
+
+    # -------------------------------------------------------------- events
+
+    async def _subscribe(self, table_id: str) -> None:
+        channel = events_channel(table_id)
+        if channel not in self._channels and self._pubsub is not None:
+            await self._pubsub.subscribe(channel)
+            self._channels.add(channel)
+
+    async def _unsubscribe_unwatched(self) -> None:
+        busy = {table for _, table in self._inflight}
+        idle = [
+            c
+            for c in self._channels
+            if (t := c.rsplit(":", 1)[1]) not in self.by_table and t not in busy
+        ]
+        if idle and self._pubsub is not None:
+            self._channels.difference_update(idle)
+            with contextlib.suppress(RedisError, OSError):
+                await self._pubsub.unsubscribe(*idle)
+
+    async def _events_loop(self) -> None:
+        assert self._pubsub is not None
+        away = False
+        while True:
+            try:
+                message = await self._pubsub.get_message(
+                    ignore_subscribe_messages=True, timeout=1.0
+                )
+            except (RedisError, OSError) as error:  # the client resubscribes when it is back
+                if not away:
+                    log.warning("gateway: the broker is unreachable: %s", error)
+                away = True
+                await asyncio.sleep(0.5)
+                continue
+            if away:  # batches may have been lost meanwhile: a snapshot for every watcher
+                away = False
+                log.warning("gateway: the broker is back; snapshots for every watcher")
+                for connection in list(self.connections):
+                    for table_id in list(connection.tables):
+                        task = asyncio.create_task(self._refresh_view(connection, table_id))
+                        self._views.add(task)
+                        task.add_done_callback(self._views.discard)
+            if message is None:
+                continue
+            try:
+                self._deliver(json.loads(message["data"]))
+            except Exception:
+                log.exception("gateway: a batch could not be delivered")
+
+    async def _refresh_view(self, connection: Connection, table_id: str) -> None:
+        if connection.player is None or connection.closed:
+            return
+        async with self._holding(connection, table_id) as key:
+            with contextlib.suppress(RemoteError):
+                result = await self.client.call(table_id, "resume_view", connection.player)
+                self._send_result(connection, key, result)
+
+    def _deliver(self, batch: dict[str, Any]) -> None:
+        table_id = str(batch.get("table"))
+        if "chat" in batch:
+            self.chat_out(table_id, batch["chat"])
+            return
+        for connection in list(self.by_table.get(table_id, ())):
+            key = (connection, table_id)
+            held = self._held.get(key)
+            if held is not None:
+                held.append(batch)
+            else:
+                self._forward_batch(connection, key, batch)
+
+    def _forward_batch(
+        self, connection: Connection, key: tuple[Connection, str], batch: dict[str, Any]
+    ) -> None:
+        floor = self._floor.get(key)
+        if floor is not None and (batch["epoch"] or 0, batch["seq"]) <= floor:
+            return  # the snapshot the connection was sent already shows it
+        players: dict[str, list[str]] = batch["players"]
+        frames = players.get(connection.player or "", batch["observer"])
+        for frame in frames:
+            connection.send_frame(frame)
+
+    def _unwatch(self, connection: Connection, table_id: str) -> None:
+        super()._unwatch(connection, table_id)
+        self._floor.pop((connection, table_id), None)
+
+    # -------------------------------------------------------------- commands
+
+    async def _dispatch(self, connection: Connection, kind: str, m: Any) -> Message | None:
+        if kind in _LOCAL:
+            return await super()._dispatch(connection, kind, m)
+        assert connection.player is not None
+        table_id: str = m.table
+        self._check_table(table_id)
+        if kind in _WATCHING:
+            await self._subscribe(table_id)
+        frame = msgspec.json.encode(m).decode()
+        watching = table_id in connection.tables
+        async with self._holding(connection, table_id) as key:
+            try:
+                result = await self.client.call(
+                    table_id, "message", connection.player, frame=frame, watching=watching
+                )
+            except RemoteError as error:
+                raise Unavailable(table_id, error.message) from None
+            if result.get("watching"):
+                self._watch(connection, table_id)
+            else:
+                self._unwatch(connection, table_id)
+            self._send_result(connection, key, result)
+        return ANSWERED
+
+    def _send_result(
+        self, connection: Connection, key: tuple[Connection, str], result: dict[str, Any]
+    ) -> None:
+        frames: list[str] = result.get("frames", [])
+        if any(json.loads(frame).get("type") == "snapshot" for frame in frames):
+            self._floor[key] = (result.get("epoch") or 0, int(result.get("seq", 0)))
+        for frame in frames:
+            connection.send_frame(frame)
+
+    @contextlib.asynccontextmanager
+    async def _holding(
+        self, connection: Connection, table_id: str
+    ) -> AsyncIterator[tuple[Connection, str]]:
+        """While a command of the connection's is at the table's owner, the table's batches
+        wait for its reply; then those the reply's snapshot does not show are forwarded."""
+        key = (connection, table_id)
+        self._inflight[key] = self._inflight.get(key, 0) + 1
+        self._held.setdefault(key, [])
+        try:
+            yield key
+        finally:
+            left = self._inflight[key] - 1
+            if left:
+                self._inflight[key] = left
+            else:
+                del self._inflight[key]
+                for batch in self._held.pop(key, []):
+                    if table_id in connection.tables:
+                        self._forward_batch(connection, key, batch)
+
+    async def _hello(self, connection: Connection, m: Any) -> Message | None:
+        player = await self._authenticate(connection, m)
+        seats = await run_in_threadpool(self._seats_of, player)
+        connection.send(welcome(m.id, player, seats, self._now()))
+        for table_id, _ in seats:
+            await self._subscribe(table_id)
+            self._watch(connection, table_id)
+            async with self._holding(connection, table_id) as key:
+                try:
+                    result = await self.client.call(table_id, "resume_view", player)
+                except RemoteError as error:
+                    # The table is changing hands: its new owner's snapshot reaches every
+                    # watcher of the table when it is rebuilt.
+                    log.info("gateway: %s resumes at %s later: %s", player, table_id, error)
+                    continue
+                self._send_result(connection, key, result)
+        return None
+
+    async def _disconnected(self, player: str) -> None:
+        for table_id, _ in await run_in_threadpool(self._seats_of, player):
+            with contextlib.suppress(RemoteError):
+                await self.client.call(table_id, "disconnect", player)
+
+    async def _chat(self, connection: Connection, m: Any) -> Message | None:
+        line = self._chat_line(connection, m)
+        batch = {"table": m.table, "chat": line}
+        try:
+            await self.client.redis.publish(events_channel(m.table), json.dumps(batch))
+        except (RedisError, OSError) as error:
+            raise Unavailable(m.table, str(error)) from None
+        return None
+
+
+class Unavailable(RoomError):
+    """No owner answers for the table now (it is changing hands, or the broker restarts):
+    the sender gets ``refused`` with ``details.reason`` ``table_unavailable``; nothing changed
+    that the sender does not see, and it may send again."""
+
+    def __init__(self, table_id: str, why: str) -> None:
+        super().__init__(f"table {table_id} is not reachable now ({why}); try again")
+        self.details = {"reason": "table_unavailable", "table": table_id}
+
+
+def _summed(statuses: list[dict[str, Any]], tables: int, uptime: float) -> dict[str, Any]:
+    """The figures of every live worker as one room's."""
+    selftests = [s["last_selftest"] for s in statuses if s.get("last_selftest")]
+    upcoming = [s["next_selftest_at"] for s in statuses if s.get("next_selftest_at")]
+    return {
+        "tables": tables,
+        "workers": len(statuses),
+        "paused": sorted(t for s in statuses for t in s.get("paused", ())),
+        "hands_settled": sum(int(s.get("hands_settled", 0)) for s in statuses),
+        "commits": sum(int(s.get("commits", 0)) for s in statuses),
+        "uptime_seconds": round(uptime, 1),
+        "voided_at_start": sum(int(s.get("voided_at_start", 0)) for s in statuses),
+        "next_selftest_at": min(upcoming) if upcoming else None,
+        "last_selftest": max(selftests, key=lambda s: s.get("at") or 0) if selftests else None,
+    }
+
+
+def gateway_app(
+    storage: Storage,
+    accounts: Accounts,
+    services: RoomServices,
+    broker_url: str,
+    *,
+    limits: RestLimits | None = None,
+    hub_settings: HubSettings | None = None,
+    sign_ins: SignInLog | None = None,
+    histories: HandHistories | None = None,
+) -> Starlette:
+    """The application of a gateway: the single process's routes over a ``GatewayHub``."""
+    hub = GatewayHub(storage, accounts, TableClient(broker_url), hub_settings)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await hub.open_broker()
+        try:
+            yield
+        finally:
+            await hub.stop()
+
+    return room_app(
+        hub,
+        services,
+        lobby=hub._lobby_entries,
+        status=hub.status,
+        lifespan=lifespan,
+        histories=histories,
+        limits=limits,
+        sign_ins=sign_ins,
+        shared_throttles=True,
+        extra_routes=probe_routes(
+            storage, lambda: False, ready_checks={"broker": broker_check(broker_url)}
+        ),
+    )

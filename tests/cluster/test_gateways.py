@@ -1,0 +1,280 @@
+"""Gateways (docs/cluster.md): two workers and two gateways on loopback, on a real PostgreSQL
+and a real Redis. A player on gateway A plays at a table run by a worker process of its own;
+another player on gateway B at the same table; the wire tap over both gateways (every frame a
+connection gets is one the table's owner built for its viewer, and nobody sees another's hole
+cards); gateway A killed (SIGKILL) and the player resumed through gateway B within the grace
+(R-TIME-4); the books pass the audit."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+from websockets.asyncio.client import connect
+
+from feltroom.cluster.client import TableClient
+from feltroom.room import Accounts, Argon2Settings, Cashier, audit
+from feltroom.store import open_storage
+from server.live import CARD, Client
+from services import RedisServer
+
+from .support import Workers, leases, wait_for
+
+PASSWORD = "correct horse"
+
+
+def test_players_on_two_gateways_play_at_a_table_of_another_process_and_resume_elsewhere(
+    pg_url: str, redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """R-DEAL-4 and R-HIST-2 over the gateways; R-TIME-4 (a killed gateway's player resumes
+    through another within the grace period)."""
+    store = open_storage(pg_url)
+    accounts = Accounts(store, argon2=Argon2Settings.cheap())
+    for name in ("alice", "bob"):
+        accounts.sign_up(name, PASSWORD)
+        Cashier(store).grant(name, 100_000, f"{name}-grant")
+    cluster = Workers(tmp_path, pg_url, redis_server.url, lease=3.0)
+    try:
+        cluster.start("worker-a", load_tables=True)
+        cluster.start("worker-b")
+        ports = {"A": cluster.start_gateway("gateway-A"), "B": cluster.start_gateway("gateway-B")}
+        owned = wait_for(
+            "each worker to own one table",
+            lambda: (
+                (found := leases(store))
+                and len(found) == 2
+                and len({row.owner for row in found.values()}) == 2
+                and found
+            ),
+            60,
+        )
+        worker_pids = {str(p.pid): n for n, p in cluster.processes.items()}
+        where = {
+            table: worker_pids[row.owner.split(".")[0].rsplit("-", 1)[1]]
+            for table, row in owned.items()
+        }
+        table_id = next(t for t, w in sorted(where.items()) if w == "worker-b")
+        asyncio.run(_play(cluster, ports, table_id, store))
+    finally:
+        cluster.stop_all()
+    report = audit(store, shuffles=0)
+    assert report["pass"], report["problems"]
+    store.close()
+
+
+async def _sign_in(port: int, name: str) -> str:
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
+        response = await http.post("/api/signin", json={"name": name, "password": PASSWORD})
+        response.raise_for_status()
+        token: str = response.json()["token"]
+    return token
+
+
+@contextlib.asynccontextmanager
+async def _client(port: int, name: str, token: str) -> AsyncIterator[tuple[Client, Any]]:
+    async with connect(f"ws://127.0.0.1:{port}/ws", max_size=None) as ws:
+        client = Client(ws, name)
+        welcome = await client.request({"type": "hello", "version": 1, "token": token})
+        assert welcome["type"] == "welcome", welcome
+        yield client, welcome
+
+
+async def _play_along(client: Client, table_id: str, seat: int) -> None:
+    """Check or call whenever it is the client's turn (a turn it was shown before this
+    began, too); every frame is kept in its log."""
+    turns = [m for m in client.log if m["type"] == "turn"]
+    pending = turns[-1:]
+    while True:
+        message = pending.pop() if pending else await client.recv(60)
+        if message["type"] == "turn" and message["seat"] == seat and message.get("legal"):
+            legal = message["legal"]
+            action = "check" if legal.get("check") else "call"
+            await client.send(
+                {
+                    "type": "act",
+                    "table": table_id,
+                    "hand": message["hand"],
+                    "turn_id": message["turn_id"],
+                    "action": action,
+                }
+            )
+
+
+async def _free_seats(client: Client, table_id: str) -> list[int]:
+    reply = await client.request({"type": "observe", "table": table_id})
+    assert reply["type"] == "ok", reply
+    snap = await client.wait_for(lambda m: m["type"] == "snapshot" and m["table"] == table_id)
+    taken = {entry["seat"] for entry in snap["view"]["seats"]}
+    return [seat for seat in range(1, 7) if seat not in taken]  # 6-max (support.TABLES)
+
+
+async def _play(cluster: Workers, ports: dict[str, int], table_id: str, store: Any) -> None:
+    # Sessions live in PostgreSQL: a token signed in on one gateway works on the other.
+    alice_token = await _sign_in(ports["A"], "alice")
+    bob_token = await _sign_in(ports["B"], "bob")
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{ports['B']}") as http:
+        me = await http.get("/api/me", headers={"Authorization": f"Bearer {alice_token}"})
+        assert me.json()["player"] == "alice"
+        # The lobby is every worker's tables, whichever gateway is asked.
+        lobby = await _until_json(http, "/api/lobby", lambda b: len(b["tables"]) == 2)
+        assert sorted(t["id"] for t in lobby["tables"]) == ["c1", "c2"]
+
+    # The test's own ear on the broker: every batch the owner publishes for the table.
+    tap = TableClient(cluster.broker)
+    await tap.start()
+    published: list[dict[str, Any]] = []
+
+    async def record() -> None:
+        async for batch in tap.watch(table_id):
+            published.append(batch)
+
+    recorder = asyncio.create_task(record())
+    players: list[asyncio.Task[None]] = []
+    logs: dict[str, list[dict[str, Any]]] = {}
+    try:
+        await asyncio.sleep(0.3)
+        async with (
+            _client(ports["A"], "alice", alice_token) as (alice, _),
+            _client(ports["B"], "bob", bob_token) as (bob, _),
+        ):
+            seats = await _free_seats(alice, table_id)
+            assert len(seats) >= 2, seats
+            sat = await alice.request(
+                {"type": "sit", "table": table_id, "seat": seats[0], "buy_in": 2000}
+            )
+            assert sat["type"] == "ok", sat
+            sat = await bob.request(
+                {"type": "sit", "table": table_id, "seat": seats[1], "buy_in": 2000}
+            )
+            assert sat["type"] == "ok", sat
+            # A command refused by the owner comes back typed, through the gateway.
+            refused = await bob.request(
+                {"type": "sit", "table": table_id, "seat": seats[0], "buy_in": 2000}
+            )
+            assert refused["type"] == "error", refused
+            players = [
+                asyncio.create_task(_play_along(alice, table_id, seats[0])),
+                asyncio.create_task(_play_along(bob, table_id, seats[1])),
+            ]
+            await _until(
+                "two hands dealt to alice and bob",
+                lambda: _dealt(alice) >= 2 and _dealt(bob) >= 2,
+                90,
+            )
+            logs["alice@A"] = list(alice.log)
+            logs["bob@B"] = list(bob.log)
+            for task in players:
+                task.cancel()
+            await asyncio.gather(*players, return_exceptions=True)
+            # Gateway A dies; alice comes back through gateway B with the same token.
+            cluster.kill("gateway-A")
+            async with _client(ports["B"], "alice", alice_token) as (again, welcome):
+                assert {"table": table_id, "seat": seats[0]} in welcome["seats"]
+                snap = await again.wait_for(
+                    lambda m: m["type"] == "snapshot" and m["table"] == table_id
+                )
+                mine = next(e for e in snap["view"]["seats"] if e["seat"] == seats[0])
+                assert mine["player"] == "alice", mine
+                assert mine["stack"] > 0, mine
+                if mine["sitting_out"]:  # a turn of hers ran out while she was away
+                    back = await again.request({"type": "sit_in", "table": table_id})
+                    assert back["type"] == "ok", back
+                dealt = _dealt(again)
+                players = [
+                    asyncio.create_task(_play_along(again, table_id, seats[0])),
+                    asyncio.create_task(_play_along(bob, table_id, seats[1])),
+                ]
+                await _until(
+                    "alice dealt again through gateway B", lambda: _dealt(again) > dealt, 90
+                )
+                logs["alice@B"] = list(again.log)
+                logs["bob@B"] = list(bob.log)
+                for task in players:
+                    task.cancel()
+                await asyncio.gather(*players, return_exceptions=True)
+    finally:
+        for task in players:
+            task.cancel()
+        recorder.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await recorder
+        await tap.close()
+    _check_the_wire(logs, published, table_id)
+
+
+def _dealt(client: Client) -> int:
+    return len({m["hand"] for m in client.log if m["type"] == "hole_cards"})
+
+
+def _check_the_wire(
+    logs: dict[str, list[dict[str, Any]]], published: list[dict[str, Any]], table_id: str
+) -> None:
+    """The wire tap over both gateways: every table frame a connection got is one its owner
+    built for that viewer, and no hole card reached anyone but its owner before the
+    showdown showed it."""
+    built: dict[str, set[str]] = {}
+    for batch in published:
+        for frame in batch["observer"]:
+            built.setdefault("", set()).add(frame)
+        for player, frames in batch["players"].items():
+            built.setdefault(player, set()).update(frames)
+    holes: dict[tuple[str, int], set[str]] = {}  # (player, hand) -> their hole cards
+    checked = 0
+    for who, log in logs.items():
+        player = who.split("@")[0]
+        for message in log:
+            if message["type"] == "hole_cards":
+                holes[(player, message["hand"])] = set(message["cards"])
+            if message.get("table") != table_id or message["type"] not in (
+                "event",
+                "turn",
+                "hole_cards",
+                "hand_result",
+                "pots",
+            ):
+                continue
+            frame = json.dumps(message, separators=(",", ":"))
+            mine = {json.dumps(json.loads(f), separators=(",", ":")) for f in built.get(player, ())}
+            if frame not in mine:
+                observed = {
+                    json.dumps(json.loads(f), separators=(",", ":")) for f in built.get("", ())
+                }
+                assert frame in observed, f"{who} got a frame built for nobody: {frame}"
+            checked += 1
+    assert checked > 50, checked
+    assert {p for p, _ in holes} == {"alice", "bob"}
+    for who, log in logs.items():
+        player = who.split("@")[0]
+        for message in log:
+            hand = message.get("hand")
+            if message["type"] in ("hand_result", "snapshot") or hand is None:
+                continue  # a showdown shows cards by the rules (R-SHOW-*)
+            if message.get("kind") in ("cards_shown", "showdown", "shown"):
+                continue
+            seen = set(CARD.findall(json.dumps(message)))
+            for (owner, dealt_hand), cards in holes.items():
+                if owner != player and dealt_hand == hand:
+                    assert not seen & cards, f"{who} saw {owner}'s hole cards: {message}"
+
+
+async def _until_json(http: httpx.AsyncClient, path: str, check: Any) -> Any:
+    for _ in range(100):
+        body = (await http.get(path)).json()
+        if check(body):
+            return body
+        await asyncio.sleep(0.2)
+    raise AssertionError(f"{path} never showed what was expected: {body}")
+
+
+async def _until(what: str, check: Any, seconds: float = 30.0) -> None:
+    loop = asyncio.get_running_loop()
+    end = loop.time() + seconds
+    while not check():
+        if loop.time() > end:
+            raise AssertionError(f"gave up waiting {seconds} s for {what}")
+        await asyncio.sleep(0.1)
