@@ -35,6 +35,7 @@ __all__ = [
     "HandRow",
     "LeaseRow",
     "OperationRow",
+    "PlayerSettingsRow",
     "SeatRow",
     "SessionRow",
     "SignInRow",
@@ -76,6 +77,16 @@ class UserRow:
     created_at: float
     protections_reset_at: float
     bot: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerSettingsRow:
+    """A player's own settings, default off: ``share_stats`` lets other players read their
+    statistics; ``findable`` lets other players find the tables they sit at."""
+
+    player: str
+    share_stats: bool = False
+    findable: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +223,11 @@ class Transaction(Protocol):
     def add_user(self, row: UserRow) -> None: ...
     def set_password_hash(self, name: str, password_hash: str) -> None: ...
     def add_session(self, row: SessionRow) -> None: ...
+    def get_player_settings(self, players: Sequence[str]) -> dict[str, PlayerSettingsRow]:
+        """The settings of those of ``players`` who saved any (the others have the defaults)."""
+        ...
+
+    def put_player_settings(self, row: PlayerSettingsRow) -> None: ...
     def get_session(self, token_hash: str) -> SessionRow | None: ...
     def delete_session(self, token_hash: str) -> None: ...
     def delete_expired_sessions(self, now: float) -> int: ...

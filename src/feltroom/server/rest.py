@@ -69,6 +69,7 @@ from feltroom.room.errors import (
 )
 from feltroom.room.histories import HandHistories
 from feltroom.room.ledger import valid_name
+from feltroom.room.player_stats import SETTINGS, PlayerStatistics
 from feltroom.room.runtime import RoomRuntime
 from feltroom.room.signins import SignInLog
 from feltroom.server.hand_files import (
@@ -409,6 +410,7 @@ def rest_routes(
     limits: RestLimits | None = None,
     on_sign_out: Callable[[str], object] | None = None,
     sign_ins: SignInLog | None = None,
+    statistics: PlayerStatistics | None = None,
 ) -> list[Route]:
     """The routes of the HTTP API for a room (see the module docstring). ``on_sign_out`` is
     told the token hash of every session signed out (the hub closes its connections); every
@@ -418,6 +420,7 @@ def rest_routes(
     accounts = runtime.accounts
     cashier = runtime.cashier
     hands = histories or HandHistories(runtime.settlement.storage)
+    stats = statistics or PlayerStatistics(runtime.settlement.storage)
     by_account = FailureThrottle(limits.account_failures, limits.failure_window, limits.clock)
     by_address = FailureThrottle(limits.address_failures, limits.failure_window, limits.clock)
     signups = FailureThrottle(limits.signups, limits.signup_window, limits.clock)
@@ -794,6 +797,95 @@ def rest_routes(
             headers["X-Hands-Left-Out"] = " ".join(map(str, left_out))
         return Response(text, media_type=media_type, headers=headers)
 
+    # -- a player's settings, statistics and tables (issue 21)
+
+    async def my_settings(request: Request) -> Response:
+        player, _ = await player_of(request)
+        _only_params(request, ())
+        if request.method == "GET":
+            return JSONResponse(await run_in_threadpool(stats.settings, player))
+        body = await _read_json(request, limits.max_body)
+        names = ", ".join(repr(name) for name in SETTINGS)
+        if not body:
+            raise _invalid(f"send at least one setting: {names}, each true or false")
+        for name, value in body.items():
+            if name not in SETTINGS:
+                raise _invalid(f"unknown setting {name!r}; the settings are {names}")
+            if type(value) is not bool:
+                raise _invalid(
+                    f"the setting {name!r} is true or false, not a JSON {_json_type(value)}",
+                    {"field": name},
+                )
+        return JSONResponse(await run_in_threadpool(stats.update_settings, player, body))
+
+    def period(request: Request) -> tuple[float | None, float | None]:
+        _only_params(request, ("since", "until"))
+        since = _query_time(request, "since")
+        until = _query_time(request, "until")
+        if since is not None and until is not None and since >= until:
+            raise _invalid("since must be earlier than until")
+        return since, until
+
+    async def my_stats(request: Request) -> Response:
+        player, token = await player_of(request)
+        since, until = period(request)
+        figures = await run_in_threadpool(stats.stats, player, since, until)
+        signed_in = await run_in_threadpool(stats.signed_in_at, token_hash(token))
+        session = await run_in_threadpool(stats.stats, player, signed_in, None)
+        figures["session"] = {
+            "since": session["since"],
+            "hands": session["hands"],
+            "results": session["results"],
+        }
+        return JSONResponse(figures)
+
+    async def named_player(request: Request, setting: str, what: str) -> str:
+        """The player of the path, who must have turned ``setting`` on; else 404 or 403."""
+        await player_of(request)
+        name = request.path_params["name"]
+        try:
+            player = await run_in_threadpool(stats.canonical, name)
+        except NotAvailable as error:
+            raise ApiError(404, "not_found", f"{error}; player names are as in the lobby") from None
+        if not await run_in_threadpool(stats.sharing, [player], setting):
+            raise ApiError(
+                403,
+                "refused",
+                f"{player} does not share {what}: a player shares them by turning "
+                f"{setting} on (PUT /api/me/settings)",
+                details={"player": player, "setting": setting},
+            )
+        return player
+
+    async def player_stats(request: Request) -> Response:
+        since, until = period(request)
+        player = await named_player(request, "share_stats", "their statistics")
+        figures = await run_in_threadpool(stats.stats, player, since, until)
+        figures.pop("results")  # a player's results are their own
+        return JSONResponse(figures)
+
+    async def player_tables(request: Request) -> Response:
+        _only_params(request, ())
+        player = await named_player(request, "findable", "the tables they sit at")
+        seats = runtime.seats_of(player)
+        return JSONResponse(
+            {"player": player, "tables": [{"table": t, "seat": seat} for t, seat in seats]}
+        )
+
+    async def my_tables(request: Request) -> Response:
+        player, _ = await player_of(request)
+        _only_params(request, ())
+        return JSONResponse(
+            {
+                "player": player,
+                "seats": [{"table": t, "seat": seat} for t, seat in runtime.seats_of(player)],
+                "waiting": [
+                    {"table": t, "position": place, "waiting": length}
+                    for t, place, length in runtime.waiting_of(player)
+                ],
+            }
+        )
+
     download_routes = [
         Route("/api/hands/export", endpoint(hand_export), methods=["GET"]),
         Route(
@@ -813,6 +905,11 @@ def rest_routes(
         Route("/api/signin", endpoint(signin), methods=["POST"]),
         Route("/api/signout", endpoint(signout), methods=["POST"]),
         Route("/api/me", endpoint(me), methods=["GET"]),
+        Route("/api/me/settings", endpoint(my_settings), methods=["GET", "PUT"]),
+        Route("/api/me/stats", endpoint(my_stats), methods=["GET"]),
+        Route("/api/me/tables", endpoint(my_tables), methods=["GET"]),
+        Route("/api/players/{name}/stats", endpoint(player_stats), methods=["GET"]),
+        Route("/api/players/{name}/tables", endpoint(player_tables), methods=["GET"]),
         Route("/api/balance", endpoint(balance), methods=["GET"]),
         Route("/api/grant", endpoint(grant), methods=["POST"]),
         Route("/api/hands", endpoint(hand_list), methods=["GET"]),

@@ -64,6 +64,7 @@ from feltroom.store.models import (
     transfers,
     users,
 )
+from feltroom.store.player_settings import PlayerSettingsQueries
 
 __all__ = ["DEFAULT_URL", "SqlStorage", "SqlTransaction", "downgrade", "migrate"]
 
@@ -246,9 +247,10 @@ def _compiled(statement: Any, connection: Connection, columns: tuple[str, ...]) 
     return found
 
 
-class SqlTransaction(LeaseQueries):
+class SqlTransaction(LeaseQueries, PlayerSettingsQueries):
     """A ``feltroom.room.storage.Transaction`` on one SQLAlchemy connection (the table leases'
-    methods come from ``feltroom.store.leases``)."""
+    methods come from ``feltroom.store.leases``, the players' settings from
+    ``feltroom.store.player_settings``)."""
 
     def __init__(self, connection: Connection, is_sqlite: bool) -> None:
         self.c = connection
