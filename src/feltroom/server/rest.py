@@ -649,10 +649,12 @@ def rest_routes(
         limit = _query_int(request, "limit", 1, limits.hands_max) or limits.hands_default
         before = _query_int(request, "before", 1, 10**18)
         ids = await run_in_threadpool(hands.hands_of, player, limit, before)
+        summaries = await run_in_threadpool(hands.summaries, player, ids)
         return JSONResponse(
             {
                 "player": player,
                 "hands": ids,
+                "summaries": summaries,
                 "limit": limit,
                 "before": before,
                 "next_before": ids[-1] if len(ids) == limit else None,
