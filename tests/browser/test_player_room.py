@@ -151,8 +151,13 @@ def test_statistics_page_settings_and_the_figures_beside_an_opponent(
     share = ivo.locator("#setting-share_stats")
     expect(share).not_to_be_checked()
     share.check()
-    expect(ivo.locator("#setting-share_stats")).to_be_checked()
+    for _ in range(50):  # the page's PUT /api/me/settings
+        if _statistics(room).settings("ivo")["share_stats"]:
+            break
+        ivo.wait_for_timeout(100)
     assert _statistics(room).settings("ivo")["share_stats"] is True
+    ivo.reload()
+    expect(ivo.locator("#setting-share_stats")).to_be_checked()
     assert _statistics(room).settings("hana")["share_stats"] is False
     sit(hana, "hud", 1, 200)
     sit(ivo, "hud", 2, 200)
