@@ -559,6 +559,7 @@ function onMessage(m) {
     announceMessage(t, m, line);
     renderTable(t);
     animate(t, m, bets);
+    if (wasMyTurn && !myTurn(t)) raiseWaitingTable(); // acted here: on to a table that waits
   } else otherTable(t, m, wasMyTurn);
   updateTitle();
 }
@@ -597,6 +598,15 @@ function otherTable(t, m, wasMyTurn) {
   }
   const drawn = turn !== wasMyTurn || (layout() === "tiled" && (m.type !== "event" || ["hand_started", "board_dealt", "pot_awarded", "seat_released"].includes(m.kind)));
   if (drawn && shown) renderTable(shown);
+}
+
+/** Show the first other table where the player is to act, if any. */
+function raiseWaitingTable() {
+  const waiting = [...state.tables.values()].find((x) => x.id !== state.current && myTurn(x));
+  if (waiting) {
+    location.hash = `#table/${encodeURIComponent(waiting.id)}`;
+    announce(`Your turn at ${tableName(waiting.id)}.`);
+  }
 }
 
 /** The page title says where the player is to act: "Your turn · Oak NL — feltroom". */
@@ -1222,7 +1232,7 @@ function renderActions(t, entry) {
       if (reply.type === "error" && t.toAct === t.you && t.hand === message.hand && t.legal === null) {
         t.legal = reply.legal || offered; // refused: the server's legal actions again
         if (state.current === t.id) renderTable(t);
-      }
+      } else if (reply.type !== "error" && state.current === t.id && !myTurn(t)) raiseWaitingTable();
       return reply;
     };
     const buttons = h("div", { class: "row" });
