@@ -333,7 +333,7 @@ def test_the_history_list_pages_replays_and_downloads(room: Room, browser: Any) 
     )
     page.click("#replay-first")
     # step to alma's raise: her bet before the pot, the blinds' bets beside their seats
-    for _ in range(5):
+    for _ in range(6):  # the deal, three seats, two blinds
         page.click("#replay-next")
     expect(page.locator(".replay li.current")).to_contain_text("alma: raise to 6")
     expect(felt.locator('.bet[data-bet="6"]')).to_have_count(1)
