@@ -156,3 +156,23 @@ def test_my_tables_and_a_findable_players_tables(
         "player": "alice",
         "tables": [],
     }
+
+
+def test_the_hand_list_has_a_summary_line_per_hand(client: TestClient, stored: list[int]) -> None:
+    answer = client.get("/api/hands", headers=_sign_in(client, "bob")).json()
+    assert answer["hands"] == list(reversed(stored))
+    expected = [
+        {
+            "hand_id": hand_id,
+            "table_id": "t1",
+            "currency": "PLAY",
+            "started_at": hand.started_at,
+            "seat": seat.seat,
+            "hole": seat.hole,
+            "net": seat.payout - seat.contribution,
+        }
+        for hand_id, hand in zip(stored, stats_hands(), strict=True)
+        for seat in hand.seats
+        if seat.account == "bob"
+    ]
+    assert answer["summaries"] == list(reversed(expected))

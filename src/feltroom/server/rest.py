@@ -21,6 +21,11 @@ histories, all JSON under ``/api`` (docs/protocol.md, section "HTTP API").
   -> many hands in one file, newest last (``feltroom.server.hand_files``).
 - ``GET /api/hands/{id}/proof`` -> the hand's proof file (verifiable deals): the cards of the
   player's view opened against the commitment published before the first card.
+- ``GET``/``PUT /api/me/settings`` -> the player's own settings (``share_stats``, ``findable``,
+  both off until turned on); ``GET /api/me/stats?since=&until=`` -> the player's statistics,
+  results and this session's (``feltroom.room.player_stats``); ``GET /api/me/tables`` -> where
+  the player sits and waits; ``GET /api/players/{name}/stats`` and ``/tables`` -> another
+  player's statistics or tables, only if they share them (403 otherwise).
 
 Every request that carries an ``Origin`` header must come from the served origin (browsers;
 cross-site requests are refused with 403). Every authenticated call sends ``Authorization: Bearer
