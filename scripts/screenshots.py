@@ -166,6 +166,8 @@ def main(out: Path) -> None:
             page.wait_for_selector("#table-strip")
             page.click("#layout-tiled")
             page.wait_for_selector(".table-tab.your-turn", timeout=60_000)
+            if not page.locator(".table-view.your-turn").count():
+                page.locator(".table-tab.your-turn").first.click()  # show the table that waits
             page.wait_for_timeout(500)
             shoot(page, out / "multitable-desktop.png")
             mobile.goto(url + "/#lobby")

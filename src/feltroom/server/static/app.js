@@ -535,6 +535,10 @@ function onMessage(m) {
     }
     if (m.kind === "hand_started") {
       t.showable = false;
+      for (const seat of t.seats.values()) { // the opponents' figures: fresh for the new hand
+        const known = opponentStats.get(seat.player);
+        if (known && !known.loading && Date.now() - known.at > 20_000) known.at = 0;
+      }
       if (m.commitment) state.commitments.set(m.hand, m.commitment);
     }
   } else if (m.type === "chat") {
@@ -1809,7 +1813,8 @@ function periodQuery(period) {
   return `?since=${encodeURIComponent(new Date(Date.now() - days * 86_400_000).toISOString())}`;
 }
 
-/** The statistics of other players who share them, fetched once a minute at most. */
+/** The statistics of other players who share them, fetched once a minute at most (and again at
+ * a new hand once 20 s old). */
 const opponentStats = new Map();
 function statsOf(name) {
   const known = opponentStats.get(name);
