@@ -1,6 +1,7 @@
 """Screenshots of the browser client for the README (docs/screenshots/): the lobby and a table
 on a 1280x800 desktop and a 390-px-wide phone, a showdown (the winning hand named and its five
-cards highlighted) and a full 9-max table on the phone. Starts a room on a free port with a
+cards highlighted), a full 9-max table on the phone, the hand history, the replayer, the lobby
+sorted and filtered, and several tables in one page (tiles). Starts a room on a free port with a
 temporary database and house bots, plays into a hand in Debian's chromium with Playwright, and
 saves PNGs.
 
@@ -145,6 +146,30 @@ def main(out: Path) -> None:
             page.wait_for_selector("#proof-status.verified", timeout=20_000)
             page.click("#replay-last")
             shoot(page, out / "history-desktop.png")
+            # the replayer drawing the table in the middle of the hand
+            page.click("#replay-first")
+            steps = int(page.locator("#replay-step").inner_text().split()[-1])
+            for _ in range(min(steps - 1, 9)):
+                page.click("#replay-next")
+            shoot(page, out / "replayer-desktop.png")
+            # the lobby sorted by stakes, highest first, empty tables hidden
+            page.goto(url + "/#lobby")
+            page.wait_for_selector('tr[data-table="oak"]')
+            page.click('button.sort[data-sort="stakes"]')
+            page.check("#filter-hideEmpty")
+            shoot(page, out / "lobby-sorted-desktop.png")
+            # several tables in one page, as tiles: alice sits at Cedar too
+            page.goto(url + "/#table/cedar")
+            page.locator(".seat.empty button").first.click()
+            page.fill("#buy-in", "200")
+            page.click("#buy-in-sit")
+            page.wait_for_selector("#table-strip")
+            page.click("#layout-tiled")
+            page.wait_for_selector(".table-tab.your-turn", timeout=60_000)
+            if not page.locator(".table-view.your-turn").count():
+                page.locator(".table-tab.your-turn").first.click()  # show the table that waits
+            page.wait_for_timeout(500)
+            shoot(page, out / "multitable-desktop.png")
             mobile.goto(url + "/#lobby")
             mobile.wait_for_selector('tr[data-table="oak"]')
             shoot(mobile, out / "lobby-phone.png")

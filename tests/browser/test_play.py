@@ -111,7 +111,10 @@ def check_history_and_chat(room: Any, browser: Any) -> None:
         hands.count(), timeout=10_000
     )
     hands.first.click()
-    expect(page.locator("#proof-status")).to_contain_text("deal verified", timeout=10_000)
+    # a new page: it did not see the commitment announced before the deal
+    expect(page.locator("#proof-status")).to_contain_text(
+        "verified against the published commitment", timeout=10_000
+    )
     page.click("#replay-next")
     expect(page.locator(".replay li")).to_have_count(2)
     expect(page.locator(".replay-board [data-card]")).to_have_count(0)

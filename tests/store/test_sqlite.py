@@ -68,6 +68,7 @@ def test_opening_upgrades_to_the_newest_revision_and_reopening_is_harmless(db_ur
         "tournament_journal",
         "throttle_failures",
         "table_states",
+        "player_settings",
     }
 
 

@@ -12,6 +12,7 @@ from feltroom.integrity.hands import (
     StoredSeat,
     played,
 )
+from feltroom.integrity.player_stats import StatsTally
 from feltroom.integrity.report import (
     CORROBORATION_CAP,
     DEFAULT_THRESHOLD,
@@ -27,6 +28,7 @@ __all__ = [
     "PlayedHand",
     "PlayedSeat",
     "SignIn",
+    "StatsTally",
     "StoredHand",
     "StoredSeat",
     "integrity_report",

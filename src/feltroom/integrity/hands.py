@@ -92,13 +92,15 @@ class Move:
 
 @dataclass(frozen=True, slots=True)
 class PlayedSeat:
-    """A player of a played hand: the stored row and the hole cards as cards."""
+    """A player of a played hand: the stored row and the hole cards as cards; ``showdown``: the
+    player stayed to the showdown."""
 
     account: str
     seat: int
     contribution: int
     payout: int
     hole: tuple[Card, ...]
+    showdown: bool = False
 
     @property
     def net(self) -> int:
@@ -197,7 +199,14 @@ def played(hand: StoredHand) -> PlayedHand:
             round_bet = dict.fromkeys(engine.seats, 0)
             aggressor = None
     players = tuple(
-        PlayedSeat(row.account, row.seat, row.contribution, row.payout, parse_cards(row.hole))
+        PlayedSeat(
+            row.account,
+            row.seat,
+            row.contribution,
+            row.payout,
+            parse_cards(row.hole),
+            row.showdown,
+        )
         for row in sorted(hand.seats, key=lambda row: row.seat)
     )
     big_blind = int(hand.record.get("big_blind") or 0) or 1

@@ -38,6 +38,31 @@ class HandHistories:
         with self.storage.transaction(write=False) as tx:
             return tx.hands_of_player(player, limit, before)
 
+    def summaries(self, player: str, hand_ids: list[int]) -> list[dict[str, Any]]:
+        """One line per hand of ``hand_ids`` the player was dealt into, in that order: its
+        table, currency, start, the player's own hole cards and net result (what the pots paid,
+        after tax, less what the player put in), for the history list."""
+        with self.storage.transaction(write=False) as tx:
+            rows = tx.get_hands(hand_ids)
+            mine = {p.hand_id: p for p in tx.hand_players_of(hand_ids) if p.player == player}
+        lines = []
+        for hand_id in hand_ids:
+            hand, row = rows.get(hand_id), mine.get(hand_id)
+            if hand is None or row is None or hand.status != "settled":
+                continue
+            lines.append(
+                {
+                    "hand_id": hand_id,
+                    "table_id": hand.table_id,
+                    "currency": hand.currency,
+                    "started_at": hand.started_at,
+                    "seat": row.seat,
+                    "hole": row.hole or None,
+                    "net": row.payout - row.contribution,
+                }
+            )
+        return lines
+
     def export_for_player(
         self,
         player: str,

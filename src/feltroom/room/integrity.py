@@ -7,13 +7,13 @@ can run beside the server.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from feltroom.integrity import DEFAULT_THRESHOLD, SignIn, StoredHand, StoredSeat, integrity_report
-from feltroom.room.storage import Storage
+from feltroom.room.storage import HandPlayerRow, HandRow, Storage
 
-__all__ = ["PAGE", "room_integrity_report", "stored_hands"]
+__all__ = ["PAGE", "room_integrity_report", "stored_hands", "stored_of"]
 
 PAGE = 1000
 
@@ -26,28 +26,34 @@ def stored_hands(storage: Storage, since: float = 0.0, page: int = PAGE) -> Iter
         with storage.transaction(write=False) as tx:
             rows = tx.settled_hands(since, after, page)
             players = tx.hand_players_of([row.hand_id for row in rows])
-        by_hand: dict[int, list[StoredSeat]] = {}
-        for p in players:
-            by_hand.setdefault(p.hand_id, []).append(
-                StoredSeat(
-                    p.player, p.seat, p.start_stack, p.contribution, p.payout, p.hole, p.showdown
-                )
-            )
-        for row in rows:
-            settings = json.loads(row.settings)
-            if "tournament" in settings:
-                continue  # tournament chips are not money (docs/tournaments.md)
-            yield StoredHand(
-                row.hand_id,
-                row.table_id,
-                row.started_at,
-                tuple(by_hand.get(row.hand_id, ())),
-                json.loads(row.record),
-                settings,
-            )
+        for hand in stored_of(rows, players):
+            if "tournament" not in hand.settings:  # tournament chips are not money
+                yield hand
         if len(rows) < page:
             return
         after = rows[-1].hand_id
+
+
+def stored_of(rows: Sequence[HandRow], players: Sequence[HandPlayerRow]) -> list[StoredHand]:
+    """The stored hands of ``rows`` with their ``players`` (the rows of those hands)."""
+    by_hand: dict[int, list[StoredSeat]] = {}
+    for p in players:
+        by_hand.setdefault(p.hand_id, []).append(
+            StoredSeat(
+                p.player, p.seat, p.start_stack, p.contribution, p.payout, p.hole, p.showdown
+            )
+        )
+    return [
+        StoredHand(
+            row.hand_id,
+            row.table_id,
+            row.started_at,
+            tuple(by_hand.get(row.hand_id, ())),
+            json.loads(row.record),
+            json.loads(row.settings),
+        )
+        for row in rows
+    ]
 
 
 def room_integrity_report(

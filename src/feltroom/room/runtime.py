@@ -1681,6 +1681,15 @@ class RoomRuntime:
                 seats.append((table_id, seat))
         return seats
 
+    def waiting_of(self, player: str) -> list[tuple[str, int, int]]:
+        """Every (table id, place, length) of a waiting list ``player`` is on (place 1: first)."""
+        places = []
+        for table_id, runner in self.runners.items():
+            waiting = runner.table.waiting
+            if player in waiting:
+                places.append((table_id, waiting.index(player) + 1, len(waiting)))
+        return places
+
     def stored_stacks(self, table_id: str) -> dict[str, int]:
         """The books' stacks at a table (blocking read; for tests and tools)."""
         return {name: row.stack for name, row in self.settlement.seats(table_id).items()}

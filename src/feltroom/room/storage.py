@@ -37,6 +37,7 @@ __all__ = [
     "LeaseRow",
     "OperationRow",
     "OperatorEntryRow",
+    "PlayerSettingsRow",
     "SeatRow",
     "SessionRow",
     "SignInRow",
@@ -99,6 +100,16 @@ class OperatorEntryRow:
     target: str
     reason: str
     details: str
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerSettingsRow:
+    """A player's own settings, default off: ``share_stats`` lets other players read their
+    statistics; ``findable`` lets other players find the tables they sit at."""
+
+    player: str
+    share_stats: bool = False
+    findable: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,6 +276,11 @@ class Transaction(Protocol):
     def add_user(self, row: UserRow) -> None: ...
     def set_password_hash(self, name: str, password_hash: str) -> None: ...
     def add_session(self, row: SessionRow) -> None: ...
+    def get_player_settings(self, players: Sequence[str]) -> dict[str, PlayerSettingsRow]:
+        """The settings of those of ``players`` who saved any (the others have the defaults)."""
+        ...
+
+    def put_player_settings(self, row: PlayerSettingsRow) -> None: ...
     def get_session(self, token_hash: str) -> SessionRow | None: ...
     def delete_session(self, token_hash: str) -> None: ...
     def delete_expired_sessions(self, now: float) -> int: ...

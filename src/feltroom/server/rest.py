@@ -25,6 +25,11 @@ histories, all JSON under ``/api`` (docs/protocol.md, section "HTTP API").
   pool and prizes, level, tables and chips (docs/tournaments.md);
   ``POST /api/tournaments/{id}/register`` / ``.../unregister`` -> the entry (the wallet pays
   buy-in and fee) or its refund before the start; refused with 409 ``refused`` saying why.
+- ``GET``/``PUT /api/me/settings`` -> the player's own settings (``share_stats``, ``findable``,
+  both off until turned on); ``GET /api/me/stats?since=&until=`` -> the player's statistics,
+  results and this session's (``feltroom.room.player_stats``); ``GET /api/me/tables`` -> where
+  the player sits and waits; ``GET /api/players/{name}/stats`` and ``/tables`` -> another
+  player's statistics or tables, only if they share them (403 otherwise).
 
 Every request that carries an ``Origin`` header must come from the served origin (browsers;
 cross-site requests are refused with 403). Every authenticated call sends ``Authorization: Bearer
@@ -76,6 +81,7 @@ from feltroom.room.errors import (
 )
 from feltroom.room.histories import HandHistories
 from feltroom.room.ledger import valid_name
+from feltroom.room.player_stats import SETTINGS, PlayerStatistics
 from feltroom.room.runtime import RoomRuntime
 from feltroom.room.signins import SignInLog
 from feltroom.room.storage import Storage
@@ -488,15 +494,46 @@ def guard(handler: Handler) -> Handler:
 @dataclass(frozen=True, slots=True)
 class RoomServices:
     """What the HTTP API needs of a room: its accounts, its cashier and its storage (a
-    single process takes them from its runtime, a cluster's gateway opens them itself)."""
+    single process takes them from its runtime, a cluster's gateway opens them itself), and
+    where a player sits and waits: the runtime's live tables, or else what the books and the
+    tables' kept states say (a gateway: every worker's tables)."""
 
     accounts: Accounts
     cashier: Cashier
     storage: Storage
+    seats_of: Callable[[str], list[tuple[str, int]]] | None = None
+    waiting_of: Callable[[str], list[tuple[str, int, int]]] | None = None
 
     @classmethod
     def of(cls, runtime: RoomRuntime) -> RoomServices:
-        return cls(runtime.accounts, runtime.cashier, runtime.settlement.storage)
+        return cls(
+            runtime.accounts,
+            runtime.cashier,
+            runtime.settlement.storage,
+            runtime.seats_of,
+            runtime.waiting_of,
+        )
+
+    def seats(self, player: str) -> list[tuple[str, int]]:
+        """Every (table id, seat) where ``player`` sits (blocking)."""
+        if self.seats_of is not None:
+            return self.seats_of(player)
+        with self.storage.transaction(write=False) as tx:
+            rows = tx.seats_at_tables(sorted(tx.table_definitions()))
+        return sorted((row.table_id, row.seat) for row in rows if row.player == player)
+
+    def waiting(self, player: str) -> list[tuple[str, int, int]]:
+        """Every (table id, place, length) of a waiting list ``player`` is on (blocking)."""
+        if self.waiting_of is not None:
+            return self.waiting_of(player)
+        places = []
+        with self.storage.transaction(write=False) as tx:
+            for table_id in sorted(tx.table_definitions()):
+                text = tx.table_state(table_id)
+                waiting = json.loads(text).get("waiting", []) if text else []
+                if player in waiting:
+                    places.append((table_id, waiting.index(player) + 1, len(waiting)))
+        return places
 
 
 def rest_routes(
@@ -507,6 +544,7 @@ def rest_routes(
     on_sign_out: Callable[[str], object] | None = None,
     sign_ins: SignInLog | None = None,
     shared_throttles: bool = False,
+    statistics: PlayerStatistics | None = None,
 ) -> list[Route]:
     """The routes of the HTTP API for a room (see the module docstring). ``on_sign_out`` is
     told the token hash of every session signed out (the hub closes its connections); every
@@ -517,6 +555,7 @@ def rest_routes(
     accounts = room.accounts
     cashier = room.cashier
     hands = histories or HandHistories(room.storage)
+    stats = statistics or PlayerStatistics(room.storage)
     throttled: Callable[..., Awaitable[Any]] = _now
     if shared_throttles:  # a cluster's gateways count the same failures (in the database)
         by_account: Any = StoredThrottle(
@@ -724,10 +763,12 @@ def rest_routes(
         limit = _query_int(request, "limit", 1, limits.hands_max) or limits.hands_default
         before = _query_int(request, "before", 1, 10**18)
         ids = await run_in_threadpool(hands.hands_of, player, limit, before)
+        summaries = await run_in_threadpool(hands.summaries, player, ids)
         return JSONResponse(
             {
                 "player": player,
                 "hands": ids,
+                "summaries": summaries,
                 "limit": limit,
                 "before": before,
                 "next_before": ids[-1] if len(ids) == limit else None,
@@ -872,6 +913,97 @@ def rest_routes(
             headers["X-Hands-Left-Out"] = " ".join(map(str, left_out))
         return Response(text, media_type=media_type, headers=headers)
 
+    # -- a player's settings, statistics and tables (issue 21)
+
+    async def my_settings(request: Request) -> Response:
+        player, _ = await player_of(request)
+        _only_params(request, ())
+        if request.method == "GET":
+            return JSONResponse(await run_in_threadpool(stats.settings, player))
+        body = await _read_json(request, limits.max_body)
+        names = ", ".join(repr(name) for name in SETTINGS)
+        if not body:
+            raise _invalid(f"send at least one setting: {names}, each true or false")
+        for name, value in body.items():
+            if name not in SETTINGS:
+                raise _invalid(f"unknown setting {name!r}; the settings are {names}")
+            if type(value) is not bool:
+                raise _invalid(
+                    f"the setting {name!r} is true or false, not a JSON {_json_type(value)}",
+                    {"field": name},
+                )
+        return JSONResponse(await run_in_threadpool(stats.update_settings, player, body))
+
+    def period(request: Request) -> tuple[float | None, float | None]:
+        _only_params(request, ("since", "until"))
+        since = _query_time(request, "since")
+        until = _query_time(request, "until")
+        if since is not None and until is not None and since >= until:
+            raise _invalid("since must be earlier than until")
+        return since, until
+
+    async def my_stats(request: Request) -> Response:
+        player, token = await player_of(request)
+        since, until = period(request)
+        figures = await run_in_threadpool(stats.stats, player, since, until)
+        signed_in = await run_in_threadpool(stats.signed_in_at, token_hash(token))
+        session = await run_in_threadpool(stats.stats, player, signed_in, None)
+        figures["session"] = {
+            "since": session["since"],
+            "hands": session["hands"],
+            "results": session["results"],
+        }
+        return JSONResponse(figures)
+
+    async def named_player(request: Request, setting: str, what: str) -> str:
+        """The player of the path, who must have turned ``setting`` on; else 404 or 403."""
+        await player_of(request)
+        name = request.path_params["name"]
+        try:
+            player = await run_in_threadpool(stats.canonical, name)
+        except NotAvailable as error:
+            raise ApiError(404, "not_found", f"{error}; player names are as in the lobby") from None
+        if not await run_in_threadpool(stats.sharing, [player], setting):
+            raise ApiError(
+                403,
+                "refused",
+                f"{player} does not share {what}: a player shares them by turning "
+                f"{setting} on (PUT /api/me/settings)",
+                details={"player": player, "setting": setting},
+            )
+        return player
+
+    async def player_stats(request: Request) -> Response:
+        since, until = period(request)
+        player = await named_player(request, "share_stats", "their statistics")
+        figures = await run_in_threadpool(stats.stats, player, since, until)
+        figures.pop("results")  # a player's results are their own
+        return JSONResponse(figures)
+
+    async def player_tables(request: Request) -> Response:
+        _only_params(request, ())
+        player = await named_player(request, "findable", "the tables they sit at")
+        seats = await run_in_threadpool(room.seats, player)
+        return JSONResponse(
+            {"player": player, "tables": [{"table": t, "seat": seat} for t, seat in seats]}
+        )
+
+    async def my_tables(request: Request) -> Response:
+        player, _ = await player_of(request)
+        _only_params(request, ())
+        seats = await run_in_threadpool(room.seats, player)
+        waiting = await run_in_threadpool(room.waiting, player)
+        return JSONResponse(
+            {
+                "player": player,
+                "seats": [{"table": t, "seat": seat} for t, seat in seats],
+                "waiting": [
+                    {"table": t, "position": place, "waiting": length}
+                    for t, place, length in waiting
+                ],
+            }
+        )
+
     download_routes = [
         Route("/api/hands/export", endpoint(hand_export), methods=["GET"]),
         Route(
@@ -891,6 +1023,11 @@ def rest_routes(
         Route("/api/signin", endpoint(signin), methods=["POST"]),
         Route("/api/signout", endpoint(signout), methods=["POST"]),
         Route("/api/me", endpoint(me), methods=["GET"]),
+        Route("/api/me/settings", endpoint(my_settings), methods=["GET", "PUT"]),
+        Route("/api/me/stats", endpoint(my_stats), methods=["GET"]),
+        Route("/api/me/tables", endpoint(my_tables), methods=["GET"]),
+        Route("/api/players/{name}/stats", endpoint(player_stats), methods=["GET"]),
+        Route("/api/players/{name}/tables", endpoint(player_tables), methods=["GET"]),
         Route("/api/balance", endpoint(balance), methods=["GET"]),
         Route("/api/grant", endpoint(grant), methods=["POST"]),
         Route("/api/hands", endpoint(hand_list), methods=["GET"]),

@@ -31,6 +31,7 @@ __all__ = [
     "metadata",
     "operations",
     "operator_log",
+    "player_settings",
     "protections",
     "seats",
     "sessions",
@@ -318,4 +319,15 @@ table_states = Table(
     metadata,
     Column("table_id", String(NAME), primary_key=True),
     Column("state", Text, nullable=False),
+)
+
+# A player's own settings (issue 21), default off: ``share_stats`` lets other players read the
+# player's statistics (``GET /api/players/{name}/stats``, the figures beside them at a table);
+# ``findable`` lets them find the tables the player sits at (the lobby's player search).
+player_settings = Table(
+    "player_settings",
+    metadata,
+    Column("player", String(NAME), ForeignKey("users.name"), primary_key=True),
+    Column("share_stats", Boolean, nullable=False, server_default=false()),
+    Column("findable", Boolean, nullable=False, server_default=false()),
 )

@@ -66,6 +66,7 @@ from feltroom.store.models import (
     users,
 )
 from feltroom.store.operators import OperatorQueries
+from feltroom.store.player_settings import PlayerSettingsQueries
 from feltroom.store.tournaments import TournamentQueries
 
 __all__ = ["DEFAULT_URL", "SqlStorage", "SqlTransaction", "downgrade", "migrate"]
@@ -249,10 +250,14 @@ def _compiled(statement: Any, connection: Connection, columns: tuple[str, ...]) 
     return found
 
 
-class SqlTransaction(LeaseQueries, OperatorQueries, TournamentQueries, ClusterStateQueries):
+class SqlTransaction(
+    LeaseQueries, OperatorQueries, TournamentQueries, ClusterStateQueries, PlayerSettingsQueries
+):
     """A ``feltroom.room.storage.Transaction`` on one SQLAlchemy connection (the table leases'
-    methods come from ``feltroom.store.leases``, the operators' from
-    ``feltroom.store.operators``, the tournaments' from ``feltroom.store.tournaments``)."""
+    methods come from ``feltroom.store.leases``, the operators' from ``feltroom.store.operators``,
+    the tournaments' from ``feltroom.store.tournaments``, the cluster's shared state from
+    ``feltroom.store.cluster_state``, the players' settings from
+    ``feltroom.store.player_settings``)."""
 
     def __init__(self, connection: Connection, is_sqlite: bool) -> None:
         self.c = connection

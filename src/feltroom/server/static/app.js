@@ -19,7 +19,8 @@ const state = {
   tables: new Map(),
   view: "lobby",
   current: null, // table id shown
-  filters: { structure: "", stakes: "", seats: "" },
+  filters: { structure: "", stakes: "", seats: "", hideFull: false, hideEmpty: false, sort: { key: "stakes", dir: 1 }, search: "", found: null },
+  mine: null, // where the player sits and waits (GET /api/me/tables)
   autoMuck: new Map(),
   autoPost: new Map(),
   history: null,
@@ -355,6 +356,7 @@ function renderNav() {
     h("button", { type: "button", onclick: grant, "aria-label": "Get play chips: take a play-money grant" }, "Get play chips"),
     h("a", { href: "#lobby" }, "Lobby"),
     h("a", { href: "#history" }, "History"),
+    h("a", { href: "#stats" }, "Statistics"),
     h("button", { type: "button", id: "sound", "aria-pressed": soundOn() ? "true" : "false", onclick: toggleSound,
       title: "sounds of the table (off by default when the browser asks for reduced motion)" }, soundOn() ? "Sound on" : "Sound off"),
     h("button", { type: "button", onclick: signOut }, "Sign out"),
@@ -501,7 +503,10 @@ function onMessage(m) {
     const i = state.lobby.findIndex((t) => t.id === m.table.id);
     if (i >= 0) state.lobby[i] = m.table;
     else state.lobby.push(m.table);
-    if (state.view === "lobby") render();
+    if (state.view === "lobby") {
+      render();
+      loadMyTables(); // a waiting list moved, a seat was taken
+    }
     return;
   }
   if (m.type === "error") {
@@ -515,6 +520,7 @@ function onMessage(m) {
   }
   let line = null;
   const bets = [...t.seats.values()].filter((s) => s.bet > 0).map((s) => [s.seat, s.bet]);
+  const wasMyTurn = myTurn(t);
   if (m.type === "snapshot") {
     applySnapshot(t, m);
     state.autoPost.delete(t.id); // the snapshot's settings are the server's: they win
@@ -529,6 +535,10 @@ function onMessage(m) {
     }
     if (m.kind === "hand_started") {
       t.showable = false;
+      for (const seat of t.seats.values()) { // the opponents' figures: fresh for the new hand
+        const known = opponentStats.get(seat.player);
+        if (known && !known.loading && Date.now() - known.at > 20_000) known.at = 0;
+      }
       if (m.commitment) state.commitments.set(m.hand, m.commitment);
     }
   } else if (m.type === "chat") {
@@ -553,7 +563,89 @@ function onMessage(m) {
     announceMessage(t, m, line);
     renderTable(t);
     animate(t, m, bets);
+    if (wasMyTurn && !myTurn(t)) raiseWaitingTable(); // acted here: on to a table that waits
+  } else otherTable(t, m, wasMyTurn);
+  updateTitle();
+}
+
+// ------------------------------------------------------------------ several tables
+
+const LAYOUT_KEY = "feltroom.layout";
+function layout() {
+  return localStorage.getItem(LAYOUT_KEY) === "tiled" ? "tiled" : "tabbed";
+}
+
+function setLayout(kind) {
+  localStorage.setItem(LAYOUT_KEY, kind);
+  render();
+}
+
+/** The player is to act at ``t`` (the server's turn, with its legal actions). */
+function myTurn(t) {
+  return t.you !== null && t.you !== undefined && t.hand !== null && t.toAct === t.you && Boolean(t.legal);
+}
+
+/**
+ * A message of a table the page does not show: its tab or tile is redrawn; when the player's turn
+ * comes there and the table shown does not wait for them, that table is raised (shown), with the
+ * turn's sound.
+ */
+function otherTable(t, m, wasMyTurn) {
+  const turn = myTurn(t);
+  if (turn && !wasMyTurn) sound("turn");
+  if (state.view !== "table") return;
+  const shown = state.tables.get(state.current);
+  if (turn && !wasMyTurn && (!shown || !myTurn(shown))) {
+    location.hash = `#table/${encodeURIComponent(t.id)}`; // raised: the route draws it
+    announce(`Your turn at ${tableName(t.id)}.`);
+    return;
   }
+  const drawn = turn !== wasMyTurn || (layout() === "tiled" && (m.type !== "event" || ["hand_started", "board_dealt", "pot_awarded", "seat_released"].includes(m.kind)));
+  if (drawn && shown) renderTable(shown);
+}
+
+/** Show the first other table where the player is to act, if any. */
+function raiseWaitingTable() {
+  const waiting = [...state.tables.values()].find((x) => x.id !== state.current && myTurn(x));
+  if (waiting) {
+    location.hash = `#table/${encodeURIComponent(waiting.id)}`;
+    announce(`Your turn at ${tableName(waiting.id)}.`);
+  }
+}
+
+/** The page title says where the player is to act: "Your turn · Oak NL — feltroom". */
+function updateTitle() {
+  const turns = [...state.tables.values()].filter(myTurn).map((t) => tableName(t.id));
+  const title = turns.length ? `Your turn · ${turns.join(", ")} — feltroom` : "feltroom";
+  if (document.title !== title) document.title = title;
+}
+
+/** The tables the page watches, as tabs or tiles: the one shown is raised, those waiting for the
+ * player are marked "Your turn"; a click shows that table. */
+function renderStrip(current) {
+  const tables = [...state.tables.values()];
+  if (tables.length < 2) return null;
+  const tiled = layout() === "tiled";
+  const items = tables.map((t) => {
+    const turn = myTurn(t);
+    const me = t.you !== null && t.you !== undefined ? t.seats.get(t.you) : null;
+    const classes = ["table-tab", t.id === current.id ? "raised" : "", turn ? "your-turn" : "", me ? "seated" : ""].filter(Boolean).join(" ");
+    return h("button", { type: "button", class: classes, dataset: { table: t.id }, "aria-current": t.id === current.id ? "true" : null,
+      "aria-label": `${tableName(t.id)}${turn ? ", your turn" : ""}: show this table`,
+      onclick: () => { location.hash = `#table/${encodeURIComponent(t.id)}`; } },
+    h("span", { class: "tab-name" }, tableName(t.id)),
+    turn ? h("span", { class: "badge turn-mark" }, "Your turn") : null,
+    me ? h("span", { class: "tab-stack" }, chips(me.stack)) : h("span", { class: "tab-observing" }, "observing"),
+    tiled ? h("span", { class: "mini" },
+      h("span", { class: "mini-board" }, t.board.map((c) => cardEl(c, null, " small"))),
+      me && me.cards ? h("span", { class: "mini-hand" }, me.cards.map((c) => cardEl(c, null, " small"))) : null,
+      h("span", { class: "mini-pot" }, t.pot > 0 ? `Pot ${chips(t.pot)}` : "")) : null);
+  });
+  return h("nav", { class: `table-strip ${tiled ? "tiled" : "tabbed"}`, id: "table-strip", "aria-label": "your tables" },
+    h("div", { class: "row layout-choice", role: "group", "aria-label": "how your tables are shown" },
+      h("button", { type: "button", id: "layout-tabbed", "aria-pressed": tiled ? "false" : "true", onclick: () => setLayout("tabbed") }, "Tabs"),
+      h("button", { type: "button", id: "layout-tiled", "aria-pressed": tiled ? "true" : "false", onclick: () => setLayout("tiled") }, "Tiles")),
+    h("div", { class: "strip-items" }, items));
 }
 
 /** What a screen reader hears of a table message (the table shown only). */
@@ -634,10 +726,15 @@ function route() {
     state.view = "history";
     state.current = null;
     loadHistory();
+  } else if (hash === "stats") {
+    state.view = "stats";
+    state.current = null;
+    loadStats();
   } else {
     state.view = "lobby";
     state.current = null;
     if (state.socket && state.connection === "open" && !state.lobbySubscribed) subscribeLobby();
+    loadMyTables(true);
   }
   renderNav();
   render();
@@ -651,6 +748,7 @@ function render() {
     if (t) renderTable(t);
     else app.replaceChildren(h("p", { class: "loading" }, "Connecting…"));
   } else if (state.view === "history") renderHistory();
+  else if (state.view === "stats") renderStats();
 }
 
 // ------------------------------------------------------------------ the lobby
@@ -671,40 +769,137 @@ function lobbyEntry(id) {
   return state.lobby.find((t) => t.id === id);
 }
 
+/** The big blind of a lobby entry, for ordering stakes as numbers ("1/2" before "5/10"). */
+function stakesOrder(t) {
+  const settings = t.settings || {};
+  const big = Number(settings.big_blind_amount || settings.upper || 0);
+  return [big, Number(settings.small_blind_amount || 0)];
+}
+
+const LOBBY_COLUMNS = [
+  ["name", "Table", (t) => t.name.toLowerCase()],
+  ["game", "Game", (t) => `${t.game} ${STRUCTURE_NAMES[t.structure] || t.structure}`],
+  ["stakes", "Stakes", stakesOrder],
+  ["seats", "Seats taken / free", (t) => [t.seats_taken, t.seats]],
+  ["waiting", "Waiting", (t) => t.waiting || 0],
+  ["average_pot", "Average pot", (t) => Number(t.average_pot)],
+  ["hands_per_hour", "Hands / hour", (t) => Number(t.hands_per_hour)],
+];
+
+function compareKeys(a, b) {
+  const x = Array.isArray(a) ? a : [a];
+  const y = Array.isArray(b) ? b : [b];
+  for (let i = 0; i < Math.max(x.length, y.length); i += 1) {
+    if (x[i] < y[i]) return -1;
+    if (x[i] > y[i]) return 1;
+  }
+  return 0;
+}
+
+/** Where the player sits and waits, from the server (``GET /api/me/tables``). */
+let myTablesAt = 0;
+async function loadMyTables(force = false) {
+  if (!force && Date.now() - myTablesAt < 1500) return;
+  myTablesAt = Date.now();
+  try {
+    state.mine = await api("GET", "/api/me/tables");
+  } catch (_) {
+    return;
+  }
+  if (state.view === "lobby") renderLobby();
+}
+
+async function findPlayer(name) {
+  const f = state.filters;
+  if (!name.trim()) {
+    f.found = null;
+    renderLobby();
+    return;
+  }
+  try {
+    const answer = await api("GET", `/api/players/${encodeURIComponent(name.trim())}/tables`);
+    f.found = { player: answer.player, tables: answer.tables, error: null };
+  } catch (error) {
+    const text = error.status === 403 ? `${name.trim()} does not let other players find their tables.`
+      : error.status === 404 ? `There is no player named ${name.trim()}.` : errorText(error);
+    f.found = { player: name.trim(), tables: [], error: text };
+  }
+  renderLobby();
+}
+
+function ordinal(n) {
+  const tail = n % 100 >= 11 && n % 100 <= 13 ? "th" : { 1: "st", 2: "nd", 3: "rd" }[n % 10] || "th";
+  return `${n}${tail}`;
+}
+
 function renderLobby() {
   const f = state.filters;
-  const distinct = (key) => [...new Set(state.lobby.map((t) => String(t[key])))].sort();
+  const mine = state.mine || { seats: [], waiting: [] };
+  const seatAt = new Map(mine.seats.map((x) => [x.table, x.seat]));
+  for (const [id, t] of state.tables) if (t.you !== null && t.you !== undefined) seatAt.set(id, t.you);
+  const waitingAt = new Map(mine.waiting.map((x) => [x.table, x]));
+  const byGame = state.lobby.filter((t) => !f.structure || t.structure === f.structure);
+  const stakes = [...new Map(byGame.map((t) => [t.stakes, t])).values()].sort((a, b) => compareKeys(stakesOrder(a), stakesOrder(b))).map((t) => t.stakes);
+  if (f.stakes && !stakes.includes(f.stakes)) f.stakes = ""; // not a stake of the chosen game
+  const seatOptions = [...new Set(state.lobby.map((t) => t.seats))].sort((a, b) => a - b).map(String);
   const select = (key, label, options, names = {}) =>
     h("label", {}, label,
       h("select", {
         "aria-label": `filter by ${label.toLowerCase()}`,
         name: key,
+        id: `filter-${key}`,
         onchange: (e) => { f[key] = e.target.value; renderLobby(); },
       },
       h("option", { value: "" }, "All"),
       options.map((o) => h("option", { value: o, selected: f[key] === o }, names[o] || o))));
-  const rows = state.lobby
-    .filter((t) => (!f.structure || t.structure === f.structure) && (!f.stakes || t.stakes === f.stakes)
-      && (!f.seats || String(t.seats) === f.seats))
-    .map((t) =>
-      h("tr", { dataset: { table: t.id } },
-        h("td", {}, h("strong", {}, t.name), h("div", { class: "info" }, t.info)),
-        h("td", {}, t.game, " ", STRUCTURE_NAMES[t.structure] || t.structure),
-        h("td", {}, t.stakes),
-        h("td", { class: "num" }, `${t.seats_taken} / ${t.seats_free}`),
-        h("td", { class: "num" }, chips(t.average_pot)),
-        h("td", { class: "num" }, t.hands_per_hour),
-        t.status === "closed"
-          // an operator closed the table (docs/operator.md): no new hands, no joins
-          ? h("td", { class: "row-actions" }, h("span", { class: "closed" }, "Closed by the room"),
-            h("button", { type: "button", onclick: () => openTable(t.id, false), "aria-label": `Observe ${t.name}` }, "Observe"))
-          : h("td", { class: "row-actions" },
-            h("button", { type: "button", onclick: () => openTable(t.id, true), "aria-label": `Join ${t.name}` }, "Join"),
-            h("button", { type: "button", onclick: () => openTable(t.id, false), "aria-label": `Observe ${t.name}` }, "Observe"),
-            h("button", { type: "button", onclick: () => joinWaitList(t.id), "aria-label": `Wait list${t.waiting ? ` (${t.waiting})` : ""}: join the waiting list of ${t.name}` },
-              `Wait list${t.waiting ? ` (${t.waiting})` : ""}`))));
+  const check = (key, label) => {
+    const box = h("input", { type: "checkbox", id: `filter-${key}`, checked: Boolean(f[key]) });
+    box.addEventListener("change", () => { f[key] = box.checked; renderLobby(); });
+    return h("label", {}, box, ` ${label}`);
+  };
+  const found = f.found && !f.found.error ? new Map(f.found.tables.map((x) => [x.table, x.seat])) : new Map();
+  const column = LOBBY_COLUMNS.find(([key]) => key === f.sort.key) || LOBBY_COLUMNS[2];
+  const shown = byGame
+    .filter((t) => (!f.stakes || t.stakes === f.stakes) && (!f.seats || String(t.seats) === f.seats)
+      && !(f.hideFull && t.seats_free === 0) && !(f.hideEmpty && t.seats_taken === 0))
+    .sort((a, b) => f.sort.dir * compareKeys(column[2](a), column[2](b)) || compareKeys(a.name, b.name));
+  const rows = shown.map((t) => {
+    const seat = seatAt.get(t.id);
+    const wait = waitingAt.get(t.id);
+    return h("tr", { dataset: { table: t.id }, class: [seat ? "mine" : "", found.has(t.id) ? "found" : ""].join(" ") || null },
+      h("td", {}, h("strong", {}, t.name),
+        seat ? h("span", { class: "badge you-sit" }, ` You sit here (seat ${seat})`) : null,
+        found.has(t.id) ? h("span", { class: "badge found-here" }, ` ${f.found.player} sits here (seat ${found.get(t.id)})`) : null,
+        h("div", { class: "info" }, t.info)),
+      h("td", {}, t.game, " ", STRUCTURE_NAMES[t.structure] || t.structure),
+      h("td", { dataset: { big: stakesOrder(t)[0] } }, t.stakes),
+      h("td", { class: "num" }, `${t.seats_taken} / ${t.seats_free}`),
+      h("td", { class: "num waiting" }, String(t.waiting || 0),
+        wait ? h("div", { class: "my-place", dataset: { position: wait.position } }, `you are ${ordinal(wait.position)} of ${wait.waiting}`) : null),
+      h("td", { class: "num" }, chips(t.average_pot)),
+      h("td", { class: "num" }, t.hands_per_hour),
+      t.status === "closed" && !seat
+        // an operator closed the table (docs/operator.md): no new hands, no joins
+        ? h("td", { class: "row-actions" }, h("span", { class: "closed" }, "Closed by the room"),
+          h("button", { type: "button", onclick: () => openTable(t.id, false), "aria-label": `Observe ${t.name}` }, "Observe"))
+        : h("td", { class: "row-actions" },
+        seat ? h("button", { type: "button", onclick: () => openTable(t.id, false), "aria-label": `Open ${t.name}: your seat` }, "Open")
+          : h("button", { type: "button", onclick: () => openTable(t.id, true), "aria-label": `Join ${t.name}` }, "Join"),
+        h("button", { type: "button", onclick: () => openTable(t.id, false), "aria-label": `Observe ${t.name}` }, "Observe"),
+        seat || wait ? null : h("button", { type: "button", onclick: () => joinWaitList(t.id), "aria-label": `Wait list${t.waiting ? ` (${t.waiting})` : ""}: join the waiting list of ${t.name}` },
+          `Wait list${t.waiting ? ` (${t.waiting})` : ""}`)));
+  });
   const play = Number(state.balances.PLAY || 0);
   const empty = Object.values(state.balances).every((v) => Number(v) === 0);
+  const search = h("input", { id: "player-search", type: "search", value: f.search || "", "aria-label": "player name to find", placeholder: "player name", autocomplete: "off" });
+  search.addEventListener("input", () => (f.search = search.value));
+  const header = LOBBY_COLUMNS.map(([key, label]) => {
+    const sorted = f.sort.key === key;
+    return h("th", { scope: "col", "aria-sort": sorted ? (f.sort.dir > 0 ? "ascending" : "descending") : "none" },
+      h("button", { type: "button", class: "sort", dataset: { sort: key },
+        onclick: () => { f.sort = { key, dir: sorted ? -f.sort.dir : 1 }; renderLobby(); } },
+      label, sorted ? (f.sort.dir > 0 ? " ▲" : " ▼") : ""));
+  });
   app.replaceChildren(
     h("section", { class: "lobby" },
       h("h1", {}, "Lobby"),
@@ -715,13 +910,20 @@ function renderLobby() {
         : null,
       h("div", { class: "filters" },
         select("structure", "Structure", ["fixed_limit", "pot_limit", "no_limit"], STRUCTURE_NAMES),
-        select("stakes", "Stakes", distinct("stakes")),
-        select("seats", "Seats", distinct("seats"))),
+        select("stakes", "Stakes", stakes),
+        select("seats", "Seats", seatOptions),
+        check("hideFull", "Hide full"),
+        check("hideEmpty", "Hide empty"),
+        h("form", { class: "row player-search", role: "search", onsubmit: (e) => { e.preventDefault(); findPlayer(search.value); } },
+          search, h("button", { type: "submit", id: "player-search-go" }, "Find player"))),
+      f.found ? h("p", { class: f.found.error ? "form-error" : "hint", id: "player-found", role: "status" },
+        f.found.error || (f.found.tables.length
+          ? `${f.found.player} sits at ${f.found.tables.map((x) => `${tableName(x.table)} (seat ${x.seat})`).join(", ")}.`
+          : `${f.found.player} sits at no table now.`)) : null,
       h("div", { class: "scroll" },
         h("table", { class: "tables" },
-          h("thead", {}, h("tr", {},
-            ["Table", "Game", "Stakes", "Seats taken / free", "Average pot", "Hands / hour", ""].map((c) => h("th", { scope: "col" }, c)))),
-          h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: 7 }, state.lobby.length ? "No table matches." : "Loading tables…")))))));
+          h("thead", {}, h("tr", {}, header, h("th", { scope: "col" }, h("span", { class: "sr-only" }, "actions")))),
+          h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: 8 }, state.lobby.length ? "No table matches." : "Loading tables…")))))));
 }
 
 /**
@@ -767,6 +969,7 @@ async function joinWaitList(id) {
   }
   t.onWaitList = true;
   toast("You are on the waiting list.", "info");
+  loadMyTables(true);
   if (!t.info) await state.socket.request({ type: "observe", table: id }); // the picture of it
   if (state.current === id) renderTable(t);
 }
@@ -932,6 +1135,7 @@ function renderSeat(t, n, seats) {
         t.small === n && t.hand !== null ? h("span", { class: "blind", title: "small blind" }, "SB") : null,
         t.big === n && t.hand !== null ? h("span", { class: "blind", title: "big blind" }, "BB") : null),
       h("div", { class: "stack", dataset: { stack: s.stack } }, chips(s.stack)),
+      s.player !== state.player ? hud(s.player) : null,
       h("div", { class: "status" },
         s.disconnected ? h("span", { class: "badge dc" }, "disconnected") : null,
         s.sittingOut ? h("span", { class: "badge" }, "sitting out") : null,
@@ -986,7 +1190,7 @@ function renderTable(t) {
   const focused = document.activeElement && document.activeElement.id;
   const caret = focused === "chat-text" ? document.activeElement.selectionStart : null;
   const controls = [mine, renderActions(t, entry), renderSeatControls(t, entry)].map(keepIfSame);
-  app.replaceChildren(h("section", { class: "table-view" },
+  app.replaceChildren(renderStrip(t) || "", h("section", { class: `table-view${myTurn(t) ? " your-turn" : ""}` },
     title, felt, h("div", { class: "controls" }, controls), side));
   for (const list of side.querySelectorAll(".log, .chat-lines")) list.scrollTop = list.scrollHeight;
   const again = focused ? document.getElementById(focused) : null;
@@ -1036,7 +1240,7 @@ function renderActions(t, entry) {
       if (reply.type === "error" && t.toAct === t.you && t.hand === message.hand && t.legal === null) {
         t.legal = reply.legal || offered; // refused: the server's legal actions again
         if (state.current === t.id) renderTable(t);
-      }
+      } else if (reply.type !== "error" && state.current === t.id && !myTurn(t)) raiseWaitingTable();
       return reply;
     };
     const buttons = h("div", { class: "row" });
@@ -1275,15 +1479,24 @@ function onKey(e) {
 
 // ------------------------------------------------------------------ hand history
 
-async function loadHistory() {
-  state.history = { hands: null, open: null, formats: null, verdicts: new Map() };
+const FORMAT_NAMES = { json: "JSON", phh: "PHH", pokerstars: "PokerStars text", ohh: "OHH" };
+const FILE_ENDINGS = { json: "json", phh: "phh", pokerstars: "txt", ohh: "ohh" };
+
+/** The history: one page of 50 hands (``before``: the page's start; ``newer``: the pages above). */
+async function loadHistory(before = null, newer = []) {
+  const previous = state.history;
+  state.history = { hands: null, summaries: [], open: null, formats: null, verdicts: new Map(), before, newer, next: null };
+  if (previous && previous.open) clearInterval(previous.open.timer);
   try {
-    const list = await api("GET", "/api/hands?limit=50");
+    const list = await api("GET", `/api/hands?limit=50${before ? `&before=${before}` : ""}`);
     state.history.hands = list.hands;
+    state.history.summaries = list.summaries;
     state.history.formats = list.formats;
+    state.history.next = list.next_before;
   } catch (error) {
     toast(errorText(error));
   }
+  if (state.lobby.length === 0) ensureLobby(); // the tables' names
   if (state.view === "history") renderHistory();
   const history = state.history;
   for (const id of history.hands || []) {
@@ -1293,19 +1506,25 @@ async function loadHistory() {
   }
 }
 
-/** Fetch a hand's proof and check it in the page: {status, checked, problems}. */
+/**
+ * Fetch a hand's proof and check it in the page: {status, checked, problems, seen}. ``seen``: this
+ * page saw the hand's commitment announced before the deal (its ``hand_started``), so the deal is
+ * verified; otherwise the cards are verified against the commitment the proof publishes.
+ */
 async function checkDeal(id) {
   try {
     const proof = await api("GET", `/api/hands/${id}/proof`);
-    const result = await verifyProof(proof, state.commitments.get(id) || null);
-    return { status: result.ok ? "verified" : "failed", ...result };
+    const announced = state.commitments.get(id) || null;
+    const result = await verifyProof(proof, announced);
+    return { status: result.ok ? "verified" : "failed", seen: Boolean(announced), ...result };
   } catch (error) {
     return { status: "unavailable", problems: [errorText(error)] };
   }
 }
 
 async function openHand(id) {
-  const detail = { id, hand: null, proof: null, step: 0 };
+  if (state.history.open) clearInterval(state.history.open.timer);
+  const detail = { id, hand: null, proof: null, step: 0, timer: null };
   state.history.open = detail;
   renderHistory();
   try {
@@ -1328,14 +1547,32 @@ async function openHand(id) {
   renderHistory();
 }
 
+function saveFile(text, name, type) {
+  const blob = new Blob([text], { type });
+  const a = h("a", { href: URL.createObjectURL(blob), download: name });
+  document.body.append(a);
+  a.click();
+  a.remove();
+}
+
 async function download(id, format, info) {
   try {
-    const text = await api("GET", info.url.replace("{id}", id), undefined, { text: true });
-    const blob = new Blob([text], { type: info.media_type });
-    const a = h("a", { href: URL.createObjectURL(blob), download: `hand-${id}.${format}` });
-    document.body.append(a);
-    a.click();
-    a.remove();
+    saveFile(await api("GET", info.url.replace("{id}", id), undefined, { text: true }), `hand-${id}.${FILE_ENDINGS[format] || format}`, info.media_type);
+  } catch (error) {
+    toast(errorText(error));
+  }
+}
+
+/** Every hand of the page in one file, through the export API: the page's time range. */
+async function downloadPage(format) {
+  const lines = state.history.summaries;
+  if (!lines.length) return;
+  const since = new Date(Math.floor(lines.at(-1).started_at * 1000)).toISOString();
+  const until = new Date(Math.floor(lines[0].started_at * 1000) + 1).toISOString();
+  const query = `format=${format}&limit=${lines.length}&since=${encodeURIComponent(since)}&until=${encodeURIComponent(until)}`;
+  try {
+    const text = await api("GET", `/api/hands/export?${query}`, undefined, { text: true });
+    saveFile(text, `hands.${FILE_ENDINGS[format]}`, format === "ohh" ? "application/json" : "text/plain");
   } catch (error) {
     toast(errorText(error));
   }
@@ -1360,80 +1597,315 @@ function streetsFromPhh(text) {
   return streets;
 }
 
-/** The replayer's steps: [{text, board}] from the hand's record (and the streets, if known). */
+const LIVE_FORCED = new Set(["small_blind", "big_blind", "straddle", "post"]);
+
+/**
+ * The replayer's steps from the hand's record (and the streets, if known): each step is a line of
+ * text and the table as it stood: the seats (stack, bet, cards, folded), the board and the pot.
+ * Bets go to the pot when a street ends; the last step has the stacks the books settled.
+ */
 function replaySteps(hand, streets) {
   const r = hand.record;
   const names = new Map(r.players.map(([seat, name]) => [seat, name]));
+  const holes = new Map(hand.players.map((p) => [p.seat, p.hole ? p.hole.split(" ") : null]));
+  const seats = new Map(r.players.map(([seat, name, stack]) =>
+    [seat, { seat, name, stack, bet: 0, folded: false, cards: holes.get(seat) || null, last: "", winner: false }]));
   const steps = [];
   let board = [];
-  const step = (text) => steps.push({ text, board: board.slice() });
-  step(`Hand #${hand.hand_id} at ${hand.table_id}: button seat ${r.button}`);
+  let pot = 0;
+  const step = (text) => steps.push({ text, board: board.slice(), pot, seats: [...seats.values()].map((x) => ({ ...x })) });
+  const gather = () => {
+    for (const x of seats.values()) {
+      pot += x.bet;
+      x.bet = 0;
+      x.last = "";
+    }
+  };
+  step(`Hand #${hand.hand_id} at ${tableName(hand.table_id)}: button seat ${r.button}`);
   for (const p of hand.players) {
     step(`Seat ${p.seat}: ${p.player} (${chips(p.start_stack)})${p.hole ? ` holds ${p.hole}` : ""}`);
   }
-  for (const [seat, kind, amount] of r.forced) step(`${names.get(seat)} posts ${forcedName(kind)} ${amount}`);
+  for (const [seat, kind, amount] of r.forced) {
+    const x = seats.get(seat);
+    x.stack -= amount;
+    if (LIVE_FORCED.has(kind)) x.bet += amount;
+    else pot += amount;
+    x.last = forcedName(kind);
+    step(`${names.get(seat)} posts ${forcedName(kind)} ${amount}`);
+  }
   const allBoard = r.board ? r.board.split(" ") : [];
   const dealAt = (cards) => {
+    gather();
     board = board.concat(cards);
     step(`${["Flop", "Turn", "River"][Math.min(2, board.length - 3)] || "Board"}: ${cards.join(" ")}`);
   };
   const pending = streets && streets.length ? streets.slice() : null;
   r.actions.forEach(([seat, action], i) => {
     while (pending && pending.length && pending[0][0] === i) dealAt(pending.shift()[1]);
+    const x = seats.get(seat);
+    const top = Math.max(...[...seats.values()].map((y) => y.bet));
+    const to = /(\d+)\s*$/.exec(action);
+    if (action === "fold") x.folded = true;
+    else if (action === "call") {
+      const paid = Math.min(top - x.bet, x.stack);
+      x.stack -= paid;
+      x.bet += paid;
+    } else if (to) {
+      const paid = Math.min(Number(to[1]) - x.bet, x.stack);
+      x.stack -= paid;
+      x.bet += paid;
+    }
+    x.last = action;
     step(`${names.get(seat) || `seat ${seat}`}: ${action}`);
   });
   if (pending) while (pending.length) dealAt(pending.shift()[1]);
   if (board.length < allBoard.length) {
+    gather();
     board = allBoard;
     step(`Board: ${r.board}`);
   }
-  for (const [seat, cards] of Object.entries(r.shown || {})) step(`${names.get(Number(seat))} shows ${cards}`);
+  for (const [seat, cards] of Object.entries(r.shown || {})) {
+    seats.get(Number(seat)).cards = cards.split(" ");
+    step(`${names.get(Number(seat))} shows ${cards}`);
+  }
+  gather();
+  const final = new Map(hand.players.map((p) => [p.seat, p.start_stack - p.contribution + p.payout]));
   r.pots.forEach(([amount, rake, winners, shares], i) => {
+    pot = Math.max(0, pot - amount);
+    for (const w of winners) seats.get(w).winner = true;
+    if (i === r.pots.length - 1) {
+      pot = 0; // what no pot holds was an uncalled bet, returned
+      for (const x of seats.values()) if (final.has(x.seat)) x.stack = final.get(x.seat);
+    }
     step(`${i === 0 ? "Main pot" : `Side pot ${i}`} ${amount} (rake ${rake}): ${winners.map((w, k) => `${names.get(w)} wins ${shares[k]}`).join(", ")}`);
   });
   return steps;
 }
 
+/** The table of a replayer step: the seats around the felt, their cards, bets and stacks. */
+function replayTable(hand, at) {
+  const size = Math.max(2, Number((hand.settings && hand.settings.max_seats) || 0), ...at.seats.map((x) => x.seat));
+  const mine = hand.players.find((p) => p.player === state.player); // the player's seat at the bottom
+  return h("div", { class: `felt replay-felt${size >= 9 ? " many" : ""}`, role: "group", "aria-label": "the table at this step", dataset: { pot: at.pot } },
+    h("div", { class: "oval" }),
+    h("div", { class: "center" },
+      h("div", { class: "board replay-board", role: "group", "aria-label": "board at this step" }, at.board.map((c) => cardEl(c))),
+      h("div", { class: "pot replay-pot" }, at.pot > 0 ? `Pot ${chips(at.pot)}` : "")),
+    at.seats.map((x) => {
+      const pos = seatPosition(x.seat, size, mine ? mine.seat : 1);
+      const bx = 50 + (pos.x - 50) * 0.6;
+      const by = 50 + (pos.y - 50) * 0.55;
+      return [
+        h("div", { class: `seat replay-seat${x.folded ? " folded" : ""}${x.winner ? " winner" : ""}`, style: `--x:${pos.x.toFixed(2)}%;--y:${pos.y.toFixed(2)}%`,
+          dataset: { seat: x.seat, name: x.name, stack: x.stack, bet: x.bet }, role: "group", "aria-label": `seat ${x.seat}: ${x.name}` },
+        h("div", { class: "cards" }, x.folded ? null : (x.cards || [null, null]).map((c) => cardEl(c))),
+        h("div", { class: "name" }, x.name, hand.record.button === x.seat ? h("span", { class: "dealer", role: "img", "aria-label": "dealer button" }, "D") : null),
+        h("div", { class: "stack" }, chips(x.stack)),
+        x.last ? h("div", { class: "last" }, x.last) : null),
+        x.bet > 0 ? h("div", { class: "bet", style: `left:${bx}%;top:${by}%`, dataset: { seat: x.seat, bet: x.bet } }, chips(x.bet)) : null,
+      ];
+    }));
+}
+
+function verdictText(verdict) {
+  if (verdict.status === "verified") return verdict.seen ? "deal verified" : "verified against the published commitment";
+  return { failed: "deal NOT verified", unavailable: "no proof" }[verdict.status];
+}
+
 function verdictBadge(verdict) {
   if (!verdict) return h("span", { class: "verdict" }, "…");
-  const text = { verified: "deal verified", failed: "deal NOT verified", unavailable: "no proof" }[verdict.status];
-  return h("span", { class: `verdict proof ${verdict.status}`, title: (verdict.problems || []).join("; ") }, text);
+  return h("span", { class: `verdict proof ${verdict.status}${verdict.seen ? " seen" : ""}`, title: (verdict.problems || []).join("; ") }, verdictText(verdict));
+}
+
+function tableName(id) {
+  const entry = lobbyEntry(id);
+  return entry ? entry.name : id;
+}
+
+function resultText(line) {
+  const amount = line.currency === "PLAY" ? chips(Math.abs(line.net)) : `${Math.abs(line.net)} units`;
+  return line.net > 0 ? `+${amount}` : line.net < 0 ? `−${amount}` : "0";
 }
 
 function renderHistory() {
   const hs = state.history;
   if (!hs) return;
+  const rows = (hs.summaries || []).map((line) =>
+    h("tr", { dataset: { hand: line.hand_id, net: line.net } },
+      h("td", {}, h("time", { datetime: new Date(line.started_at * 1000).toISOString() }, new Date(line.started_at * 1000).toLocaleString([], { dateStyle: "medium", timeStyle: "short" }))),
+      h("td", { class: "table-name" }, tableName(line.table_id)),
+      h("td", { class: "hole" }, line.hole ? line.hole.split(" ").map((c) => cardEl(c, null, " small")) : "—"),
+      h("td", { class: `num result ${line.net > 0 ? "up" : line.net < 0 ? "down" : ""}` }, resultText(line)),
+      h("td", {}, verdictBadge(hs.verdicts.get(line.hand_id))),
+      h("td", {}, h("button", { type: "button", class: "hand-link", dataset: { hand: line.hand_id }, onclick: () => openHand(line.hand_id), "aria-label": `Hand #${line.hand_id}: open it in the replayer` }, `Hand #${line.hand_id}`))));
   const list = hs.hands === null ? h("p", {}, "Loading…")
     : hs.hands.length === 0 ? h("p", {}, "No hands yet.")
-      : h("ul", { class: "hand-list" }, hs.hands.map((id) =>
-        h("li", {}, h("button", { type: "button", class: "hand-link", dataset: { hand: id }, onclick: () => openHand(id) }, `Hand #${id}`),
-          verdictBadge(hs.verdicts.get(id)))));
+      : h("div", { class: "scroll" }, h("table", { class: "tables hand-list" },
+        h("thead", {}, h("tr", {}, ["Date", "Table", "Your cards", "Result", "Deal", ""].map((c) => h("th", { scope: "col" }, c)))),
+        h("tbody", {}, rows)));
+  const paging = h("div", { class: "row paging" },
+    h("button", { type: "button", id: "history-newer", disabled: hs.newer.length === 0,
+      onclick: () => loadHistory(hs.newer.at(-1), hs.newer.slice(0, -1)) }, "Newer hands"),
+    h("button", { type: "button", id: "history-older", disabled: !hs.next,
+      onclick: () => loadHistory(hs.next, [...hs.newer, hs.before]) }, "Older hands"),
+    hs.hands && hs.hands.length ? h("span", {}, "Download these hands: ") : null,
+    hs.hands && hs.hands.length ? ["pokerstars", "ohh"].map((format) =>
+      h("button", { type: "button", class: "download-page", dataset: { format }, onclick: () => downloadPage(format) }, FORMAT_NAMES[format])) : null);
   let detail = null;
   const open = hs.open;
   if (open && open.hand) {
     const steps = replaySteps(open.hand, open.streets);
     const step = Math.min(open.step, steps.length - 1);
     const move = (k) => { open.step = Math.max(0, Math.min(steps.length - 1, step + k)); renderHistory(); };
+    const play = () => {
+      if (open.timer) {
+        clearInterval(open.timer);
+        open.timer = null;
+      } else {
+        if (open.step >= steps.length - 1) open.step = 0;
+        open.timer = setInterval(() => {
+          if (state.view !== "history" || state.history.open !== open || open.step >= steps.length - 1) {
+            clearInterval(open.timer);
+            open.timer = null;
+          } else open.step += 1;
+          if (state.view === "history") renderHistory();
+        }, motion() ? 900 : 1500);
+      }
+      renderHistory();
+    };
     const proof = open.proof;
     const proofText = !proof ? "checking the deal…"
-      : proof.status === "verified" ? `deal verified (${proof.checked} cards open to the commitment)`
+      : proof.status === "verified" ? `${verdictText(proof)} (${proof.checked} cards open to the commitment${proof.seen ? " this page saw announced before the deal" : " the proof publishes; this page did not see it announced before the deal"})`
         : proof.status === "failed" ? `deal NOT verified: ${proof.problems.join("; ")}`
-          : proof.status === "checking" ? "checking the deal…" : `no deal proof: ${proof.problems.join("; ")}`;
+          : `no deal proof: ${proof.problems.join("; ")}`;
     detail = h("article", { class: "hand-detail", dataset: { hand: open.id } },
-      h("h2", {}, `Hand #${open.id}`),
-      h("p", { class: `proof ${proof ? proof.status : ""}`, id: "proof-status" }, proofText),
+      h("h2", {}, `Hand #${open.id} at ${tableName(open.hand.table_id)}`),
+      h("p", { class: `proof ${proof ? proof.status : ""}${proof && proof.seen ? " seen" : ""}`, id: "proof-status" }, proofText),
       h("div", { class: "row" }, Object.entries(hs.formats || {}).map(([format, info]) =>
-        h("button", { type: "button", class: "download", dataset: { format }, onclick: () => download(open.id, format, info) }, `Download ${format.toUpperCase()}`))),
+        h("button", { type: "button", class: "download", dataset: { format }, onclick: () => download(open.id, format, info), "aria-label": `Download ${FORMAT_NAMES[format] || format}: this hand as a file` }, `Download ${FORMAT_NAMES[format] || format}`))),
       h("div", { class: "row replay-controls" },
         h("button", { type: "button", id: "replay-first", onclick: () => move(-steps.length) }, "« Start"),
         h("button", { type: "button", id: "replay-prev", onclick: () => move(-1) }, "◀ Back"),
+        h("button", { type: "button", id: "replay-play", "aria-pressed": open.timer ? "true" : "false", onclick: play }, open.timer ? "Pause" : "Play"),
         h("button", { type: "button", id: "replay-next", onclick: () => move(1) }, "Next ▶"),
         h("button", { type: "button", id: "replay-last", onclick: () => move(steps.length) }, "End »"),
-        h("span", { "aria-live": "polite" }, `step ${step + 1} of ${steps.length}`)),
-      h("div", { class: "board replay-board", role: "group", "aria-label": "board at this step" }, steps[step].board.map(cardEl)),
-      h("ol", { class: "replay" }, steps.slice(0, step + 1).map((s, i) => h("li", { class: i === step ? "current" : "" }, s.text))));
+        h("span", { id: "replay-step", "aria-live": "polite" }, `step ${step + 1} of ${steps.length}`)),
+      replayTable(open.hand, steps[step]),
+      h("ol", { class: "replay" }, steps.slice(0, step + 1).map((x, i) => h("li", { class: i === step ? "current" : "" }, x.text))));
   } else if (open) detail = h("p", {}, "Loading the hand…");
-  app.replaceChildren(h("section", { class: "history" }, h("h1", {}, "Your hands"), h("div", { class: "history-body" }, list, detail)));
+  app.replaceChildren(h("section", { class: "history" }, h("h1", {}, "Your hands"), paging, h("div", { class: "history-body" }, list, detail)));
+}
+
+// ------------------------------------------------------------------ statistics
+
+const PERIODS = { all: ["All time", 0], day: ["Last 24 hours", 1], week: ["Last 7 days", 7], month: ["Last 30 days", 30] };
+const STAT_NAMES = {
+  vpip: ["VPIP", "voluntarily put money in the pot: the share of hands with a call, bet or raise before the flop"],
+  pfr: ["PFR", "pre-flop raise: the share of hands with a bet or raise before the flop"],
+  af: ["AF", "aggression factor: (bets + raises) / calls on the flop, turn and river"],
+  wtsd: ["WTSD", "went to showdown: the share of the flops seen that went on to the showdown"],
+};
+
+function statText(key, value) {
+  if (value === null || value === undefined) return "—";
+  return key === "af" ? value.toFixed(2) : `${value.toFixed(1)}%`;
+}
+
+function periodQuery(period) {
+  const days = PERIODS[period] ? PERIODS[period][1] : 0;
+  if (!days) return "";
+  return `?since=${encodeURIComponent(new Date(Date.now() - days * 86_400_000).toISOString())}`;
+}
+
+/** The statistics of other players who share them, fetched once a minute at most (and again at
+ * a new hand once 20 s old). */
+const opponentStats = new Map();
+function statsOf(name) {
+  const known = opponentStats.get(name);
+  if (!known || (!known.loading && Date.now() - known.at > 60_000)) {
+    opponentStats.set(name, { at: known ? known.at : 0, figures: known ? known.figures : null, loading: true });
+    api("GET", `/api/players/${encodeURIComponent(name)}/stats`)
+      .then((figures) => figures, () => null) // 403: the player does not share them
+      .then((figures) => {
+        opponentStats.set(name, { at: Date.now(), figures, loading: false });
+        if (state.view === "table") render();
+      });
+  }
+  return known ? known.figures : null;
+}
+
+/** An opponent's figures beside their seat, for players who share them. */
+function hud(name) {
+  const f = statsOf(name);
+  if (!f) return null;
+  const title = Object.entries(STAT_NAMES).map(([key, [label, words]]) => `${label} ${statText(key, f[key])}: ${words}`).join("\n");
+  return h("div", { class: "hud", dataset: { stats: name, hands: f.hands }, title, "aria-label": `statistics of ${name}: ${f.hands} hands, ` +
+    Object.entries(STAT_NAMES).map(([key, [label]]) => `${label} ${statText(key, f[key])}`).join(", ") },
+  `${f.hands}h · `, Object.entries(STAT_NAMES).map(([key, [label]]) => `${label} ${statText(key, f[key])}`).join(" · "));
+}
+
+async function loadStats() {
+  state.stats = state.stats || { period: "all", figures: null, settings: null };
+  const mine = state.stats;
+  try {
+    const [figures, settings] = await Promise.all([
+      api("GET", `/api/me/stats${periodQuery(mine.period)}`), api("GET", "/api/me/settings")]);
+    mine.figures = figures;
+    mine.settings = settings;
+  } catch (error) {
+    toast(errorText(error));
+  }
+  if (state.view === "stats") renderStats();
+}
+
+async function changeSetting(name, on) {
+  try {
+    state.stats.settings = await api("PUT", "/api/me/settings", { [name]: on });
+  } catch (error) {
+    toast(errorText(error));
+  }
+  renderStats();
+}
+
+function resultsText(results) {
+  if (!results.length) return "no hands";
+  return results.map((r) => `${r.hands} hands, ${r.won} won, net ${r.currency === "PLAY" ? chips(r.net) : amountText(r.currency, r.net)}${r.currency === "PLAY" ? " play chips" : ""}`).join("; ");
+}
+
+function renderStats() {
+  const mine = state.stats;
+  if (!mine) return;
+  const f = mine.figures;
+  const settings = mine.settings || { share_stats: false, findable: false };
+  const period = h("select", { id: "stats-period", "aria-label": "period of the statistics",
+    onchange: (e) => { mine.period = e.target.value; loadStats(); } },
+  Object.entries(PERIODS).map(([key, [label]]) => h("option", { value: key, selected: mine.period === key }, label)));
+  const setting = (name, label) => {
+    const box = h("input", { type: "checkbox", id: `setting-${name}`, checked: Boolean(settings[name]) });
+    box.addEventListener("change", () => changeSetting(name, box.checked));
+    return h("label", {}, box, ` ${label}`);
+  };
+  const figures = !f ? h("p", {}, "Loading…") : h("table", { class: "tables stats", id: "my-stats" },
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Figure"), h("th", { scope: "col" }, "Value"), h("th", { scope: "col" }, "Counted"), h("th", { scope: "col" }, "What it is"))),
+    h("tbody", {},
+      h("tr", { dataset: { stat: "hands" } }, h("td", {}, "Hands"), h("td", { class: "num" }, chips(f.hands)), h("td", {}, ""), h("td", {}, "hands you were dealt into")),
+      Object.entries(STAT_NAMES).map(([key, [label, words]]) => {
+        const c = f.counts;
+        const counted = { vpip: `${c.vpip} of ${f.hands}`, pfr: `${c.pfr} of ${f.hands}`, af: `(${c.bets} + ${c.raises}) / ${c.calls}`, wtsd: `${c.showdowns} of ${c.saw_flop}` }[key];
+        return h("tr", { dataset: { stat: key, value: f[key] === null ? "" : f[key] } },
+          h("td", {}, label), h("td", { class: "num" }, statText(key, f[key])), h("td", {}, counted), h("td", {}, words));
+      })));
+  app.replaceChildren(h("section", { class: "statistics" },
+    h("h1", {}, "Your statistics"),
+    h("div", { class: "filters" }, h("label", {}, "Period ", period)),
+    figures,
+    f ? h("p", { id: "my-results" }, `Results over the period: ${resultsText(f.results)}.`) : null,
+    f ? h("p", { id: "my-session" }, `This session (since you signed in): ${resultsText(f.session.results)}.`) : null,
+    f && f.limited ? h("p", { class: "hint" }, "Only your newest 5,000 hands of the period are counted.") : null,
+    h("h2", {}, "What others may see"),
+    h("div", { class: "settings" },
+      setting("share_stats", "Show my statistics to other players (beside my seat at the table)"),
+      setting("findable", "Let other players find the tables I sit at (the lobby's player search)"))));
 }
 
 start();

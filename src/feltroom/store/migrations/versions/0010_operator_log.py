@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0010_operator_log"
-down_revision: str | None = "0008_tournaments"
+down_revision: str | None = "0009_player_settings"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
