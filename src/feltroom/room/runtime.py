@@ -63,6 +63,7 @@ from feltroom.room.events import HandVoided, RoomEvent, TablePaused, TableReload
 from feltroom.room.housebots import HouseBot, bot_buy_in, bot_name, bot_seats, house_bot
 from feltroom.room.lobby import TableStats, figures_of, lobby_entry
 from feltroom.room.operators import OperatorLog
+from feltroom.room.protection import check_may_play
 from feltroom.room.settlement import (
     HandOutcome,
     PlayerOutcome,
@@ -120,6 +121,8 @@ class RuntimeSettings:
     ``bot_bankroll``: the play chips granted to a bot's wallet whenever it runs low.
     ``disconnect_grace``: how long a disconnected player keeps playing before they are sat out
     (R-SIT-1, R-TIME-4; in the meantime R-TIME-3 may protect them).
+    ``require_verified``: real-money tables take only accounts the operator verified (issue 25;
+    ``feltroom admin verify NAME``).
     """
 
     house_bots: int = 3
@@ -134,6 +137,7 @@ class RuntimeSettings:
     selftest_shuffles: int = 100_000
     bot_bankroll: int = 100_000_000
     disconnect_grace: float = 60.0
+    require_verified: bool = True
 
 
 # ----------------------------------------------------------------------------------- the writer
@@ -932,6 +936,7 @@ class RoomRuntime:
         self.books_accounts = Accounts(
             self.books, argon2=Argon2Settings.cheap(), clock=accounts.clock
         )
+        self.books_settlement.require_verified = self.settings.require_verified
         self.books_cashier = Cashier(self.books, clock=cashier.clock)
         self.writer = Writer(self.books_settlement, self.books, max_group=max_group)
         self.books_log = OperatorLog(self.books, clock=accounts.clock)
@@ -1124,6 +1129,11 @@ class RoomRuntime:
 
     # -------------------------------------------------------------- a person's seat
 
+    def check_may_play(self, player: str, what: str) -> None:
+        """``ProtectionRefused`` while ``player`` is cooled off or self-excluded (blocking)."""
+        with self.books.transaction(write=False) as tx:
+            check_may_play(tx, player, self.clock(), what)
+
     def runner(self, table_id: str) -> TableRunner:
         try:
             return self.runners[table_id]
@@ -1143,6 +1153,7 @@ class RoomRuntime:
         """Sit ``player`` in ``seat`` with ``buy_in`` (default: R-BUYIN-2, the whole balance in
         the table's currency capped by the table maximum); returns the stack."""
         runner = self.runner(table_id)
+        await self.writer.call(self.check_may_play, player, "seat")
         async with runner.lock:
             runner.check_open()
             runner.check_running()
@@ -1291,6 +1302,7 @@ class RoomRuntime:
         """Put ``player`` on the table's waiting list; returns their place (1: first). A free
         seat is offered to the first player waiting without an offer."""
         runner = self.runner(table_id)
+        await self.writer.call(self.check_may_play, player, "seat")
         async with runner.lock:
             runner.check_open()
             now = self.clock()
@@ -1478,10 +1490,11 @@ class RoomRuntime:
             await runner.command(events, now)
         return {"table": table_id, "player": player, "seat": seat, "entry": entry}
 
-    async def remove_account(self, account: str, entry: int) -> list[str]:
+    async def remove_account(self, account: str, entry: int, *, hooks: bool = True) -> list[str]:
         """Take a suspended account out of play: every cash seat is left (at the end of the
         hand in progress, the chips back in the wallet, under ``entry``), every waiting list;
-        then the suspend hooks (tournaments, R-TOURN-15). Returns the tables it sat at."""
+        then the suspend hooks (tournaments, R-TOURN-15). Returns the tables it sat at.
+        ``hooks=False`` (a cool-off or self-exclusion): tournament entries play on."""
         left = []
         for runner in list(self.runners.values()):
             async with runner.lock:
@@ -1495,7 +1508,7 @@ class RoomRuntime:
                         events += table.leave(seat, now)
                     left.append(runner.table_id)
                 await runner.command(events, now)
-        for hook in list(self.suspend_hooks):
+        for hook in list(self.suspend_hooks) if hooks else []:
             try:
                 await hook(account, entry)
             except Exception:

@@ -65,6 +65,7 @@ from feltroom.store.models import (
     users,
 )
 from feltroom.store.operators import OperatorQueries
+from feltroom.store.protection import ProtectionQueries
 
 __all__ = ["DEFAULT_URL", "SqlStorage", "SqlTransaction", "downgrade", "migrate"]
 
@@ -247,10 +248,10 @@ def _compiled(statement: Any, connection: Connection, columns: tuple[str, ...]) 
     return found
 
 
-class SqlTransaction(LeaseQueries, OperatorQueries):
+class SqlTransaction(LeaseQueries, OperatorQueries, ProtectionQueries):
     """A ``feltroom.room.storage.Transaction`` on one SQLAlchemy connection (the table leases'
     methods come from ``feltroom.store.leases``, the operators' from
-    ``feltroom.store.operators``)."""
+    ``feltroom.store.operators``, player protection's from ``feltroom.store.protection``)."""
 
     def __init__(self, connection: Connection, is_sqlite: bool) -> None:
         self.c = connection
