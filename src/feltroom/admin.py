@@ -4,7 +4,7 @@ With ``--url URL`` the actions go to the running room's operator API (``/api/ope
 command signs in as ``--operator NAME`` (the password from ``FELTROOM_OPERATOR_PASSWORD`` or
 asked on the terminal), acts with ``--reason TEXT``, and signs out. With ``--db URL`` it works on
 the database alone (the room need not run): ``grant-operator``, ``revoke-operator``,
-``reset-protections`` and ``log``. Every action prints one JSON object; a refusal prints the
+``verify``, ``reset-protections`` and ``log``. Every action prints one JSON object; a refusal prints the
 reason to standard error and exits 2, having changed nothing.
 """
 
@@ -31,6 +31,7 @@ LIVE_ACTIONS = (
     "suspend",
     "reinstate",
     "reset-password",
+    "verify",
     "close-table",
     "reopen-table",
     "add-table",
@@ -42,7 +43,7 @@ LIVE_ACTIONS = (
 )
 """The actions of ``--url`` (the operator API)."""
 
-OFFLINE_ACTIONS = ("grant-operator", "revoke-operator", "reset-protections", "log")
+OFFLINE_ACTIONS = ("grant-operator", "revoke-operator", "verify", "reset-protections", "log")
 """The actions of ``--db`` (the database alone)."""
 
 _LOGGED = frozenset(LIVE_ACTIONS + OFFLINE_ACTIONS) - {"online", "log", "reset-protections"}
@@ -105,6 +106,9 @@ def add_admin_parser(commands: Any, handler: Callable[[argparse.Namespace], int]
         ("reset-password", "a new random password for an account (printed once)"),
     ):
         action(name, f"{text} (--url)").add_argument("account", metavar="NAME")
+    action(
+        "verify", "mark an account verified: it may play real money (--url or --db)"
+    ).add_argument("account", metavar="NAME")
     for name, text in (
         ("close-table", "no new hands; the players leave with their chips"),
         ("reopen-table", "deal again at a closed table"),
@@ -208,7 +212,7 @@ def _body(args: argparse.Namespace) -> dict[str, Any]:
     if operation in ("online", "log"):
         return {}
     body: dict[str, Any] = {"reason": args.reason}
-    if operation in ("suspend", "reinstate", "reset-password"):
+    if operation in ("suspend", "reinstate", "reset-password", "verify"):
         body["account"] = args.account
     elif operation in ("close-table", "reopen-table", "retire-table"):
         body["table"] = args.table

@@ -547,6 +547,7 @@ def _runtime_settings(args: argparse.Namespace) -> Any:
         bot_style=args.bot_style,
         between_hands=2.0 if think > 0 else 0.0,
         after_showdown=4.0 if think > 0 else 0.0,  # think 0 (benchmarks): the next hand at once
+        require_verified=not args.allow_unverified,
     )
 
 
@@ -661,6 +662,12 @@ def _add_room_commands(commands: Any) -> None:
         metavar="ADDRS",
         help="comma-separated addresses or networks of the reverse proxies whose "
         "X-Forwarded-For is believed (default: none; docs/room.md)",
+    )
+    serve.add_argument(
+        "--allow-unverified",
+        action="store_true",
+        help="let accounts the operator has not verified play real money (default: refused; "
+        "`feltroom admin verify NAME`, docs/operator.md)",
     )
     serve.add_argument(
         "--hash-pool",

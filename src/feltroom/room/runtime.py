@@ -63,7 +63,7 @@ from feltroom.room.events import HandVoided, RoomEvent, TablePaused, TableReload
 from feltroom.room.housebots import HouseBot, bot_buy_in, bot_name, bot_seats, house_bot
 from feltroom.room.lobby import TableStats, figures_of, lobby_entry
 from feltroom.room.operators import OperatorLog
-from feltroom.room.protection import check_may_play
+from feltroom.room.protection import Protection, check_may_play
 from feltroom.room.settlement import (
     HandOutcome,
     PlayerOutcome,
@@ -940,6 +940,10 @@ class RoomRuntime:
         self.books_cashier = Cashier(self.books, clock=cashier.clock)
         self.writer = Writer(self.books_settlement, self.books, max_group=max_group)
         self.books_log = OperatorLog(self.books, clock=accounts.clock)
+        # The players' own protection (issue 25), on the room's storage (the API's threads).
+        self.protection = Protection(
+            settlement.storage, OperatorLog(settlement.storage, accounts.clock), accounts.clock
+        )
         # Called with (account, log entry) when the operator suspends an account, after its cash
         # seats are left: the tournament director disqualifies it there (R-TOURN-15).
         self.suspend_hooks: list[Callable[[str, int], Awaitable[None]]] = []

@@ -11,6 +11,8 @@
 - ``GET /api/status`` — the room's figures alone.
 - ``GET /admin`` and ``/api/operator/...`` — the operator console and API, for operator
   accounts only (``feltroom.server.operator_api``, docs/operator.md).
+- ``/api/me/limits``, ``/api/me/cool-off``, ``/api/me/exclusion`` — the player's protection
+  (``feltroom.server.protection_api``, docs/protocol.md).
 - ``/ws`` — the websocket protocol for play (``feltroom.server.session``, docs/protocol.md).
 - The HTTP API of the player protocol (``feltroom.server.rest``): sign-up, sign-in, sign-out,
   balances, play-money grants and hand histories under ``/api``.
@@ -47,6 +49,7 @@ from feltroom.room.runtime import RoomRuntime
 from feltroom.room.signins import SignInLog
 from feltroom.server.headers import SecurityHeaders
 from feltroom.server.operator_api import operator_routes
+from feltroom.server.protection_api import protection_routes
 from feltroom.server.protocol import MAX_FRAME
 from feltroom.server.rest import RestLimits, error_response, rest_routes
 from feltroom.server.session import Hub, HubSettings
@@ -186,6 +189,7 @@ def create_app(
                 on_sign_out=hub.end_session,
                 sign_ins=sign_ins,
             ),
+            *protection_routes(runtime, hub),
             *operator_routes(runtime, hub, STATIC),
             WebSocketRoute("/ws", websocket_endpoint(hub)),
         ],

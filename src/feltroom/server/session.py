@@ -189,6 +189,12 @@ class Hub:
         self._lobby_sent: dict[str, Any] = {}
         self._lobby_task: asyncio.Task[None] | None = None
         self._sweep_task: asyncio.Task[None] | None = None
+        # The session-time reminder (issue 25): each player's interval (minutes, from their
+        # protection settings), when their session began (their first connection's hello,
+        # until their last connection ends) and how many reminders it has had.
+        self.reminders: dict[str, int] = {}
+        self.session_started: dict[str, float] = {}
+        self.reminded: dict[str, int] = {}
         runtime.add_listener(self._on_events)
 
     # -------------------------------------------------------------- lifecycle
@@ -216,6 +222,8 @@ class Hub:
         if others:
             return
         self.by_player.pop(player, None)
+        self.session_started.pop(player, None)
+        self.reminded.pop(player, None)
         for table_id, _ in self.runtime.seats_of(player):
             with contextlib.suppress(FeltroomError):
                 await self.runtime.disconnect(table_id, player)
@@ -290,6 +298,37 @@ class Hub:
             )
         return found
 
+    def set_reminder(self, player: str, minutes: int) -> None:
+        """The player chose a reminder every ``minutes`` of session time (0: none)."""
+        self.reminders[player] = minutes
+
+    def send_reminders(self) -> int:
+        """Send a ``reminder`` to every connection of each player whose session passed one
+        more of their intervals; returns how many players were reminded."""
+        now = self.runtime.clock()
+        reminded = 0
+        for player, started in list(self.session_started.items()):
+            minutes = self.reminders.get(player, 0)
+            if minutes <= 0:
+                continue
+            due = int((now - started) // (minutes * 60.0))
+            if due <= self.reminded.get(player, 0):
+                continue
+            self.reminded[player] = due
+            played = int((now - started) // 60.0)
+            message = {
+                "type": "reminder",
+                "minutes": played,
+                "every": minutes,
+                "since": started,
+                "time": now,
+                "text": f"You have been playing for {played} minutes.",
+            }
+            for connection in list(self.by_player.get(player, ())):
+                connection.send(message)
+            reminded += 1
+        return reminded
+
     def close_expired(self) -> int:
         """Close (1008) every connection whose session has expired; returns how many."""
         now = self.runtime.accounts.clock()
@@ -310,6 +349,7 @@ class Hub:
         while True:
             await asyncio.sleep(settings.sweep_every)
             self.close_expired()
+            self.send_reminders()
             if self.clock() - purged_at >= settings.purge_every:
                 purged_at = self.clock()
                 try:
@@ -666,6 +706,10 @@ class Hub:
         connection.token_hash = token_hash(m.token)
         connection.expires_at = session.expires_at
         self.by_player.setdefault(player, set()).add(connection)
+        if player not in self.session_started:
+            self.session_started[player] = self.runtime.clock()
+            protection = await run_in_threadpool(self.runtime.protection.view, player)
+            self.reminders[player] = protection["reminder_minutes"]
         seats = self.runtime.seats_of(player)
         connection.send(
             {
