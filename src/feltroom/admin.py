@@ -4,8 +4,8 @@ With ``--url URL`` the actions go to the running room's operator API (``/api/ope
 command signs in as ``--operator NAME`` (the password from ``FELTROOM_OPERATOR_PASSWORD`` or
 asked on the terminal), acts with ``--reason TEXT``, and signs out. With ``--db URL`` it works on
 the database alone (the room need not run): ``grant-operator``, ``revoke-operator``,
-``verify``, ``reset-protections`` and ``log``. Every action prints one JSON object; a refusal prints the
-reason to standard error and exits 2, having changed nothing.
+``verify``, ``reset-protections`` and ``log``. Every action prints one JSON object; a refusal
+prints the reason to standard error and exits 2, having changed nothing.
 """
 
 from __future__ import annotations

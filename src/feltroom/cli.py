@@ -547,7 +547,7 @@ def _runtime_settings(args: argparse.Namespace) -> Any:
         bot_style=args.bot_style,
         between_hands=2.0 if think > 0 else 0.0,
         after_showdown=4.0 if think > 0 else 0.0,  # think 0 (benchmarks): the next hand at once
-        require_verified=not args.allow_unverified,
+        require_verified=not getattr(args, "allow_unverified", False),
     )
 
 

@@ -67,8 +67,8 @@ def run_admin(
     limit: int = 1000,
 ) -> Outcome:
     """The offline actions of ``feltroom admin --db``: ``reset-protections`` (R-TIME-3),
-    ``grant-operator`` / ``revoke-operator`` / ``verify`` (on record in the operator log, as ``operator``
-    with ``reason``) and ``log`` (the operator log since ``since``)."""
+    ``grant-operator`` / ``revoke-operator`` / ``verify`` (on record in the operator log, as
+    ``operator`` with ``reason``) and ``log`` (the operator log since ``since``)."""
     # These compute no hash; the cheapest parameters keep the constructor fast.
     accounts = Accounts(
         storage, argon2=Argon2Settings.cheap(), protections_per_day=protections_per_day

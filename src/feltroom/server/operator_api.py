@@ -15,9 +15,10 @@ or 409 with a message saying what is valid) writes nothing and changes nothing.
 - ``GET /api/operator/protection?account=NAME``: a player's limits, cool-off, self-exclusion and
   verification (``feltroom.server.protection_api``);
 - ``POST /api/operator/<action>``: ``suspend``, ``reinstate``, ``reset-password``, ``verify``
-  (``{"account", "reason"}``), ``close-table``, ``reopen-table``, ``retire-table`` (``{"table", "reason"}``),
-  ``add-table`` (``{"definition": {a tables file's [[table]] entry}, "reason"}``), ``kick``
-  (``{"table", "player", "reason"}``), ``broadcast`` (``{"text", "reason"}``).
+  (``{"account", "reason"}``), ``close-table``, ``reopen-table``, ``retire-table``
+  (``{"table", "reason"}``), ``add-table`` (``{"definition": {a tables file's [[table]]
+  entry}, "reason"}``), ``kick`` (``{"table", "player", "reason"}``), ``broadcast``
+  (``{"text", "reason"}``).
 """
 
 from __future__ import annotations
