@@ -222,6 +222,8 @@ class Protection:
             unit = currency(row.currency)
             amount = _in_force(row, now)
             waiting = row.pending_at is not None and row.pending_at > now
+            if amount is None and not waiting:
+                continue  # a limit removed: its removal is in force
             used = _used(tx, player, row.currency, row.kind, now - PERIODS[row.period])
             limits.append(
                 {
