@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 from sqlalchemy import delete
-from tests.fakeclock import Clock
 
+from fakeclock import Clock
 from feltroom.room import audit
 from feltroom.room.accounts import Accounts
 from feltroom.room.cashier import Cashier

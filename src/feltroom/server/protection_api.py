@@ -27,6 +27,7 @@ from starlette.routing import Route
 
 from feltroom.room.errors import NotAnOperator, RoomError, UnknownAccount
 from feltroom.room.operators import Operators
+from feltroom.room.protection import COOL_OFF_HOURS, EXCLUSION_MONTHS
 from feltroom.room.runtime import RoomRuntime
 from feltroom.server.rest import (
     ApiError,
@@ -111,6 +112,9 @@ def protection_routes(runtime: RoomRuntime, hub: Hub) -> list[Route]:
         if "hours" not in body:
             raise _invalid("the field 'hours' is missing: a cool-off lasts 24 to 1008 hours")
         hours = _integer(body, "hours")
+        low, high = COOL_OFF_HOURS
+        if not low <= hours <= high:
+            raise _invalid(f"a cool-off lasts from {low} to {high} hours (6 weeks), not {hours}")
         return await out_of_play(player, await call(protection.cool_off, player, hours))
 
     async def exclusion(request: Request) -> Response:
@@ -125,6 +129,12 @@ def protection_routes(runtime: RoomRuntime, hub: Hub) -> list[Route]:
             months = None
         else:
             months = _integer(body, "months")
+            low, high = EXCLUSION_MONTHS
+            if not low <= months <= high:
+                raise _invalid(
+                    f"a self-exclusion lasts from {low} to {high} months, or is permanent "
+                    f"('permanent': true); not {months} months"
+                )
         return await out_of_play(player, await call(protection.exclude, player, months))
 
     async def operator_view(request: Request) -> Response:
