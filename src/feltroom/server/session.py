@@ -708,7 +708,10 @@ class Hub:
         self.by_player.setdefault(player, set()).add(connection)
         if player not in self.session_started:
             self.session_started[player] = self.runtime.clock()
-            protection = await run_in_threadpool(self.runtime.protection.view, player)
+            try:
+                protection = await run_in_threadpool(self.runtime.protection.view, player)
+            except FeltroomError:  # the account went meanwhile: no reminder
+                protection = {"reminder_minutes": 0}
             self.reminders[player] = protection["reminder_minutes"]
         seats = self.runtime.seats_of(player)
         connection.send(
