@@ -106,7 +106,7 @@ def test_lowering_is_at_once_raising_waits_24_hours_and_is_shown(
     assert protection.view(alice)["limits"][0]["amount"] == "500.00"
     assert protection.view(alice)["limits"][0]["pending"] is None
     cashier.deposit(alice, "USD", "150.00", "big")
-    # lowering cancels nothing but takes effect at once; removing waits like a raise
+    # lowering takes effect at once; removing waits like a raise
     lowered = protection.set_limits(alice, [_limit("deposit", "month", "200.00")])
     assert lowered["limits"][0]["amount"] == "200.00"
     removed = protection.set_limits(alice, [_limit("deposit", "month", None)])
