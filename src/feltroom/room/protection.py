@@ -19,6 +19,7 @@ nothing.
 
 from __future__ import annotations
 
+import calendar
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
@@ -72,13 +73,12 @@ def iso(at: float | None) -> str | None:
 
 
 def _add_months(at: float, months: int) -> float:
+    """``months`` calendar months after ``at`` (UTC), on the month's last day when it is
+    shorter (31 August + 6 months: 28 or 29 February)."""
     moment = datetime.fromtimestamp(at, UTC)
     month = moment.month - 1 + months
     year, month = moment.year + month // 12, month % 12 + 1
-    day = min(
-        moment.day,
-        [31, 29 if year % 4 == 0 else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1],
-    )
+    day = min(moment.day, calendar.monthrange(year, month)[1])
     return moment.replace(year=year, month=month, day=day).timestamp()
 
 
@@ -104,8 +104,9 @@ def check_may_play(tx: Transaction, player: str, now: float, what: str = "play")
         return
     kind, until = found
     when = "permanently" if until is None else f"until {iso(until)}"
+    ends = "" if until is None else " until it ends"
     raise ProtectionRefused(
-        f"{player} is in a {kind} {when}: no {what} until it ends (withdrawals stay possible)",
+        f"{player} is in a {kind} {when}: no {what}{ends} (withdrawals stay possible)",
         {"state": kind, "until": until, "until_time": iso(until)},
     )
 
