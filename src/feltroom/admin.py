@@ -4,8 +4,8 @@ With ``--url URL`` the actions go to the running room's operator API (``/api/ope
 command signs in as ``--operator NAME`` (the password from ``FELTROOM_OPERATOR_PASSWORD`` or
 asked on the terminal), acts with ``--reason TEXT``, and signs out. With ``--db URL`` it works on
 the database alone (the room need not run): ``grant-operator``, ``revoke-operator``,
-``reset-protections``, ``cancel-tournament`` and ``log``. Every action prints one JSON object; a
-refusal prints the reason to standard error and exits 2, having changed nothing.
+``verify``, ``reset-protections``, ``cancel-tournament`` and ``log``. Every action prints one JSON
+object; a refusal prints the reason to standard error and exits 2, having changed nothing.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ LIVE_ACTIONS = (
     "suspend",
     "reinstate",
     "reset-password",
+    "verify",
     "close-table",
     "reopen-table",
     "add-table",
@@ -45,6 +46,7 @@ LIVE_ACTIONS = (
 OFFLINE_ACTIONS = (
     "grant-operator",
     "revoke-operator",
+    "verify",
     "reset-protections",
     "cancel-tournament",
     "log",
@@ -124,6 +126,9 @@ def add_admin_parser(commands: Any, handler: Callable[[argparse.Namespace], int]
         ("reset-password", "a new random password for an account (printed once)"),
     ):
         action(name, f"{text} (--url)").add_argument("account", metavar="NAME")
+    action(
+        "verify", "mark an account verified: it may play real money (--url or --db)"
+    ).add_argument("account", metavar="NAME")
     for name, text in (
         ("close-table", "no new hands; the players leave with their chips"),
         ("reopen-table", "deal again at a closed table"),
@@ -227,7 +232,7 @@ def _body(args: argparse.Namespace) -> dict[str, Any]:
     if operation in ("online", "log"):
         return {}
     body: dict[str, Any] = {"reason": args.reason}
-    if operation in ("suspend", "reinstate", "reset-password"):
+    if operation in ("suspend", "reinstate", "reset-password", "verify"):
         body["account"] = args.account
     elif operation in ("close-table", "reopen-table", "retire-table"):
         body["table"] = args.table

@@ -682,6 +682,7 @@ def _runtime_settings(config: Any) -> Any:
         bot_bankroll=room.bot_bankroll,
         selftest_interval=room.selftest_interval,
         selftest_shuffles=room.selftest_shuffles,
+        require_verified=not room.allow_unverified,
     )
 
 
@@ -850,6 +851,8 @@ def _add_room_commands(commands: Any) -> None:
         options: dict[str, Any] = {"metavar": metavar} if metavar else {}
         if kind == "choices":
             options["choices"] = _choices(section, key)
+        elif kind == "flag":  # a switch: given, the setting is on
+            options.update(action="store_const", const=True)
         else:
             options["type"] = kind
         serve.add_argument(
@@ -1029,6 +1032,14 @@ SERVE_FLAGS: dict[str, tuple[str, str, Any, str | None, str]] = {
         "a house bot's longest thinking time (0: bots act at once, hands follow at once)",
     ),
     "--bot-style": ("room", "bot_style", "choices", None, "how house bots play (docs/bots.md)"),
+    "--allow-unverified": (
+        "room",
+        "allow_unverified",
+        "flag",
+        None,
+        "let accounts the operator has not verified play real money (feltroom admin verify "
+        "NAME; docs/operator.md)",
+    ),
     "--signup-exempt": (
         "accounts",
         "signup_exempt",

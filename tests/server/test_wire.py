@@ -780,7 +780,8 @@ def outbound_examples() -> list[tuple[str, Message]]:
 
 async def _hub_frames(storage: SqlStorage) -> list[tuple[str, Message]]:
     """Real frames of the hub, without sockets, as (player, message): two players say hello,
-    one subscribes to the lobby, both sit at a heads-up table, one chats, the first hand is
+    one subscribes to the lobby, both sit at a heads-up table, one chats, one is reminded of
+    the time played, the first hand is
     dealt, the player to act tries a check while a call is owed (an ``illegal_action`` with
     ``legal``), then the table fails and is rebuilt from the books."""
     runtime = room_for(storage, HEADS_UP)
@@ -804,6 +805,9 @@ async def _hub_frames(storage: SqlStorage) -> list[tuple[str, Message]]:
         sit = {"type": "sit", "id": 4, "table": "hu", "seat": 2, "buy_in": 300}
         await hub.receive(bob, json.dumps(sit))  # room for chips added during the hand
         await hub.receive(bob, '{"type": "chat", "id": 5, "table": "hu", "text": "gl"}')
+        hub.set_reminder("alice", 10)  # the session-time reminder, ten minutes on
+        hub.session_started["alice"] -= 600
+        hub.send_reminders()
         await runtime.advance(runtime.clock())  # deals: alice, the button, acts first
         playing = runtime.runners["hu"].playing
         check = {"type": "act", "id": 6, "table": "hu", "hand": playing, "action": "check"}

@@ -5,8 +5,6 @@ database with history."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from sqlalchemy import create_engine, text
 
@@ -14,14 +12,6 @@ from feltroom.room import Accounts, Argon2Settings, AuthenticationFailed, Cashie
 from feltroom.room.errors import AccountSuspended, NotAnOperator, UnknownAccount
 from feltroom.room.operators import OperatorLog, Operators
 from feltroom.store import SqlStorage, downgrade, migrate, open_storage
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def store(request: pytest.FixtureRequest) -> Iterator[SqlStorage]:
-    fixture = "db_url" if request.param == "sqlite" else "pg_url"
-    storage = open_storage(request.getfixturevalue(fixture))
-    yield storage
-    storage.close()
 
 
 def _flags(storage: SqlStorage, name: str) -> tuple[bool, bool, str]:

@@ -183,6 +183,11 @@ class RoomSection(_Section):
     bot_style: Literal["random", "station", "tag"] = Field(
         "tag", description="how house bots play (docs/bots.md)"
     )
+    allow_unverified: bool = Field(
+        False,
+        description="let accounts the operator has not verified play real money (default: "
+        "refused; feltroom admin verify NAME, docs/operator.md)",
+    )
     between_hands: Seconds | None = Field(
         None, description="pause after a hand before the next deal (default: 2, 0 if bot_think 0)"
     )

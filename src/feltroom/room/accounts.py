@@ -221,8 +221,17 @@ class Accounts:
         self.check_new_account(name, password)
         with self.storage.transaction(write=False) as tx:
             taken = tx.get_user(name, nocase=True)
+            # A self-exclusion outlives the account (issue 25): the name stays refused.
+            excluded = tx.get_protection(name)
         if taken is not None:
             raise RoomError(self._taken(name, taken.name))
+        if excluded is not None and (
+            excluded.excluded_permanently or (excluded.excluded_until or 0.0) > self.clock()
+        ):
+            raise RoomError(
+                f"the name {name!r} is under a self-exclusion; it cannot be signed up again "
+                "while that runs"
+            )
         password_hash = self.hasher.hash(password)
         now = self.clock()
         try:

@@ -33,6 +33,7 @@ from feltroom.room.ledger import (
     new_transfer,
     wallet_key,
 )
+from feltroom.room.protection import check_deposit
 from feltroom.room.storage import OperationRow, Storage, Transaction
 
 __all__ = ["SYSTEM_ACCOUNTS", "Cashier", "parse_amount"]
@@ -69,7 +70,8 @@ class Cashier:
     def deposit(
         self, account: str, code: str, amount: str | Decimal | int, key: str
     ) -> dict[str, Any]:
-        """Book money arriving for a player (external -> wallet)."""
+        """Book money arriving for a player (external -> wallet). Refused (``ProtectionRefused``)
+        during the player's cool-off or self-exclusion and over their deposit limits."""
         return self._operate("deposit", account, code, amount, key)
 
     def withdraw(
@@ -142,6 +144,8 @@ class Cashier:
                 )
             debit, credit = wallet.key, external.key
         else:
+            if kind is TransferKind.DEPOSIT:
+                check_deposit(tx, account, code, units, self.clock())
             debit, credit = external.key, wallet.key
         transfer = new_transfer(
             kind, code, debit, credit, units, f"{operation}:{key}", self.clock()

@@ -20,6 +20,7 @@ __all__ = [
     "NotAnOperator",
     "NotAvailable",
     "NotSeated",
+    "ProtectionRefused",
     "RoomError",
     "StackMismatch",
     "StaleHand",
@@ -107,3 +108,13 @@ class LeaseLost(RoomError):
 class StaleTurn(RoomError):
     """An action that names a turn other than the one in progress (a retried or doubled
     ``act``): it is refused so that it cannot land at a later turn of the same hand."""
+
+
+class ProtectionRefused(RoomError):
+    """Player protection refuses the act (issue 25): a limit it would pass, a cool-off or a
+    self-exclusion running, an unverified account at real money. ``details`` says what would be
+    valid (the limit, what is used, what is left)."""
+
+    def __init__(self, message: str, details: dict[str, object] | None = None) -> None:
+        super().__init__(message)
+        self.details = details or {}

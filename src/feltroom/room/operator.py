@@ -76,8 +76,8 @@ def run_admin(
     limit: int = 1000,
 ) -> Outcome:
     """The offline actions of ``feltroom admin --db``: ``reset-protections`` (R-TIME-3),
-    ``grant-operator`` / ``revoke-operator`` (on record in the operator log, as ``operator``
-    with ``reason``) and ``log`` (the operator log since ``since``)."""
+    ``grant-operator`` / ``revoke-operator`` / ``verify`` (on record in the operator log, as
+    ``operator`` with ``reason``) and ``log`` (the operator log since ``since``)."""
     # These compute no hash; the cheapest parameters keep the constructor fast.
     accounts = Accounts(
         storage, argon2=Argon2Settings.cheap(), protections_per_day=protections_per_day
@@ -89,15 +89,17 @@ def run_admin(
         return BAD_INPUT, {"error": f"{operation} needs an account"}
     if operation == "reset-protections":
         return _guarded(lambda: accounts.reset_protections(account))
-    if operation in ("grant-operator", "revoke-operator"):
+    if operation in ("grant-operator", "revoke-operator", "verify"):
         if not operator or reason is None:
             return BAD_INPUT, {"error": f"{operation} needs --operator NAME and --reason TEXT"}
         if operation == "grant-operator":
             return _guarded(lambda: operators.grant(account, addresses, operator, reason))
+        if operation == "verify":
+            return _guarded(lambda: operators.verify(account, operator, reason))
         return _guarded(lambda: operators.revoke(account, operator, reason))
     return BAD_INPUT, {
         "error": f"unknown operation {operation!r}; valid: reset-protections, grant-operator, "
-        "revoke-operator, log"
+        "revoke-operator, verify, log"
     }
 
 

@@ -54,6 +54,10 @@ ACTIONS = (
     "retire-table",
     "kick",
     "broadcast",
+    "verify",
+    "limits",
+    "cool-off",
+    "self-exclusion",
 )
 """Every action the operator log records."""
 
@@ -255,6 +259,17 @@ class Operators:
             )
         return {"account": name, "password": password, "sessions_ended": ended, "entry": entry}
 
+    def verify(self, name: str, operator: str, reason: str) -> dict[str, Any]:
+        """Mark ``name`` verified: the operator checked who holds the account; real-money
+        tables and tournaments take it from now on."""
+        with self.storage.transaction() as tx:
+            user = self._person(tx, name, lock=True)
+            if user.verified:
+                raise RoomError(f"{name!r} is verified already")
+            tx.set_verified(name, True)
+            entry = self.log.add(tx, operator, "verify", name, reason)
+        return {"account": name, "verified": True, "entry": entry}
+
     def describe(self, names: Iterable[str]) -> dict[str, dict[str, Any]]:
         """Each known account of ``names``: operator, suspended, bot."""
         found: dict[str, dict[str, Any]] = {}
@@ -266,6 +281,7 @@ class Operators:
                         "operator": user.operator,
                         "suspended": user.suspended,
                         "bot": user.bot,
+                        "verified": user.verified,
                     }
         return found
 

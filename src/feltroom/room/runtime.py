@@ -65,6 +65,7 @@ from feltroom.room.events import HandVoided, RoomEvent, TablePaused, TableReload
 from feltroom.room.housebots import HouseBot, bot_buy_in, bot_name, bot_seats, house_bot
 from feltroom.room.lobby import TableStats, figures_of, lobby_entry
 from feltroom.room.operators import OperatorLog
+from feltroom.room.protection import Protection, check_may_play
 from feltroom.room.settlement import (
     HandOutcome,
     PlayerOutcome,
@@ -145,6 +146,8 @@ class RuntimeSettings:
     (R-SIT-1, R-TIME-4; in the meantime R-TIME-3 may protect them).
     ``tournament_bot_wait``: while a play-money sit-and-go is open, a house bot registers every
     so many seconds (people register in between; docs/tournaments.md).
+    ``require_verified``: real-money tables take only accounts the operator verified (issue 25;
+    ``feltroom admin verify NAME``).
     """
 
     house_bots: int = 3
@@ -161,6 +164,7 @@ class RuntimeSettings:
     bot_bankroll: int = 100_000_000
     disconnect_grace: float = 60.0
     tournament_bot_wait: float = 20.0
+    require_verified: bool = True
 
 
 # ----------------------------------------------------------------------------------- the writer
@@ -1011,9 +1015,14 @@ class RoomRuntime:
         self.books_accounts = Accounts(
             self.books, argon2=Argon2Settings.cheap(), clock=accounts.clock
         )
+        self.books_settlement.require_verified = self.settings.require_verified
         self.books_cashier = Cashier(self.books, clock=cashier.clock)
         self.writer = Writer(self.books_settlement, self.books, max_group=max_group)
         self.books_log = OperatorLog(self.books, clock=accounts.clock)
+        # The players' own protection (issue 25), on the room's storage (the API's threads).
+        self.protection = Protection(
+            settlement.storage, OperatorLog(settlement.storage, accounts.clock), accounts.clock
+        )
         # Called with (account, log entry) when the operator suspends an account, after its cash
         # seats are left: the tournament director disqualifies it there (R-TOURN-15).
         self.suspend_hooks: list[Callable[[str, int], Awaitable[None]]] = []
@@ -1358,6 +1367,11 @@ class RoomRuntime:
 
     # -------------------------------------------------------------- a person's seat
 
+    def check_may_play(self, player: str, what: str) -> None:
+        """``ProtectionRefused`` while ``player`` is cooled off or self-excluded (blocking)."""
+        with self.books.transaction(write=False) as tx:
+            check_may_play(tx, player, self.clock(), what)
+
     def runner(self, table_id: str) -> TableRunner:
         try:
             return self.runners[table_id]
@@ -1377,6 +1391,7 @@ class RoomRuntime:
         """Sit ``player`` in ``seat`` with ``buy_in`` (default: R-BUYIN-2, the whole balance in
         the table's currency capped by the table maximum); returns the stack."""
         runner = self.runner(table_id)
+        await self.writer.call(self.check_may_play, player, "seat")
         async with runner.lock:
             runner.check_open()
             runner.check_running()
@@ -1525,6 +1540,7 @@ class RoomRuntime:
         """Put ``player`` on the table's waiting list; returns their place (1: first). A free
         seat is offered to the first player waiting without an offer."""
         runner = self.runner(table_id)
+        await self.writer.call(self.check_may_play, player, "seat")
         async with runner.lock:
             runner.check_open()
             now = self.clock()
@@ -1726,10 +1742,11 @@ class RoomRuntime:
             await runner.command(events, now)
         return {"table": table_id, "player": player, "seat": seat, "entry": entry}
 
-    async def remove_account(self, account: str, entry: int) -> list[str]:
+    async def remove_account(self, account: str, entry: int, *, hooks: bool = True) -> list[str]:
         """Take a suspended account out of play: every cash seat is left (at the end of the
         hand in progress, the chips back in the wallet, under ``entry``), every waiting list;
-        then the suspend hooks (tournaments, R-TOURN-15). Returns the tables it sat at."""
+        then the suspend hooks (tournaments, R-TOURN-15). Returns the tables it sat at.
+        ``hooks=False`` (a cool-off or self-exclusion): tournament entries play on."""
         left = []
         for runner in list(self.runners.values()):
             async with runner.lock:
@@ -1743,7 +1760,7 @@ class RoomRuntime:
                         events += table.leave(seat, now)
                     left.append(runner.table_id)
                 await runner.command(events, now)
-        for hook in list(self.suspend_hooks):
+        for hook in list(self.suspend_hooks) if hooks else []:
             try:
                 await hook(account, entry)
             except Exception:

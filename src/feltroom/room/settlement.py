@@ -64,6 +64,7 @@ from feltroom.room.ledger import (
     valid_name,
     wallet_key,
 )
+from feltroom.room.protection import check_stake
 from feltroom.room.storage import (
     HandDealRow,
     HandPlayerRow,
@@ -179,6 +180,8 @@ class Settlement:
         self.clock = clock
         self.fence = fence
         self.shard = None if shard is None else valid_name(shard, "worker name")
+        # Whether real-money buy-ins need a verified account (the room turns it on, issue 25).
+        self.require_verified = False
         # Rows that never change once committed: a group commit need not read them again.
         self._tables: dict[str, TableRow] = {}
         self._system_accounts: set[str] = set()
@@ -230,6 +233,9 @@ class Settlement:
             table = self._known_table(tx, table_id)
             self._fenced(tx, table_id)
             self._player(tx, player)
+            check_stake(
+                tx, player, table.currency, amount, now, require_verified=self.require_verified
+            )
             wallet = ensure_wallet(tx, player, table.currency)
             if wallet.balance < amount:
                 raise InsufficientFunds(
@@ -267,6 +273,15 @@ class Settlement:
             table = self._known_table(tx, table_id)
             if tx.get_seat(table_id, player) is None:
                 raise UnknownAccount(f"{player!r} has no seat at table {table_id}")
+            check_stake(
+                tx,
+                player,
+                table.currency,
+                amount,
+                now,
+                require_verified=self.require_verified,
+                what="chips added",
+            )
             wallet = ensure_wallet(tx, player, table.currency)
             if wallet.balance < amount:
                 raise InsufficientFunds(

@@ -35,9 +35,11 @@ __all__ = [
     "HandRow",
     "JournalRow",
     "LeaseRow",
+    "LimitRow",
     "OperationRow",
     "OperatorEntryRow",
     "PlayerSettingsRow",
+    "ProtectionRow",
     "SeatRow",
     "SessionRow",
     "SignInRow",
@@ -75,7 +77,8 @@ class UserRow:
     """A player account: name, Argon2id hash, when protections were last reset (epoch seconds);
     ``bot`` marks a house bot (an account the room plays itself); ``operator`` an account that
     may use the operator API, from ``operator_addresses`` only when that (comma-separated) list
-    is not empty; ``suspended`` an account that cannot sign in."""
+    is not empty; ``suspended`` an account that cannot sign in; ``verified`` an account whose
+    holder the operator verified (real-money play needs it, docs/operator.md)."""
 
     name: str
     password_hash: str
@@ -85,6 +88,35 @@ class UserRow:
     operator: bool = False
     suspended: bool = False
     operator_addresses: str = ""
+    verified: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ProtectionRow:
+    """A player's own protection (issue 25), kept under the account's name in lower case apart
+    from the account, so that removing the account lifts nothing: the session-time reminder
+    (minutes, 0: none), a cool-off and a self-exclusion until a time (epoch seconds)."""
+
+    name: str
+    reminder_minutes: int = 0
+    cool_off_until: float | None = None
+    excluded_until: float | None = None
+    excluded_permanently: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class LimitRow:
+    """A deposit or loss limit (``kind``) of a player in one currency per ``period`` (``day``,
+    ``week``, ``month``): ``amount`` in force (units; None: none), and a raise waiting until
+    ``pending_at`` (``pending`` None then: the limit goes)."""
+
+    name: str
+    currency: str
+    kind: str
+    period: str
+    amount: int | None
+    pending: int | None = None
+    pending_at: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -460,6 +492,29 @@ class Transaction(Protocol):
         ...
 
     def put_table_state(self, table_id: str, state: str) -> None: ...
+
+    # -- player protection (issue 25)
+    def set_verified(self, name: str, verified: bool) -> None: ...
+    def get_protection(self, name: str) -> ProtectionRow | None:
+        """The protection kept under ``name`` in any letter case."""
+        ...
+
+    def put_protection(self, row: ProtectionRow) -> None:
+        """Add or replace the protection of ``row.name`` (stored in lower case)."""
+        ...
+
+    def limits_of(self, name: str) -> list[LimitRow]:
+        """The limits of ``name`` (any letter case), by currency, kind and period."""
+        ...
+
+    def put_limit(self, row: LimitRow) -> None:
+        """Add or replace a limit (a row with neither an amount nor a raise is deleted)."""
+        ...
+
+    def wallet_flows(self, wallet: str, since: float) -> dict[tuple[str, str], int]:
+        """The units that left (``"out"``) and entered (``"in"``) the account ``wallet`` at
+        or after ``since``, summed per (transfer kind, direction)."""
+        ...
 
     # -- the audit's reads
     def all_accounts(self) -> list[AccountRow]: ...

@@ -36,6 +36,7 @@ from feltroom.room.ledger import (
     new_transfer,
     valid_name,
 )
+from feltroom.room.protection import check_stake
 from feltroom.room.storage import Storage, Transaction
 from feltroom.tournament import (
     CancellationPaid,
@@ -63,8 +64,10 @@ class TournamentBooks:
         code: str,
         *,
         clock: Callable[[], float] = time.time,
+        require_verified: bool = True,
     ) -> None:
         self.storage = storage
+        self.require_verified = require_verified
         self.tournament_id = valid_name(tournament_id, "tournament id")
         self.currency = currency(code)
         self.code = code
@@ -73,10 +76,21 @@ class TournamentBooks:
 
     def verify_entry(self, account: str, buy_in: int, fee: int) -> None:
         """Raise ``InsufficientFunds`` (or ``UnknownAccount``) unless ``account`` can pay an
-        entry now; the room checks this before the director registers the entry."""
+        entry now, ``ProtectionRefused`` during its cool-off or self-exclusion, at real money
+        when it is unverified (``require_verified``) or the entry would take its net losses
+        over a loss limit; the room checks this before the director registers the entry."""
         with self.storage.transaction(write=False) as tx:
             if tx.get_user(account) is None:
                 raise UnknownAccount(f"no player account named {account!r}")
+            check_stake(
+                tx,
+                account,
+                self.code,
+                buy_in + fee,
+                self.clock(),
+                require_verified=self.require_verified,
+                what="tournament entry",
+            )
             wallet = tx.get_account(f"wallet:{account}:{self.code}")
             balance = wallet.balance if wallet is not None else 0
         cost = buy_in + fee

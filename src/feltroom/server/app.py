@@ -14,6 +14,8 @@
 - ``GET /healthz``, ``GET /readyz``, ``GET /metrics`` — liveness, readiness (the database and
   any extra check answer) and the Prometheus metrics (``feltroom.server.observe``,
   docs/operations.md); every request and websocket connection is logged to ``feltroom.access``.
+- ``/api/me/limits``, ``/api/me/cool-off``, ``/api/me/exclusion`` — the player's protection
+  (``feltroom.server.protection_api``, docs/protocol.md).
 - ``/ws`` — the websocket protocol for play (``feltroom.server.session``, docs/protocol.md).
 - The HTTP API of the player protocol (``feltroom.server.rest``): sign-up, sign-in, sign-out,
   balances, play-money grants and hand histories under ``/api``.
@@ -54,6 +56,7 @@ from feltroom.server.headers import SecurityHeaders
 from feltroom.server.metrics import RoomCollector
 from feltroom.server.observe import ReadyCheck, health_routes, metrics_app
 from feltroom.server.operator_api import operator_routes
+from feltroom.server.protection_api import protection_routes
 from feltroom.server.protocol import MAX_FRAME
 from feltroom.server.rest import (
     RestLimits,
@@ -190,6 +193,7 @@ def create_app(
         sign_ins=sign_ins,
         extra_routes=[
             *tournament_routes(runtime, limits),
+            *protection_routes(runtime, hub),
             *operator_routes(runtime, hub, STATIC),
             *health_routes(
                 runtime, collector, metrics_allow=metrics_allow, ready_checks=ready_checks

@@ -13,10 +13,13 @@ or 409 with a message saying what is valid) writes nothing and changes nothing.
 - ``GET /api/operator/log?since=ISO&limit=N``: the operator log, oldest first;
 - ``GET /api/operator/integrity?since=ISO[&account=NAME]``: the integrity report
   (docs/integrity.md), or one account's;
-- ``POST /api/operator/<action>``: ``suspend``, ``reinstate``, ``reset-password`` (``{"account",
-  "reason"}``), ``close-table``, ``reopen-table``, ``retire-table`` (``{"table", "reason"}``),
-  ``add-table`` (``{"definition": {a tables file's [[table]] entry}, "reason"}``), ``kick``
-  (``{"table", "player", "reason"}``), ``broadcast`` (``{"text", "reason"}``).
+- ``GET /api/operator/protection?account=NAME``: a player's limits, cool-off, self-exclusion and
+  verification (``feltroom.server.protection_api``);
+- ``POST /api/operator/<action>``: ``suspend``, ``reinstate``, ``reset-password``, ``verify``
+  (``{"account", "reason"}``), ``close-table``, ``reopen-table``, ``retire-table``
+  (``{"table", "reason"}``), ``add-table`` (``{"definition": {a tables file's [[table]]
+  entry}, "reason"}``), ``kick`` (``{"table", "player", "reason"}``), ``broadcast``
+  (``{"text", "reason"}``).
 """
 
 from __future__ import annotations
@@ -52,7 +55,7 @@ from feltroom.server.session import Hub
 
 __all__ = ["ACCOUNT_ACTIONS", "TABLE_ACTIONS", "operator_routes"]
 
-ACCOUNT_ACTIONS = ("suspend", "reinstate", "reset-password")
+ACCOUNT_ACTIONS = ("suspend", "reinstate", "reset-password", "verify")
 TABLE_ACTIONS = ("close-table", "reopen-table", "retire-table")
 MAX_BROADCAST = 500
 MAX_BODY = 16_384  # a table's definition is the largest body
@@ -140,6 +143,7 @@ def operator_routes(runtime: RoomRuntime, hub: Hub, static: Any) -> list[Route]:
         for entry in found:
             for player in entry["players"]:
                 player["suspended"] = flags.get(player["player"], {}).get("suspended", False)
+                player["verified"] = flags.get(player["player"], {}).get("verified", False)
         return JSONResponse({"tables": found})
 
     async def oplog(request: Request) -> Response:
@@ -176,6 +180,8 @@ def operator_routes(runtime: RoomRuntime, hub: Hub, static: Any) -> list[Route]:
             return result
         if action == "reinstate":
             return await run_in_threadpool(operators.reinstate, account, operator, reason)
+        if action == "verify":
+            return await run_in_threadpool(operators.verify, account, operator, reason)
         result = await run_in_threadpool(operators.reset_password, account, operator, reason)
         result["connections_closed"] = hub.close_player(
             account, "the room reset this account's password; sign in again"

@@ -129,6 +129,7 @@ OUTBOUND_TYPES: Final = (
     "seat_offer",
     "hand_result",
     "chat",
+    "reminder",
 )
 """The ``type`` of every message the server sends."""
 

@@ -211,6 +211,12 @@ class Hub:
         self._lobby_sent: dict[str, Any] = {}
         self._lobby_task: asyncio.Task[None] | None = None
         self._sweep_task: asyncio.Task[None] | None = None
+        # The session-time reminder (issue 25): each player's interval (minutes, from their
+        # protection settings), when their session began (their first connection's hello,
+        # until their last connection ends) and how many reminders it has had.
+        self.reminders: dict[str, int] = {}
+        self.session_started: dict[str, float] = {}
+        self.reminded: dict[str, int] = {}
 
     # -------------------------------------------------------------- lifecycle
 
@@ -237,6 +243,8 @@ class Hub:
         if others:
             return
         self.by_player.pop(player, None)
+        self.session_started.pop(player, None)
+        self.reminded.pop(player, None)
         await self._disconnected(player)
 
     async def _disconnected(self, player: str) -> None:
@@ -331,6 +339,37 @@ class Hub:
             )
         return found
 
+    def set_reminder(self, player: str, minutes: int) -> None:
+        """The player chose a reminder every ``minutes`` of session time (0: none)."""
+        self.reminders[player] = minutes
+
+    def send_reminders(self) -> int:
+        """Send a ``reminder`` to every connection of each player whose session passed one
+        more of their intervals; returns how many players were reminded."""
+        now = self.runtime.clock()
+        reminded = 0
+        for player, started in list(self.session_started.items()):
+            minutes = self.reminders.get(player, 0)
+            if minutes <= 0:
+                continue
+            due = int((now - started) // (minutes * 60.0))
+            if due <= self.reminded.get(player, 0):
+                continue
+            self.reminded[player] = due
+            played = int((now - started) // 60.0)
+            message = {
+                "type": "reminder",
+                "minutes": played,
+                "every": minutes,
+                "since": started,
+                "time": now,
+                "text": f"You have been playing for {played} minutes.",
+            }
+            for connection in list(self.by_player.get(player, ())):
+                connection.send(message)
+            reminded += 1
+        return reminded
+
     def close_expired(self) -> int:
         """Close (1008) every connection whose session has expired; returns how many."""
         now = self.accounts.clock()
@@ -351,6 +390,7 @@ class Hub:
         while True:
             await asyncio.sleep(settings.sweep_every)
             self.close_expired()
+            self.send_reminders()
             if self.clock() - purged_at >= settings.purge_every:
                 purged_at = self.clock()
                 try:
@@ -745,6 +785,13 @@ class Hub:
 
     async def _hello(self, connection: Connection, m: Any) -> Message | None:
         player = await self._authenticate(connection, m)
+        if player not in self.session_started:  # the session-time reminder (issue 25)
+            self.session_started[player] = self.runtime.clock()
+            try:
+                protection = await run_in_threadpool(self.runtime.protection.view, player)
+            except FeltroomError:  # the account went meanwhile: no reminder
+                protection = {"reminder_minutes": 0}
+            self.reminders[player] = protection["reminder_minutes"]
         seats = self.runtime.seats_of(player)
         connection.send(welcome(m.id, player, seats, self.runtime.clock()))
         for table_id, _ in seats:

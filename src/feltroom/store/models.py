@@ -31,6 +31,8 @@ __all__ = [
     "metadata",
     "operations",
     "operator_log",
+    "player_limits",
+    "player_protection",
     "player_settings",
     "protections",
     "seats",
@@ -78,6 +80,9 @@ users = Table(
     Column("operator", Boolean, nullable=False, server_default=false()),
     Column("suspended", Boolean, nullable=False, server_default=false()),
     Column("operator_addresses", String(255), nullable=False, server_default=""),
+    # Player protection (issue 25): an operator verified who holds the account; real-money
+    # tables and tournaments refuse unverified accounts (a setting, default on).
+    Column("verified", Boolean, nullable=False, server_default=false()),
 )
 # Names are one whatever their letter case (issue 27): alice, Alice and alIce cannot all be
 # accounts, so nobody can pass for another player or squat a house bot's name.
@@ -331,3 +336,32 @@ player_settings = Table(
     Column("share_stats", Boolean, nullable=False, server_default=false()),
     Column("findable", Boolean, nullable=False, server_default=false()),
 )
+# Player protection (issue 25). Keyed by the account's name in lower case and not tied to the
+# users table, so that removing an account does not lift a self-exclusion: a sign-up under the
+# name is refused while it runs.
+player_protection = Table(
+    "player_protection",
+    metadata,
+    Column("name", String(NAME), primary_key=True),
+    Column("reminder_minutes", Integer, nullable=False, server_default="0"),
+    Column("cool_off_until", Float, nullable=True),
+    Column("excluded_until", Float, nullable=True),
+    Column("excluded_permanently", Boolean, nullable=False, server_default=false()),
+)
+
+# A player's deposit and loss limits per currency and period. ``amount`` is in force (NULL: no
+# limit); a raise waits in ``pending`` (NULL with ``pending_at`` set: the limit is removed)
+# until ``pending_at``.
+player_limits = Table(
+    "player_limits",
+    metadata,
+    Column("name", String(NAME), primary_key=True),
+    Column("currency", String(8), primary_key=True),
+    Column("kind", String(8), primary_key=True),
+    Column("period", String(8), primary_key=True),
+    Column("amount", BigInteger, nullable=True),
+    Column("pending", BigInteger, nullable=True),
+    Column("pending_at", Float, nullable=True),
+)
+Index("ix_transfers_credit_created_at", transfers.c.credit, transfers.c.created_at)
+Index("ix_transfers_debit_created_at", transfers.c.debit, transfers.c.created_at)

@@ -67,6 +67,7 @@ from feltroom.store.models import (
 )
 from feltroom.store.operators import OperatorQueries
 from feltroom.store.player_settings import PlayerSettingsQueries
+from feltroom.store.protection import ProtectionQueries
 from feltroom.store.tournaments import TournamentQueries
 
 __all__ = ["DEFAULT_URL", "SqlStorage", "SqlTransaction", "downgrade", "migrate"]
@@ -251,13 +252,18 @@ def _compiled(statement: Any, connection: Connection, columns: tuple[str, ...]) 
 
 
 class SqlTransaction(
-    LeaseQueries, OperatorQueries, TournamentQueries, ClusterStateQueries, PlayerSettingsQueries
+    LeaseQueries,
+    OperatorQueries,
+    TournamentQueries,
+    ClusterStateQueries,
+    PlayerSettingsQueries,
+    ProtectionQueries,
 ):
     """A ``feltroom.room.storage.Transaction`` on one SQLAlchemy connection (the table leases'
     methods come from ``feltroom.store.leases``, the operators' from ``feltroom.store.operators``,
     the tournaments' from ``feltroom.store.tournaments``, the cluster's shared state from
     ``feltroom.store.cluster_state``, the players' settings from
-    ``feltroom.store.player_settings``)."""
+    ``feltroom.store.player_settings``, player protection's from ``feltroom.store.protection``)."""
 
     def __init__(self, connection: Connection, is_sqlite: bool) -> None:
         self.c = connection

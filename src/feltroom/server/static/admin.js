@@ -124,8 +124,32 @@ $("signin-form").addEventListener("submit", async (event) => {
 
 $("account-form").addEventListener("submit", (event) => {
   event.preventDefault();
-  act(event.submitter.dataset.action, { account: $("account-name").value.trim() });
+  const account = $("account-name").value.trim();
+  if (event.submitter.dataset.action === "protection") showProtection(account);
+  else act(event.submitter.dataset.action, { account });
 });
+
+// A player's limits, reminder, cool-off, self-exclusion and verification (read only: the
+// player sets them; the operator verifies).
+async function showProtection(account) {
+  const out = $("protection");
+  try {
+    const p = await api("GET", `/api/operator/protection?account=${encodeURIComponent(account)}`);
+    let state = "may play";
+    if (p.excluded_permanently) state = "self-excluded permanently";
+    else if (p.excluded_time) state = `self-excluded until ${p.excluded_time}`;
+    else if (p.cool_off_time) state = `cooling off until ${p.cool_off_time}`;
+    const rows = p.limits.map((l) => h("tr", { "data-kind": l.kind, "data-period": l.period }, h("td", {}, l.currency), h("td", {}, l.kind),
+      h("td", {}, l.period), h("td", {}, l.amount === null ? "none" : l.amount), h("td", {}, l.used),
+      h("td", {}, l.pending ? `${l.pending.amount === null ? "removal" : l.pending.amount} at ${l.pending.time}` : "")));
+    out.replaceChildren(
+      h("p", { id: "protection-summary" }, `${p.player}: ${p.verified ? "verified" : "not verified"}; ${state}; reminder ${p.reminder_minutes ? "every " + p.reminder_minutes + " minutes" : "off"}.`),
+      h("table", { id: "protection-limits" }, h("thead", {}, h("tr", {}, ...["currency", "limit on", "period", "in force", "used", "pending"].map((t) => h("th", {}, t)))),
+        h("tbody", {}, ...rows)));
+  } catch (error) {
+    out.replaceChildren(h("p", { class: "error" }, `No protection shown: ${error.message}`));
+  }
+}
 
 $("broadcast-form").addEventListener("submit", (event) => {
   event.preventDefault();

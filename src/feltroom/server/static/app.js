@@ -24,6 +24,7 @@ const state = {
   autoMuck: new Map(),
   autoPost: new Map(),
   history: null,
+  limits: null, // the player's protection settings (GET /api/me/limits)
   commitments: new Map(), // hand id -> the commitment announced in its hand_started
 };
 
@@ -357,6 +358,7 @@ function renderNav() {
     h("a", { href: "#lobby" }, "Lobby"),
     h("a", { href: "#history" }, "History"),
     h("a", { href: "#stats" }, "Statistics"),
+    h("a", { href: "#limits" }, "Limits"),
     h("button", { type: "button", id: "sound", "aria-pressed": soundOn() ? "true" : "false", onclick: toggleSound,
       title: "sounds of the table (off by default when the browser asks for reduced motion)" }, soundOn() ? "Sound on" : "Sound off"),
     h("button", { type: "button", onclick: signOut }, "Sign out"),
@@ -511,6 +513,12 @@ function onMessage(m) {
   }
   if (m.type === "error") {
     toast(errorText(m, m.table || null));
+    return;
+  }
+  if (m.type === "reminder") {
+    // the session-time reminder the player chose (docs/protocol.md)
+    toast(`You have been playing for ${m.minutes} minutes.`, "info");
+    announce(`You have been playing for ${m.minutes} minutes.`);
     return;
   }
   const t = m.table ? state.tables.get(m.table) : null;
@@ -730,6 +738,10 @@ function route() {
     state.view = "stats";
     state.current = null;
     loadStats();
+  } else if (hash === "limits") {
+    state.view = "limits";
+    state.current = null;
+    loadLimits();
   } else {
     state.view = "lobby";
     state.current = null;
@@ -749,6 +761,7 @@ function render() {
     else app.replaceChildren(h("p", { class: "loading" }, "Connecting…"));
   } else if (state.view === "history") renderHistory();
   else if (state.view === "stats") renderStats();
+  else if (state.view === "limits") renderLimits();
 }
 
 // ------------------------------------------------------------------ the lobby
@@ -1909,3 +1922,155 @@ function renderStats() {
 }
 
 start();
+
+// ------------------------------------------------------------------ player protection
+
+const REAL_CURRENCIES = ["USD", "EUR", "GBP", "CAD", "AUD", "CHF"];
+const PERIOD_NAMES = { day: "per day (24 hours)", week: "per week (7 days)", month: "per month (30 days)" };
+const COOL_OFFS = [[24, "24 hours"], [48, "48 hours"], [72, "3 days"], [168, "1 week"], [336, "2 weeks"], [672, "4 weeks"], [1008, "6 weeks"]];
+const EXCLUSIONS = [["6", "6 months"], ["12", "1 year"], ["24", "2 years"], ["60", "5 years"], ["permanent", "permanently"]];
+
+async function loadLimits() {
+  state.limits = null;
+  try {
+    state.limits = await api("GET", "/api/me/limits");
+  } catch (error) {
+    toast(errorText(error));
+  }
+  if (state.view === "limits") renderLimits();
+}
+
+function fullTime(seconds) {
+  return new Date(seconds * 1000).toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
+}
+
+function limitRow(l) {
+  const pending = l.pending
+    ? (l.pending.amount === null ? "removal" : `raise to ${amountText(l.currency, l.pending.amount)}`) +
+      ` from ${fullTime(l.pending.at)}`
+    : "";
+  return h("tr", { dataset: { currency: l.currency, kind: l.kind, period: l.period } },
+    h("td", {}, l.currency),
+    h("td", {}, l.kind === "deposit" ? "Deposits" : "Net losses"),
+    h("td", {}, PERIOD_NAMES[l.period]),
+    h("td", { class: "amount" }, l.amount === null ? "none" : amountText(l.currency, l.amount)),
+    h("td", { class: "used" }, amountText(l.currency, l.used)),
+    h("td", { class: "pending" }, pending));
+}
+
+function select(id, label, options, value = undefined) {
+  const box = h("select", { id }, ...options.map(([v, text]) => h("option", { value: String(v) }, text)));
+  if (value !== undefined) box.value = String(value);
+  return h("label", { for: id }, label, " ", box);
+}
+
+function renderLimits() {
+  const l = state.limits;
+  if (!l) {
+    app.replaceChildren(h("p", { class: "loading" }, "Loading…"));
+    return;
+  }
+  let status;
+  if (l.excluded_permanently) status = "You have excluded yourself permanently. You can still withdraw your balance.";
+  else if (l.excluded_until) status = `You have excluded yourself until ${fullTime(l.excluded_until)}. You can still withdraw your balance.`;
+  else if (l.cool_off_until) status = `You are taking a break until ${fullTime(l.cool_off_until)}. You can still withdraw your balance.`;
+  else status = "You can play.";
+  const rows = l.limits.map(limitRow);
+  const setLimit = h("form", { id: "limit-form", class: "row", onsubmit: (e) => { e.preventDefault(); saveLimit(); } },
+    select("limit-currency", "Currency", REAL_CURRENCIES.map((c) => [c, c])),
+    select("limit-kind", "Limit on", [["deposit", "deposits"], ["loss", "net losses"]]),
+    select("limit-period", "Period", Object.entries(PERIOD_NAMES)),
+    h("label", { for: "limit-amount" }, "Amount ", h("input", { id: "limit-amount", inputmode: "decimal", placeholder: "100.00 (empty: no limit)" })),
+    h("button", { type: "submit" }, "Set limit"));
+  const reminder = h("form", { id: "reminder-form", class: "row", onsubmit: (e) => { e.preventDefault(); saveReminder(); } },
+    h("label", { for: "reminder-minutes" }, "Remind me every ",
+      h("input", { id: "reminder-minutes", type: "number", min: "0", max: "1440", value: String(l.reminder_minutes) }), " minutes of play (0: never)"),
+    h("button", { type: "submit" }, "Save reminder"));
+  const blocked = Boolean(l.blocked);
+  const breaks = h("div", { class: "row" },
+    select("cool-off-hours", "Take a break for", COOL_OFFS),
+    h("button", { type: "button", id: "cool-off", disabled: l.excluded_until || l.excluded_permanently ? true : undefined, onclick: confirmCoolOff }, "Take a break"));
+  const exclusion = h("div", { class: "row" },
+    select("exclusion-months", "Exclude myself for", EXCLUSIONS),
+    h("button", { type: "button", id: "exclude", disabled: l.excluded_permanently ? true : undefined, onclick: confirmExclusion }, "Exclude myself"));
+  app.replaceChildren(h("section", { class: "limits", "aria-labelledby": "limits-title" },
+    h("h1", { id: "limits-title" }, "Limits and breaks"),
+    h("p", { id: "protection-status", role: "status", dataset: { blocked: l.blocked || "" } }, status),
+    h("p", { id: "verified" }, l.verified ? "Your account is verified: you may play real money." : "Your account is not verified yet: real-money tables need a verified account (ask the room's support). Play money needs none."),
+    h("h2", {}, "Deposit and loss limits"),
+    h("p", {}, "Lowering or setting a limit takes effect at once; raising or removing one takes effect 24 hours later. Net losses are buy-ins and tournament entries less cash-outs and prizes."),
+    rows.length
+      ? h("table", { id: "limits" },
+        h("thead", {}, h("tr", {}, ...["Currency", "Limit on", "Period", "In force", "Used", "Pending"].map((t) => h("th", { scope: "col" }, t)))),
+        h("tbody", {}, ...rows))
+      : h("p", { id: "no-limits" }, "No limits set."),
+    setLimit,
+    h("h2", {}, "Session reminder"),
+    reminder,
+    h("h2", {}, "Take a break"),
+    h("p", {}, "During a break or a self-exclusion you cannot deposit, sit at a table or register; you leave your tables at the end of the hand. It cannot be ended early."),
+    breaks,
+    exclusion));
+  if (blocked) app.querySelector("#protection-status").classList.add("blocked");
+}
+
+async function putLimits(body) {
+  try {
+    const answer = await api("PUT", "/api/me/limits", body);
+    state.limits = answer;
+    for (const c of answer.changes || []) {
+      if (c.effect === "pending") toast(`The change takes effect at ${fullTime(c.at)} (24 hours from now).`, "info");
+      else if (c.effect === "now") toast("The limit is in force now.", "info");
+    }
+    if (body.reminder_minutes !== undefined) toast(body.reminder_minutes ? `A reminder every ${body.reminder_minutes} minutes.` : "No reminders.", "info");
+  } catch (error) {
+    toast(errorText(error));
+  }
+  if (state.view === "limits") renderLimits();
+}
+
+function saveLimit() {
+  const text = document.getElementById("limit-amount").value.trim();
+  putLimits({
+    limits: [{
+      currency: document.getElementById("limit-currency").value,
+      kind: document.getElementById("limit-kind").value,
+      period: document.getElementById("limit-period").value,
+      amount: text === "" ? null : text,
+    }],
+  });
+}
+
+function saveReminder() {
+  const minutes = Number(document.getElementById("reminder-minutes").value);
+  putLimits({ reminder_minutes: Number.isInteger(minutes) ? minutes : -1 });
+}
+
+function confirmBreak(title, text, path, body) {
+  const cancel = h("button", { type: "button", class: "secondary", onclick: () => d.close() }, "Cancel");
+  const yes = h("button", { type: "button", id: "confirm-break", onclick: async () => {
+    d.close();
+    try {
+      const answer = await api("POST", path, body);
+      state.limits = answer;
+      toast(answer.tables_left && answer.tables_left.length ? "Done. You leave your tables at the end of the hand." : "Done.", "info");
+    } catch (error) {
+      toast(errorText(error));
+    }
+    if (state.view === "limits") renderLimits();
+  } }, "Yes, I am sure");
+  const d = dialog(title, h("p", { id: "break-warning" }, text), [yes, cancel]);
+}
+
+function confirmCoolOff() {
+  const hours = Number(document.getElementById("cool-off-hours").value);
+  const until = fullTime(Date.now() / 1000 + hours * 3600);
+  confirmBreak("Take a break", `You will not be able to deposit or play until ${until}. A break cannot be ended early.`, "/api/me/cool-off", { hours });
+}
+
+function confirmExclusion() {
+  const value = document.getElementById("exclusion-months").value;
+  const body = value === "permanent" ? { permanent: true } : { months: Number(value) };
+  const span = value === "permanent" ? "permanently" : `for ${EXCLUSIONS.find(([v]) => v === value)[1]}`;
+  confirmBreak("Exclude myself", `You will be excluded ${span}: no deposits and no play. It cannot be undone early.`, "/api/me/exclusion", body);
+}
