@@ -963,7 +963,9 @@ class RoomRuntime:
         self.books_log = OperatorLog(self.books, clock=accounts.clock)
         # Called with (account, log entry) when the operator suspends an account, after its cash
         # seats are left: the tournament director disqualifies it there (R-TOURN-15).
-        self.suspend_hooks: list[Callable[[str, int], Awaitable[None]]] = []
+        self.suspend_hooks: list[Callable[[str, int], Awaitable[None]]] = [
+            self._disqualify_in_tournaments
+        ]
         self.started_at = clock()
         self.runners = {
             spec.table_id: TableRunner(self, k, spec) for k, spec in enumerate(tables, start=1)
@@ -1673,6 +1675,14 @@ class RoomRuntime:
             except Exception:
                 log.exception("a suspend hook failed for %s", account)
         return left
+
+    async def _disqualify_in_tournaments(self, account: str, entry: int) -> None:
+        """R-TOURN-15: a suspended account is disqualified in every tournament it plays (an
+        entry registered before the start is refunded instead)."""
+        for runner in list(self.tournaments.values()):
+            done = await runner.disqualify(account, self.clock())
+            if done is not None:
+                log.info("operator log entry %d: %s", entry, done)
 
     async def close_table(self, table_id: str, operator: str, reason: str) -> dict[str, Any]:
         """No new hands at the table: the hand in progress plays out, then everyone leaves with

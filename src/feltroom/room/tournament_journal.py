@@ -12,6 +12,7 @@ and who sits where, the stacks at the start of any hand in progress, the level c
   dealt in, and the id of the stored hand);
 - ``hand_finished`` ``{"table", "before", "after", "hand_id"}`` (``"void": true`` for a hand the
   room voided: ``after`` is ``before``);
+- ``disqualify`` ``{"account"}``: the operator suspended the account (R-TOURN-15);
 - ``resume`` ``{"stopped_at"}``: the room stopped then (the clock resumes where it stood);
 - ``cancel`` ``{"reason"}``: the operator's cancellation.
 
@@ -119,6 +120,8 @@ def replay(row: TournamentRow, journal: Sequence[JournalRow]) -> Replayed:
                 )
             director.hand_finished(table, before, after, at)
             done.playing.pop(table, None)
+        elif kind == "disqualify":
+            director.disqualify(data["account"], at)
         elif kind == "resume":
             director.resume(float(data["stopped_at"]), at)
         elif kind == "cancel":

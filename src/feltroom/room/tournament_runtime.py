@@ -57,6 +57,7 @@ from feltroom.table import (
 from feltroom.tournament import (
     CloseTable,
     Director,
+    Disqualified,
     HoldTable,
     MovePlayer,
     OpenTable,
@@ -265,6 +266,7 @@ class TournamentRunner:
         return tab
 
     def _apply(self, outputs: Sequence[Output], now: float) -> None:
+        disqualified = {out.entry for out in outputs if isinstance(out, Disqualified)}
         for out in outputs:
             if isinstance(out, OpenTable):
                 self._open(out.table)
@@ -276,7 +278,8 @@ class TournamentRunner:
                 )
                 self.tables[out.to_table].table.seat_player(out.account, out.to_seat, chips, now)
             elif isinstance(out, RemovePlayer):
-                self.tables[out.table].table.remove_player(out.seat, now, "eliminated")
+                reason = "disqualified" if out.entry in disqualified else "eliminated"
+                self.tables[out.table].table.remove_player(out.seat, now, reason)
                 self.bots.pop(out.account, None)
             elif isinstance(out, HoldTable):
                 self.tables[out.table].table.hold()
@@ -529,6 +532,42 @@ class TournamentRunner:
                 raise RoomError(f"the refund could not be booked ({error}); try again") from None
         refunded = sum(getattr(out, "buy_in", 0) + getattr(out, "fee", 0) for out in outputs)
         return {"tournament": self.tournament_id, "account": account, "refunded": refunded}
+
+    async def disqualify(self, account: str, now: float) -> dict[str, Any] | None:
+        """R-TOURN-15: the operator suspended ``account``. Its entry in play is disqualified
+        (its chips leave play at the end of the hand in progress, it finishes in the current
+        place without a prize); an entry registered before the start is unregistered (buy-in
+        and fee back). ``None`` when the account has no entry here to take out."""
+        async with self.lock:
+            director = self.director
+            if self.done or self.error is not None:
+                return None
+            live = [e for e in director.entries if e.account == account]
+            entry = next((e for e in live if not e.out and not e.unregistered), None)
+            if entry is None or entry.disqualified:
+                return None
+            try:
+                if entry.table is None:
+                    if director.started_at is not None:
+                        return None  # a late entry not seated yet: nothing in play
+                    outputs = director.unregister(account, now)
+                    await self._input("unregister", {"account": account}, now, outputs)
+                    return {"tournament": self.tournament_id, "account": account, "refunded": True}
+                try:
+                    outputs = director.disqualify(account, now)
+                except IllegalAction:
+                    return None  # already disqualified (at the end of the hand in progress)
+                await self._input("disqualify", {"account": account}, now, outputs)
+            except _Reloaded as error:
+                raise RoomError(f"the disqualification could not be booked ({error})") from None
+        self.wake.set()
+        return {
+            "tournament": self.tournament_id,
+            "account": account,
+            "entry": entry.number,
+            "disqualified": True,
+            "at_hand_end": not any(isinstance(out, Disqualified) for out in outputs),
+        }
 
     def _seat_of(self, account: str) -> tuple[_Table, int]:
         for tab in self.tables.values():
