@@ -1,6 +1,7 @@
 """Tournaments in the room (docs/tournaments.md): house bots fill and play a sit-and-go to its
 end on the runtime's clock, the books audited; a recurring sit-and-go reopens; a restart resumes
-a running tournament from the books; the operator's cancellation (R-TOURN-13). Registration over
+a running tournament from the books; the operator's cancellation (R-TOURN-13); a suspended
+account disqualified (R-TOURN-15). Registration over
 HTTP is in tests/server/test_rest_tournaments.py, a kill -9 of the server in
 tests/server/test_tournament_crash.py."""
 
@@ -10,6 +11,7 @@ import asyncio
 
 from feltroom.room.audit import audit
 from feltroom.room.operator import BAD_INPUT, run_cancel_tournament
+from feltroom.room.operators import OperatorLog
 from feltroom.room.runtime import RoomRuntime
 from feltroom.store import SqlStorage
 
@@ -82,6 +84,7 @@ def test_house_bots_fill_a_sit_and_go_and_play_it_to_its_end(
         "prizes": 2000,
         "pool_left": 0,
         "chips": 1200,
+        "disqualified_chips": 0,
     }
     # every hand of it is stored and settled, none left started
     with storage.transaction(write=False) as tx:
@@ -260,6 +263,59 @@ def test_cancel_tournament_while_running_pays_the_pool_left_by_the_rule(
         "prizes": 4000,
         "pool_left": 0,
         "chips": 8 * 3000,
+        "disqualified_chips": 0,
     }
     with storage.transaction(write=False) as tx:
         assert tx.unsettled_hands(None) == []
+
+
+def test_R_TOURN_15_a_suspended_account_is_disqualified_at_its_tournament_table(
+    make_room: Room, clock: Clock, storage: SqlStorage
+) -> None:
+    """R-TOURN-15: the operator suspends an account in the middle of a sit-and-go: its chips
+    leave play at the end of the hand in progress, its entry finishes in the current place
+    without a prize, the others play on to the end and the audit balances (the chips that left
+    play accounted). A second suspension hook call changes nothing."""
+    names = [f"bot.sng4.{k}" for k in range(1, 5)]
+
+    async def scenario() -> tuple[str, int]:
+        room = make_room(HEADS_UP, tournaments=SNG, house_bots=0, bot_think=(0.5, 0.5))
+        await room.start()
+        try:
+            await enter(room, "sng4-1", names)
+            runner = room.tournaments["sng4-1"]
+            tab = runner.tables[1]
+            while not tab.table.in_hand:
+                await run_for(room, clock, 0.5)
+            victim = tab.table.hand.seats[0]  # type: ignore[union-attr]
+            account = tab.table.seats[victim].account
+            entry = OperatorLog(storage).record("op", "suspend", account, "collusion")
+            await room.remove_account(account, entry)
+            number = next(e.number for e in runner.director.entries if e.account == account)
+            state = runner.director.entries[number - 1]
+            if tab.table.in_hand:  # still seated until its hand ends
+                assert tab.table.seat_of(account) == victim
+            while not state.out:
+                await run_for(room, clock, 0.5)
+            chips = runner.director.disqualified_chips
+            remaining = runner.director.remaining
+            assert tab.table.seat_of(account) is None
+            assert state.place == remaining + 1
+            assert state.prize == 0
+            assert await runner.disqualify(account, clock.now) is None  # nothing more to do
+            await play_out(room, clock, "sng4-1")
+            assert runner.status == "finished"
+            return account, chips
+        finally:
+            await room.stop()
+
+    account, chips = asyncio.run(scenario())
+    assert chips > 0
+    assert wallet(storage, account) == 100_000_000 - 550
+    report = audit(storage, shuffles=0)
+    assert report["problems"] == []
+    books = report["tournaments"]["sng4-1"]
+    assert books["disqualified_chips"] == chips
+    assert books["chips"] == 4 * 300 - chips
+    assert books["prizes"] == 2000
+    assert books["pool_left"] == 0

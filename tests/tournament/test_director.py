@@ -691,7 +691,8 @@ def test_R_TOURN_15_a_suspended_account_is_disqualified(
     assert of(Disqualified, out) == [Disqualified(number, account, 1, chips)]
     assert RemovePlayer(1, seat, number, account) in out
     assert of(PlaceFinal, out)[0] == PlaceFinal(number, account, place, 1, 0)
-    assert d.entries[number - 1].prize == 0 and d.entries[number - 1].disqualified
+    assert d.entries[number - 1].prize == 0
+    assert d.entries[number - 1].disqualified
     assert d.disqualified_chips == chips
     assert sum(d.stacks().values()) + chips == 5 * 100
     assert d.prizes == prizes_after
