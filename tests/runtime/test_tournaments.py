@@ -1,18 +1,27 @@
 """Tournaments in the room (docs/tournaments.md): house bots fill and play a sit-and-go to its
 end on the runtime's clock, the books audited; a recurring sit-and-go reopens; a restart resumes
 a running tournament from the books; the operator's cancellation (R-TOURN-13); a suspended
-account disqualified (R-TOURN-15). Registration over
-HTTP is in tests/server/test_rest_tournaments.py, a kill -9 of the server in
+account disqualified (R-TOURN-15); tournament hands in the players' hand histories (R-HIST-1).
+Registration over HTTP is in tests/server/test_rest_tournaments.py, a kill -9 of the server in
 tests/server/test_tournament_crash.py."""
 
 from __future__ import annotations
 
 import asyncio
+import json
+import re
+import warnings
+from decimal import Decimal
 
+from feltroom.history import ohh, pokerstars_import
+from feltroom.history.tournament_info import ordinal
 from feltroom.room.audit import audit
+from feltroom.room.histories import HandHistories
 from feltroom.room.operator import BAD_INPUT, run_cancel_tournament
 from feltroom.room.operators import OperatorLog
 from feltroom.room.runtime import RoomRuntime
+from feltroom.room.tournament_runtime import tournament_number
+from feltroom.server.hand_files import ohh_of_view, phh_of_view, pokerstars_of_view
 from feltroom.store import SqlStorage
 
 from .support import HEADS_UP, Clock, Room, run_for
@@ -319,3 +328,86 @@ def test_R_TOURN_15_a_suspended_account_is_disqualified_at_its_tournament_table(
     assert books["chips"] == 4 * 300 - chips
     assert books["prizes"] == 2000
     assert books["pool_left"] == 0
+
+
+def test_R_HIST_1_tournament_hands_are_in_the_players_hand_histories(
+    make_room: Room, clock: Clock, storage: SqlStorage
+) -> None:
+    """Every hand of a sit-and-go is in the histories of the players dealt into it, and its
+    files say so: PokerStars' tournament header (number, buy-in, level, blinds), the table
+    named by the tournament, chips bare, the line of each entry whose place became final with
+    the hand; OHH's tournament_info; PHH as for cash hands. No-ante No-Limit hands read in
+    PokerKit's PokerStars parser to the stacks the books stored; every hand reads back in our
+    PokerStars importer."""
+    from pokerkit import HandHistory
+
+    names = [f"bot.sng4.{k}" for k in range(1, 5)]
+
+    async def scenario() -> dict[str, tuple[int, int]]:
+        room = make_room(HEADS_UP, tournaments=SNG, house_bots=0, bot_think=(0.1, 0.1))
+        await room.start()
+        try:
+            await enter(room, "sng4-1", names)
+            await play_out(room, clock, "sng4-1")
+            director = room.tournaments["sng4-1"].director
+            return {e.account: (e.place or 0, e.prize) for e in director.entries}
+        finally:
+            await room.stop()
+
+    places = asyncio.run(scenario())
+    number = tournament_number("sng4-1")
+    histories = HandHistories(storage)
+    header = re.compile(
+        rf"PokerStars Hand #(\d+): Tournament #{number}, 500\+50 Hold'em No Limit - "
+        r"Level ([IVX]+) \((\d+)/(\d+)\) - \d{4}/\d\d/\d\d \d+:\d\d:\d\d ET$"
+    )
+    finishes: set[str] = set()
+    parsed = 0
+    for account in names:
+        ids = histories.hands_of(account, limit=10_000)
+        assert ids
+        for hand_id in ids:
+            view = histories.for_player(hand_id, account)
+            text = pokerstars_of_view(view, account)
+            lines = text.splitlines()
+            match = header.match(lines[0])
+            assert match, lines[0]
+            assert int(match[1]) == hand_id
+            assert lines[1].startswith(f"Table '{number} 1' 4-max Seat #")
+            assert "Play Money" not in text
+            finishes.update(line for line in lines if " the tournament" in line)
+            (record,) = pokerstars_import.loads(text).records
+            assert record.hand_id == hand_id
+            document = json.loads(ohh_of_view(view, account), parse_float=Decimal)
+            assert ohh.validate(document) == []
+            info = document["ohh"]["tournament_info"]
+            assert document["ohh"]["tournament"] is True
+            assert info["tournament_number"] == str(number)
+            assert (info["type"], info["buyin_amount"], info["fee_amount"]) == ("STT", 500, 50)
+            assert (info["currency"], info["initial_stack"]) == ("PLAY", 300)
+            assert info["speed"] == {"type": "Turbo", "round_time": 5}
+            assert phh_of_view(view).count("actions = ") == 1
+            if match[2] == "I" and "posts the ante" not in text:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    (history,) = HandHistory.from_pokerstars(
+                        text, parse_value=Decimal, error_status=True
+                    )
+                final = list(history)[-1].stacks
+                stored = {p["player"]: p for p in view["players"]}
+                ours = [
+                    stored[name]["start_stack"]
+                    - stored[name]["contribution"]
+                    + stored[name]["payout"]
+                    for name in history.players
+                ]
+                assert [int(chips) for chips in final] == ours, text
+                parsed += 1
+    assert parsed > 0
+    expected = set()
+    for account, (place, prize) in places.items():
+        if place == 1:
+            expected.add(f"{account} wins the tournament and receives {prize} - congratulations!")
+        else:
+            expected.add(f"{account} finished the tournament in {ordinal(place)} place")
+    assert finishes == expected

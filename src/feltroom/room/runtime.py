@@ -339,6 +339,39 @@ def hand_record(table_id: str, result: HandResult) -> dict[str, Any]:
     }
 
 
+def player_outcomes(result: HandResult) -> list[PlayerOutcome]:
+    """Per player dealt into a finished hand: the chips put in, the chips won less the
+    collection fee, the hole cards, whether they stayed to the showdown and showed (what the
+    books keep with the hand, ``hand_players``)."""
+    hand = result.hand
+    won: dict[int, int] = {}
+    for pot in hand.results:
+        for seat, share in zip(pot.winners, pot.shares, strict=True):
+            won[seat] = won.get(seat, 0) + share
+    showdown = set(hand.showdown_seats)
+    shown = hand.shown
+    players = []
+    for seat in hand.seats:
+        before = result.before[seat]
+        final = hand.stack_of(seat)
+        paid = final - result.after[seat] - result.tax.get(seat, 0)  # collection fee
+        gain = won.get(seat, 0)
+        hole = " ".join(str(card) for card in hand.hole_cards(seat) if card is not None)
+        players.append(
+            PlayerOutcome(
+                result.accounts[seat],
+                seat,
+                before,
+                before - final + gain,
+                gain - paid,
+                hole,
+                seat in showdown,
+                seat in shown,
+            )
+        )
+    return players
+
+
 def _tax_rule(runner: TableRunner) -> TaxRule | None:
     config = runner.spec.config
     if config.tax_threshold is None or not config.tax_percent:
@@ -739,33 +772,11 @@ class TableRunner:
         hand_id = self.playing
         if hand_id is None:
             raise RoomError(f"table {self.table_id}: a hand finished that was never begun")
-        won: dict[int, int] = {}
-        for pot in hand.results:
-            for seat, share in zip(pot.winners, pot.shares, strict=True):
-                won[seat] = won.get(seat, 0) + share
-        showdown = set(hand.showdown_seats)
-        shown = hand.shown
-        players = []
-        fee = 0
-        for seat in hand.seats:
-            before = result.before[seat]
-            final = hand.stack_of(seat)
-            paid = final - result.after[seat] - result.tax.get(seat, 0)  # collection fee
-            fee += paid
-            gain = won.get(seat, 0)
-            hole = " ".join(str(card) for card in hand.hole_cards(seat) if card is not None)
-            players.append(
-                PlayerOutcome(
-                    result.accounts[seat],
-                    seat,
-                    before,
-                    before - final + gain,
-                    gain - paid,
-                    hole,
-                    seat in showdown,
-                    seat in shown,
-                )
-            )
+        players = player_outcomes(result)
+        fee = sum(  # the collection fees
+            hand.stack_of(seat) - result.after[seat] - result.tax.get(seat, 0)
+            for seat in hand.seats
+        )
         record = hand_record(self.table_id, result)
         return HandOutcome(
             hand_id,

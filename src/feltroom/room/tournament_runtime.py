@@ -33,10 +33,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from feltroom.deal_proof import SCHEME
 from feltroom.errors import IllegalAction
 from feltroom.room.errors import RoomError
 from feltroom.room.housebots import HouseBot, bot_name, house_bot
-from feltroom.room.storage import TournamentRow
+from feltroom.room.ledger import CURRENCIES
+from feltroom.room.storage import HandDealRow, HandPlayerRow, TournamentRow
+from feltroom.room.tables_config import settings_of
 from feltroom.room.tournament_journal import (
     DONE,
     replay,
@@ -49,6 +52,7 @@ from feltroom.room.tournaments_config import TournamentSpec
 from feltroom.rules import Action
 from feltroom.table import (
     HandFinished,
+    HandResult,
     HandStarted,
     TableEvent,
     TournamentTable,
@@ -62,6 +66,7 @@ from feltroom.tournament import (
     MovePlayer,
     OpenTable,
     Output,
+    PlaceFinal,
     RedrawTable,
     ReleaseTable,
     RemovePlayer,
@@ -73,7 +78,7 @@ from feltroom.tournament import (
 if TYPE_CHECKING:
     from feltroom.room.runtime import RoomRuntime
 
-__all__ = ["TournamentRunner", "tournament_table_id"]
+__all__ = ["TournamentRunner", "tournament_number", "tournament_table_id"]
 
 log = logging.getLogger("feltroom.room.tournaments")
 
@@ -90,6 +95,12 @@ def tournament_table_id(tournament_id: str, number: int) -> str:
     return f"t.{hashlib.sha256(tournament_id.encode()).hexdigest()[:16]}.{number}"
 
 
+def tournament_number(tournament_id: str) -> int:
+    """The number a tournament's hand histories give it (``Tournament #<number>``, digits as
+    trackers read them): ten digits derived from its id, the same on every machine."""
+    return int(hashlib.sha256(tournament_id.encode()).hexdigest()[:15], 16) % 10**10
+
+
 class _Reloaded(Exception):
     """A write failed: the runner was rebuilt from the books; what was being done is dropped."""
 
@@ -101,6 +112,15 @@ class _Table:
     table: TournamentTable
     hand_id: int | None = None
     next_deal: float = 0.0
+    level: int = 1
+    """The number of the level of the hand in progress (or the last one)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _StoredHand:
+    settings: dict[str, Any]
+    players: tuple[HandPlayerRow, ...]
+    deal: HandDealRow | None
 
 
 class TournamentRunner:
@@ -192,6 +212,7 @@ class TournamentRunner:
         status: str,
         hand_table: str | None,
         record: dict[str, Any] | None,
+        hand: _StoredHand | None,
     ) -> int | None:
         with self.room.books.transaction() as tx:
             return write_input(
@@ -206,6 +227,9 @@ class TournamentRunner:
                 status=status,
                 hand_table=hand_table,
                 hand_record=record,
+                hand_settings=None if hand is None else hand.settings,
+                hand_players=() if hand is None else hand.players,
+                hand_deal=None if hand is None else hand.deal,
             )
 
     def _beat(self, now: float) -> str:
@@ -227,6 +251,7 @@ class TournamentRunner:
         *,
         hand_table: str | None = None,
         record: dict[str, Any] | None = None,
+        hand: _StoredHand | None = None,
         reload: bool = True,
     ) -> int | None:
         """Write the director's input ``kind`` and book its ``outputs``, then carry them out."""
@@ -234,7 +259,7 @@ class TournamentRunner:
         seq = self.seq + 1
         try:
             hand_id = await self.room.writer.call(
-                self._write, seq, kind, payload, now, outputs, status, hand_table, record
+                self._write, seq, kind, payload, now, outputs, status, hand_table, record, hand
             )
         except Exception as error:
             if not reload:
@@ -402,6 +427,10 @@ class TournamentRunner:
         started = next((e for e in events if isinstance(e, HandStarted)), None)
         if started is None:
             return
+        level = max(1, self.director.level_number)
+        while level > 1 and self.director.schedule.level(level) != table.level:
+            level -= 1  # a level that started meanwhile applies from the next hand
+        tab.level = level
         self.director.hand_started(tab.number, started.button, started.big, now)
         payload = {
             "table": tab.number,
@@ -426,14 +455,76 @@ class TournamentRunner:
                 "after": dict(result.after),
                 "hand_id": tab.hand_id,
             }
-            record = {"tournament": self.tournament_id, **hand_record(tab.table_id, result)}
+            record = {
+                "tournament": self.tournament_id,
+                **hand_record(tab.table_id, result),
+                "finishes": [
+                    [out.account, out.place, out.prize]
+                    for out in outputs
+                    if isinstance(out, PlaceFinal)
+                ],
+            }
+            stored = self._stored_hand(tab, result, tab.hand_id)
             tab.hand_id = None
             settings = self.room.settings
             pause = settings.between_hands
             if result.hand.showdown_seats:
                 pause = max(pause, settings.after_showdown)
             tab.next_deal = now + pause
-            await self._input("hand_finished", payload, now, outputs, record=record)
+            await self._input("hand_finished", payload, now, outputs, record=record, hand=stored)
+
+    def _stored_hand(self, tab: _Table, result: HandResult, hand_id: int | None) -> _StoredHand:
+        """What the books keep with a tournament hand for the players' hand histories: the
+        table's settings with the tournament's (``feltroom.history.tournament_info``), each
+        player's row and the committed deck."""
+        from feltroom.room.runtime import player_outcomes
+
+        cfg = self.settings
+        number = tournament_number(self.tournament_id)
+        currency = CURRENCIES.get(self.row.currency)
+        settings: dict[str, Any] = {
+            "table_id": tab.table_id,
+            "currency": self.row.currency,
+            **settings_of(tab.table.config),
+            "name": f"{number} {tab.number}",
+            "tournament": {
+                "id": self.tournament_id,
+                "number": number,
+                "name": self.spec.tournament_id,
+                "type": "MTT" if cfg.format == "mtt" else "STT",
+                "buy_in": cfg.buy_in,
+                "fee": cfg.fee,
+                "currency": self.row.currency,
+                "exponent": 0 if currency is None else currency.exponent,
+                "started_at": self.director.started_at,
+                "starting_stack": cfg.starting_stack,
+                "level": tab.level,
+                "level_minutes": self.director.schedule.level_minutes,
+                "table": tab.number,
+            },
+        }
+        if hand_id is None:
+            return _StoredHand(settings, (), None)
+        players = tuple(
+            HandPlayerRow(
+                hand_id,
+                p.player,
+                p.seat,
+                p.start_stack,
+                p.contribution,
+                p.payout,
+                0,
+                p.hole,
+                p.showdown,
+                p.shown,
+            )
+            for p in player_outcomes(result)
+        )
+        deal = None
+        if result.deal is not None:
+            deck, salts = result.deal.stored()
+            deal = HandDealRow(hand_id, SCHEME, result.deal.commitment, deck, salts)
+        return _StoredHand(settings, players, deal)
 
     async def drive(self, now: float, max_steps: int = 10_000) -> None:
         """Everything due at ``now`` (tests with a fake clock)."""
