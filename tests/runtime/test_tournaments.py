@@ -312,6 +312,9 @@ def test_R_TOURN_15_a_suspended_account_is_disqualified_at_its_tournament_table(
             assert state.place == remaining + 1
             assert state.prize == 0
             assert await runner.disqualify(account, clock.now) is None  # nothing more to do
+            lobby = {p["account"]: p for p in runner.lobby(clock.now)["places"]}
+            assert lobby[account]["disqualified"] is True
+            assert lobby[account]["prize"] == 0
             await play_out(room, clock, "sng4-1")
             assert runner.status == "finished"
             return account, chips

@@ -740,3 +740,22 @@ def test_R_TOURN_15_refusals_change_nothing(account: str, message: str) -> None:
         d.disqualify(account, 2.0)
     after = (d.remaining, d.disqualified_chips, d.prizes, {e.number: e.stack for e in d.entries})
     assert after == before
+
+
+def test_R_TOURN_15_a_cancellation_during_the_hand_leaves_the_disqualified_entry_out() -> None:
+    """R-TOURN-13 with R-TOURN-15: the hand in progress is void, so the entry to be disqualified
+    at its end is out at once with its start-of-hand chips, in the current place without a
+    prize, and has no share of the pool left; the others share it all."""
+    d, _ = started(5, starting_stack=100)
+    seat = min(d.tables[1].seats)
+    account = account_at(d, 1, seat)
+    d.hand_started(1, 0, seat, 1.0)
+    d.disqualify(account, 1.0)
+    out = d.cancel(2.0)
+    (gone,) = of(Disqualified, out)
+    assert (gone.account, gone.chips) == (account, 100)
+    assert of(PlaceFinal, out) == [PlaceFinal(gone.entry, account, 5, 1, 0)]
+    shares = {p.account: p.amount for p in of(CancellationPaid, out)}
+    assert account not in shares
+    assert sum(shares.values()) == d.pool == 500
+    assert d.disqualified_chips == 100

@@ -729,7 +729,13 @@ class TournamentRunner:
             ],
             "chips": [{"account": e.account, "chips": e.stack} for e in in_play],
             "places": [
-                {"place": e.place, "account": e.account, "prize": e.prize, "shared": e.shared}
+                {
+                    "place": e.place,
+                    "account": e.account,
+                    "prize": e.prize,
+                    "shared": e.shared,
+                    "disqualified": e.disqualified,
+                }
                 for e in places
             ],
             "error": self.error,

@@ -801,7 +801,8 @@ class Director:
         prize pool left is shared among the entries still in (stacks at the start of any hand in
         progress, which is void): in the money each first gets the prize of the next place to
         finish, before it the buy-in back, and the rest goes in proportion to chips. Prizes
-        already won stay paid."""
+        already won stay paid. An entry to be disqualified at the end of the hand in progress
+        (R-TOURN-15) is out first, without a share."""
         if self.finished:
             raise IllegalAction(f"the tournament has already {self.state}")
         if self.started_at is None:
@@ -811,6 +812,14 @@ class Director:
         if self.registration_open:
             out += self._close_registration()
         self._pending = []
+        self._out = []
+        for number in sorted(self._disqualify):  # the hand in progress is void: out at once
+            entry = self.entries[number - 1]
+            assert entry.table is not None
+            entry.disqualified = True
+            self._round_out.append(self._take_out(entry, self._table(entry.table)))
+        self._disqualify.clear()
+        out += self._flush()
         if self._round_out:
             out += self._rank(self._round_out)
             self._round_out = []
