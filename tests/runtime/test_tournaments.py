@@ -414,3 +414,60 @@ def test_R_HIST_1_tournament_hands_are_in_the_players_hand_histories(
         else:
             expected.add(f"{account} finished the tournament in {ordinal(place)} place")
     assert finishes == expected
+
+
+def test_R_TOURN_15_a_disqualification_pending_at_a_crash_takes_effect_on_resumption(
+    make_room: Room, clock: Clock, storage: SqlStorage
+) -> None:
+    """R-TOURN-15 with R-TOURN-13: the room stops dead during the hand at whose end a suspended
+    account was to leave play; on resumption the hand is void and the entry is out with its
+    start-of-hand chips, in the current place without a prize; the books balance."""
+    options = {"tournament_bot_wait": 0.0, "bot_think": (0.5, 0.5), "house_bots": 0}
+    names = [f"bot.mt.{k}" for k in range(1, 9)]
+
+    async def first() -> tuple[str, int]:
+        room = make_room(HEADS_UP, tournaments=TWO_TABLES_SNG, **options)
+        await room.start()
+        runner = room.tournaments["mt-1"]
+        await enter(room, "mt-1", names)
+        tab = runner.tables[1]
+        while not tab.table.in_hand:
+            await run_for(room, clock, 0.5, step=0.5)
+        account = tab.table.seats[tab.table.hand.seats[0]].account  # type: ignore[union-attr]
+        entry = OperatorLog(storage).record("op", "suspend", account, "bots colluding")
+        await room.remove_account(account, entry)
+        assert tab.table.in_hand
+        stack = next(
+            chips
+            for number, chips in runner.director.stacks().items()
+            if runner.director.entries[number - 1].account == account
+        )
+        room.stopping = True
+        room.writer.stop()  # dead: the hand in progress is never finished
+        return account, stack
+
+    account, stack = asyncio.run(first())
+    clock.now += 60.0
+
+    async def second() -> None:
+        room = make_room(HEADS_UP, tournaments=TWO_TABLES_SNG, **options)
+        await room.start()
+        try:
+            director = room.tournaments["mt-1"].director
+            (state,) = [e for e in director.entries if e.account == account]
+            assert state.out
+            assert state.disqualified
+            assert state.prize == 0
+            assert state.place == director.remaining + 1
+            assert director.disqualified_chips == stack
+            assert all(
+                tab.table.seat_of(account) is None
+                for tab in room.tournaments["mt-1"].tables.values()
+            )
+        finally:
+            await room.stop()
+
+    asyncio.run(second())
+    report = audit(storage, shuffles=0)
+    assert report["problems"] == []
+    assert report["tournaments"]["mt-1"]["disqualified_chips"] == stack
