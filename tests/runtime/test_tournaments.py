@@ -13,6 +13,7 @@ import re
 import warnings
 from decimal import Decimal
 
+from feltroom.deal_proof import verify
 from feltroom.history import ohh, pokerstars_import
 from feltroom.history.tournament_info import ordinal
 from feltroom.room.audit import audit
@@ -333,6 +334,12 @@ def test_R_TOURN_15_a_suspended_account_is_disqualified_at_its_tournament_table(
     assert books["pool_left"] == 0
 
 
+def view_seat(view: dict[str, object], account: str) -> int:
+    players = view["players"]
+    assert isinstance(players, list)
+    return next(int(p["seat"]) for p in players if p["player"] == account)
+
+
 def test_R_HIST_1_tournament_hands_are_in_the_players_hand_histories(
     make_room: Room, clock: Clock, storage: SqlStorage
 ) -> None:
@@ -390,6 +397,10 @@ def test_R_HIST_1_tournament_hands_are_in_the_players_hand_histories(
             assert (info["currency"], info["initial_stack"]) == ("PLAY", 300)
             assert info["speed"] == {"type": "Turbo", "round_time": 5}
             assert phh_of_view(view).count("actions = ") == 1
+            proof = histories.proof_for_player(hand_id, account)  # the committed deck is kept
+            assert (proof["hand_id"], proof["table"]) == (hand_id, "sng4-1.1")
+            assert {c["role"] for c in proof["cards"]} >= {f"hole:{view_seat(view, account)}"}
+            assert verify(proof) == []
             if match[2] == "I" and "posts the ante" not in text:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
