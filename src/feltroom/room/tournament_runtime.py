@@ -21,6 +21,10 @@ times out the absent (R-TOURN-6), a new hand is dealt ``between_hands`` after th
   seconds while it is open (people register in between), and only while no other instance of
   the same tournament is running (so bots keep one instance of each going, not a flood).
 - A recurring sit-and-go opens its next instance when one starts (``RoomRuntime``).
+- **Histories:** each hand is stored with its players, the table's settings and the tournament
+  (``feltroom.history.tournament_info``), the places it made final and its committed deck, so
+  it is in the players' hand histories like a cash hand (R-HIST-1/2).
+- **Suspension** (R-TOURN-15): ``disqualify``, called by the room's suspend hook.
 """
 
 from __future__ import annotations
