@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import random
 import re
+from dataclasses import replace
 from datetime import UTC, datetime
 from decimal import Decimal
 from fractions import Fraction
 
+import pytest
+
 from feltroom.cards import Card, parse_cards
-from feltroom.history import pokerstars
+from feltroom.history import ohh, pokerstars, pokerstars_import
+from feltroom.history.tournament_info import Finish, TournamentInfo, ordinal, roman
 from feltroom.money import PLAY, Currency
 from feltroom.rules import (
     Call,
@@ -325,3 +330,132 @@ def test_antes_and_a_dead_blind_with_a_post() -> None:
     ]
     assert "Cy: checks" in lines
     reconcile(text)
+
+
+TOURNAMENT = TournamentInfo(
+    number=937193984,
+    name="Sunday",
+    kind="MTT",
+    buy_in=1000,
+    fee=100,
+    currency=USD,
+    level=14,
+    starting_stack=1500,
+    level_minutes=10,
+    started=datetime(2026, 12, 1, 14, 0, 0, tzinfo=UTC),
+    finishes=(Finish("Ann", 3, 450), Finish("Cy", 5, 0)),
+)
+
+
+def tournament_hand() -> Hand:
+    """Level XIV (75/150) with a big-blind ante of 150: Di folds, the others check it down."""
+    players = [(1, 300), (2, 5000), (3, 200), (4, 1000)]
+    forced = [ForcedBet(2, Forced.ANTE, 150), *blinds(players, 4, 75, 150)]
+    deck = deck_for(["7c2d", "AsAd", "8h8d", "9c9d"], "Ts6d3cQhQs")
+    hand = Hand(NoLimit(150), players, 4, forced, deck)
+    while not hand.is_over:
+        legal = hand.legal_actions()
+        assert legal is not None
+        hand.act(Fold() if hand.to_act == 4 else Check() if legal.check else Call())
+    return hand
+
+
+def test_a_tournament_hand_has_the_tournament_header_and_the_finishing_lines() -> None:
+    text = pokerstars.dumps(
+        tournament_hand(),
+        hand_id=42,
+        table_name="937193984 7",
+        hero="Ann",
+        names={1: "Ann", 2: "Bob", 3: "Cy", 4: "Di"},
+        currency=Currency("USD", 0),  # the hand's amounts are tournament chips
+        started=STARTED,
+        seat_count=9,
+        tournament=TOURNAMENT,
+    )
+    lines = text.splitlines()
+    assert lines[:3] == [
+        "PokerStars Hand #42: Tournament #937193984, $10+$1 USD Hold'em No Limit - Level XIV "
+        "(75/150) - 2026/12/01 10:00:00 ET",
+        "Table '937193984 7' 9-max Seat #4 is the button",
+        "Seat 1: Ann (300 in chips)",
+    ]
+    assert "Bob: posts the ante 150" in lines
+    summary = lines.index("*** SUMMARY ***")
+    assert lines[summary - 2 : summary] == [
+        "Cy finished the tournament in 5th place",
+        "Ann finished the tournament in 3rd place and received $4.50.",
+    ]
+    reconcile(text)
+    (record,) = pokerstars_import.loads(text).records
+    assert record.hand_id == 42
+    winner = replace(TOURNAMENT, currency=PLAY, finishes=(Finish("Bob", 1, 2000),))
+    assert pokerstars.finishing_line(winner.finishes[0], PLAY) == (
+        "Bob wins the tournament and receives 2000 - congratulations!"
+    )
+    assert pokerstars.tournament_buy_in(winner) == "1000+100"
+
+
+@pytest.mark.parametrize(
+    ("number", "text", "place"),
+    [
+        (1, "I", "1st"),
+        (4, "IV", "4th"),
+        (9, "IX", "9th"),
+        (14, "XIV", "14th"),
+        (22, "XXII", "22nd"),
+        (40, "XL", "40th"),
+        (111, "CXI", "111th"),
+        (3, "III", "3rd"),
+    ],
+)
+def test_levels_in_roman_numerals_and_places_as_ordinals(
+    number: int, text: str, place: str
+) -> None:
+    assert roman(number) == text
+    assert ordinal(number) == place
+
+
+def test_a_tournament_hand_in_ohh_has_tournament_info() -> None:
+    document = ohh.to_dict(
+        tournament_hand(),
+        hand_id=42,
+        table_name="937193984 7",
+        hero="Ann",
+        names={1: "Ann", 2: "Bob", 3: "Cy", 4: "Di"},
+        currency=Currency("USD", 0),
+        started=STARTED,
+        tournament=TOURNAMENT,
+    )
+    assert document["tournament"] is True
+    assert document["currency"] == ""
+    assert document["ante_amount"] == 150
+    assert document["tournament_info"] == {
+        "name": "Sunday",
+        "start_date_utc": "2026-12-01T14:00:00Z",
+        "type": "MTT",
+        "buyin_amount": Decimal("10.00"),
+        "currency": "USD",
+        "fee_amount": Decimal("1.00"),
+        "bounty_fee_amount": Decimal("0.00"),
+        "tournament_number": "937193984",
+        "flags": "",
+        "initial_stack": 1500,
+        "speed": {"type": "Normal", "round_time": 10},
+    }
+    assert (
+        ohh.validate(
+            json.loads(
+                ohh.dumps(
+                    tournament_hand(),
+                    hand_id=1,
+                    table_name="t",
+                    hero=None,
+                    names={1: "a", 2: "b", 3: "c", 4: "d"},
+                    currency=PLAY,
+                    tournament=TOURNAMENT,
+                ),
+                parse_float=Decimal,
+            )
+        )
+        == []
+    )

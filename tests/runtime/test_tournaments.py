@@ -1,16 +1,28 @@
 """Tournaments in the room (docs/tournaments.md): house bots fill and play a sit-and-go to its
 end on the runtime's clock, the books audited; a recurring sit-and-go reopens; a restart resumes
-a running tournament from the books; the operator's cancellation (R-TOURN-13). Registration over
-HTTP is in tests/server/test_rest_tournaments.py, a kill -9 of the server in
+a running tournament from the books; the operator's cancellation (R-TOURN-13); a suspended
+account disqualified (R-TOURN-15); tournament hands in the players' hand histories (R-HIST-1).
+Registration over HTTP is in tests/server/test_rest_tournaments.py, a kill -9 of the server in
 tests/server/test_tournament_crash.py."""
 
 from __future__ import annotations
 
 import asyncio
+import json
+import re
+import warnings
+from decimal import Decimal
 
+from feltroom.deal_proof import verify
+from feltroom.history import ohh, pokerstars_import
+from feltroom.history.tournament_info import ordinal
 from feltroom.room.audit import audit
+from feltroom.room.histories import HandHistories
 from feltroom.room.operator import BAD_INPUT, run_cancel_tournament
+from feltroom.room.operators import OperatorLog
 from feltroom.room.runtime import RoomRuntime
+from feltroom.room.tournament_runtime import tournament_number
+from feltroom.server.hand_files import ohh_of_view, phh_of_view, pokerstars_of_view
 from feltroom.store import SqlStorage
 
 from .support import HEADS_UP, Clock, Room, run_for
@@ -82,6 +94,7 @@ def test_house_bots_fill_a_sit_and_go_and_play_it_to_its_end(
         "prizes": 2000,
         "pool_left": 0,
         "chips": 1200,
+        "disqualified_chips": 0,
     }
     # every hand of it is stored and settled, none left started
     with storage.transaction(write=False) as tx:
@@ -260,6 +273,212 @@ def test_cancel_tournament_while_running_pays_the_pool_left_by_the_rule(
         "prizes": 4000,
         "pool_left": 0,
         "chips": 8 * 3000,
+        "disqualified_chips": 0,
     }
     with storage.transaction(write=False) as tx:
         assert tx.unsettled_hands(None) == []
+
+
+def test_R_TOURN_15_a_suspended_account_is_disqualified_at_its_tournament_table(
+    make_room: Room, clock: Clock, storage: SqlStorage
+) -> None:
+    """R-TOURN-15: the operator suspends an account in the middle of a sit-and-go: its chips
+    leave play at the end of the hand in progress, its entry finishes in the current place
+    without a prize, the others play on to the end and the audit balances (the chips that left
+    play accounted). A second suspension hook call changes nothing."""
+    names = [f"bot.sng4.{k}" for k in range(1, 5)]
+
+    async def scenario() -> tuple[str, int]:
+        room = make_room(HEADS_UP, tournaments=SNG, house_bots=0, bot_think=(0.5, 0.5))
+        await room.start()
+        try:
+            await enter(room, "sng4-1", names)
+            runner = room.tournaments["sng4-1"]
+            tab = runner.tables[1]
+            while not tab.table.in_hand:
+                await run_for(room, clock, 0.5)
+            victim = tab.table.hand.seats[0]  # type: ignore[union-attr]
+            account = tab.table.seats[victim].account
+            entry = OperatorLog(storage).record("op", "suspend", account, "collusion")
+            await room.remove_account(account, entry)
+            number = next(e.number for e in runner.director.entries if e.account == account)
+            state = runner.director.entries[number - 1]
+            if tab.table.in_hand:  # still seated until its hand ends
+                assert tab.table.seat_of(account) == victim
+            while not state.out:
+                await run_for(room, clock, 0.5)
+            chips = runner.director.disqualified_chips
+            remaining = runner.director.remaining
+            assert tab.table.seat_of(account) is None
+            assert state.place == remaining + 1
+            assert state.prize == 0
+            assert await runner.disqualify(account, clock.now) is None  # nothing more to do
+            lobby = {p["account"]: p for p in runner.lobby(clock.now)["places"]}
+            assert lobby[account]["disqualified"] is True
+            assert lobby[account]["prize"] == 0
+            await play_out(room, clock, "sng4-1")
+            assert runner.status == "finished"
+            return account, chips
+        finally:
+            await room.stop()
+
+    account, chips = asyncio.run(scenario())
+    assert chips > 0
+    assert wallet(storage, account) == 100_000_000 - 550
+    report = audit(storage, shuffles=0)
+    assert report["problems"] == []
+    books = report["tournaments"]["sng4-1"]
+    assert books["disqualified_chips"] == chips
+    assert books["chips"] == 4 * 300 - chips
+    assert books["prizes"] == 2000
+    assert books["pool_left"] == 0
+
+
+def view_seat(view: dict[str, object], account: str) -> int:
+    players = view["players"]
+    assert isinstance(players, list)
+    return next(int(p["seat"]) for p in players if p["player"] == account)
+
+
+def test_R_HIST_1_tournament_hands_are_in_the_players_hand_histories(
+    make_room: Room, clock: Clock, storage: SqlStorage
+) -> None:
+    """Every hand of a sit-and-go is in the histories of the players dealt into it, and its
+    files say so: PokerStars' tournament header (number, buy-in, level, blinds), the table
+    named by the tournament, chips bare, the line of each entry whose place became final with
+    the hand; OHH's tournament_info; PHH as for cash hands. No-ante No-Limit hands read in
+    PokerKit's PokerStars parser to the stacks the books stored; every hand reads back in our
+    PokerStars importer."""
+    from pokerkit import HandHistory
+
+    names = [f"bot.sng4.{k}" for k in range(1, 5)]
+
+    async def scenario() -> dict[str, tuple[int, int]]:
+        room = make_room(HEADS_UP, tournaments=SNG, house_bots=0, bot_think=(0.1, 0.1))
+        await room.start()
+        try:
+            await enter(room, "sng4-1", names)
+            await play_out(room, clock, "sng4-1")
+            director = room.tournaments["sng4-1"].director
+            return {e.account: (e.place or 0, e.prize) for e in director.entries}
+        finally:
+            await room.stop()
+
+    places = asyncio.run(scenario())
+    number = tournament_number("sng4-1")
+    histories = HandHistories(storage)
+    header = re.compile(
+        rf"PokerStars Hand #(\d+): Tournament #{number}, 500\+50 Hold'em No Limit - "
+        r"Level ([IVX]+) \((\d+)/(\d+)\) - \d{4}/\d\d/\d\d \d+:\d\d:\d\d ET$"
+    )
+    finishes: set[str] = set()
+    parsed = 0
+    for account in names:
+        ids = histories.hands_of(account, limit=10_000)
+        assert ids
+        for hand_id in ids:
+            view = histories.for_player(hand_id, account)
+            text = pokerstars_of_view(view, account)
+            lines = text.splitlines()
+            match = header.match(lines[0])
+            assert match, lines[0]
+            assert int(match[1]) == hand_id
+            assert lines[1].startswith(f"Table '{number} 1' 4-max Seat #")
+            assert "Play Money" not in text
+            finishes.update(line for line in lines if " the tournament" in line)
+            (record,) = pokerstars_import.loads(text).records
+            assert record.hand_id == hand_id
+            document = json.loads(ohh_of_view(view, account), parse_float=Decimal)
+            assert ohh.validate(document) == []
+            info = document["ohh"]["tournament_info"]
+            assert document["ohh"]["tournament"] is True
+            assert info["tournament_number"] == str(number)
+            assert (info["type"], info["buyin_amount"], info["fee_amount"]) == ("STT", 500, 50)
+            assert (info["currency"], info["initial_stack"]) == ("PLAY", 300)
+            assert info["speed"] == {"type": "Turbo", "round_time": 5}
+            assert phh_of_view(view).count("actions = ") == 1
+            proof = histories.proof_for_player(hand_id, account)  # the committed deck is kept
+            assert (proof["hand_id"], proof["table"]) == (hand_id, "sng4-1.1")
+            assert {c["role"] for c in proof["cards"]} >= {f"hole:{view_seat(view, account)}"}
+            assert verify(proof) == []
+            if match[2] == "I" and "posts the ante" not in text:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    (history,) = HandHistory.from_pokerstars(
+                        text, parse_value=Decimal, error_status=True
+                    )
+                final = list(history)[-1].stacks
+                stored = {p["player"]: p for p in view["players"]}
+                ours = [
+                    stored[name]["start_stack"]
+                    - stored[name]["contribution"]
+                    + stored[name]["payout"]
+                    for name in history.players
+                ]
+                assert [int(chips) for chips in final] == ours, text
+                parsed += 1
+    assert parsed > 0
+    expected = set()
+    for account, (place, prize) in places.items():
+        if place == 1:
+            expected.add(f"{account} wins the tournament and receives {prize} - congratulations!")
+        else:
+            expected.add(f"{account} finished the tournament in {ordinal(place)} place")
+    assert finishes == expected
+
+
+def test_R_TOURN_15_a_disqualification_pending_at_a_crash_takes_effect_on_resumption(
+    make_room: Room, clock: Clock, storage: SqlStorage
+) -> None:
+    """R-TOURN-15 with R-TOURN-13: the room stops dead during the hand at whose end a suspended
+    account was to leave play; on resumption the hand is void and the entry is out with its
+    start-of-hand chips, in the current place without a prize; the books balance."""
+    options = {"tournament_bot_wait": 0.0, "bot_think": (0.5, 0.5), "house_bots": 0}
+    names = [f"bot.mt.{k}" for k in range(1, 9)]
+
+    async def first() -> tuple[str, int]:
+        room = make_room(HEADS_UP, tournaments=TWO_TABLES_SNG, **options)
+        await room.start()
+        runner = room.tournaments["mt-1"]
+        await enter(room, "mt-1", names)
+        tab = runner.tables[1]
+        while not tab.table.in_hand:
+            await run_for(room, clock, 0.5, step=0.5)
+        account = tab.table.seats[tab.table.hand.seats[0]].account  # type: ignore[union-attr]
+        entry = OperatorLog(storage).record("op", "suspend", account, "bots colluding")
+        await room.remove_account(account, entry)
+        assert tab.table.in_hand
+        stack = next(
+            chips
+            for number, chips in runner.director.stacks().items()
+            if runner.director.entries[number - 1].account == account
+        )
+        room.stopping = True
+        room.writer.stop()  # dead: the hand in progress is never finished
+        return account, stack
+
+    account, stack = asyncio.run(first())
+    clock.now += 60.0
+
+    async def second() -> None:
+        room = make_room(HEADS_UP, tournaments=TWO_TABLES_SNG, **options)
+        await room.start()
+        try:
+            director = room.tournaments["mt-1"].director
+            (state,) = [e for e in director.entries if e.account == account]
+            assert state.out
+            assert state.disqualified
+            assert state.prize == 0
+            assert state.place == director.remaining + 1
+            assert director.disqualified_chips == stack
+            assert all(
+                tab.table.seat_of(account) is None
+                for tab in room.tournaments["mt-1"].tables.values()
+            )
+        finally:
+            await room.stop()
+
+    asyncio.run(second())
+    report = audit(storage, shuffles=0)
+    assert report["problems"] == []
+    assert report["tournaments"]["mt-1"]["disqualified_chips"] == stack

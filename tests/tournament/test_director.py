@@ -1,4 +1,4 @@
-"""The tournament director by rule ID (R-TOURN-1..14), its decisions as table-driven scenarios."""
+"""The tournament director by rule ID (R-TOURN-1..15), its decisions as table-driven scenarios."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from feltroom.tournament import (
     Cancelled,
     CloseTable,
     Director,
+    Disqualified,
     Eliminated,
     Finished,
     HandForHandEnded,
@@ -646,3 +647,115 @@ def test_reports_from_unknown_tables_are_refused() -> None:
     with pytest.raises(IllegalAction, match="did not start"):
         d.hand_finished(1, {}, {}, 0.0)
     assert of(RemovePlayer, hand(d, 1, busts=[min(d.tables[1].seats)])) != []
+
+
+# ---------------------------------------------------------------------- R-TOURN-15
+
+
+def account_at(d: Director, table: int, seat: int) -> str:
+    return d.entries[d.tables[table].seats[seat] - 1].account
+
+
+@pytest.mark.parametrize(
+    ("busted_first", "during_hand", "place", "prizes_after"),
+    [
+        # 5 entries pay (325, 175). Disqualified with 5 left: 5th, no prize (none was due)
+        (0, False, 5, (325, 175)),
+        (0, True, 5, (325, 175)),
+        # with 2 left: 2nd without its 175, which goes to the better place (the winner)
+        (3, False, 2, (500, 0)),
+        (3, True, 2, (500, 0)),
+    ],
+)
+def test_R_TOURN_15_a_suspended_account_is_disqualified(
+    busted_first: int, during_hand: bool, place: int, prizes_after: tuple[int, ...]
+) -> None:
+    """R-TOURN-15: the chips leave play at the end of the hand (at once between hands) and the
+    entry finishes in the current place without a prize."""
+    d, _ = started(5, starting_stack=100)
+    assert d.prizes == (325, 175)
+    for _ in range(busted_first):
+        hand(d, 1, busts=[max(d.tables[1].seats)])
+    seat = min(d.tables[1].seats)
+    account = account_at(d, 1, seat)
+    number = d.tables[1].seats[seat]
+    if during_hand:
+        chips = d.entries[number - 1].stack + 20
+        d.hand_started(1, 0, seat, 5.0)
+        assert d.disqualify(account, 5.0) == []  # nothing leaves play before the hand ends
+        assert d.tables[1].seats[seat] == number
+        out = hand(d, 1, win={seat: 20, max(d.tables[1].seats): -20}, begun=True, now=6.0)
+    else:
+        chips = d.entries[number - 1].stack
+        out = d.disqualify(account, 6.0)
+    assert of(Disqualified, out) == [Disqualified(number, account, 1, chips)]
+    assert RemovePlayer(1, seat, number, account) in out
+    assert of(PlaceFinal, out)[0] == PlaceFinal(number, account, place, 1, 0)
+    assert d.entries[number - 1].prize == 0
+    assert d.entries[number - 1].disqualified
+    assert d.disqualified_chips == chips
+    assert sum(d.stacks().values()) + chips == 5 * 100
+    assert d.prizes == prizes_after
+    if place == 2:  # the last one left wins the whole pool
+        (winner,) = [e for e in d.entries if not e.out]
+        assert of(Finished, out) == [Finished(winner.number, winner.account)]
+        assert winner.prize == 500
+        assert sum(e.prize for e in d.entries) == d.pool == 500
+        assert d.state == "finished"
+    else:
+        assert d.remaining == 4
+
+
+def test_R_TOURN_15_disqualified_below_the_players_out_in_the_same_hand() -> None:
+    """A player knocked out in the hand that ends with a disqualification finishes above the
+    disqualified entry (which takes the current place, without a prize)."""
+    d, _ = started(5, starting_stack=100)
+    seats = sorted(d.tables[1].seats)
+    dq, bust = seats[0], seats[1]
+    dq_account, bust_account = account_at(d, 1, dq), account_at(d, 1, bust)
+    d.hand_started(1, 0, dq, 1.0)
+    d.disqualify(dq_account, 1.0)
+    out = hand(d, 1, busts=[bust], begun=True, now=2.0)
+    places = {p.account: (p.place, p.prize) for p in of(PlaceFinal, out)}
+    assert places == {dq_account: (5, 0), bust_account: (4, 0)}
+    assert d.remaining == 3
+
+
+@pytest.mark.parametrize(
+    ("account", "message"),
+    [("nobody", "no entry in play"), ("busted", "no entry in play"), ("twice", "already")],
+)
+def test_R_TOURN_15_refusals_change_nothing(account: str, message: str) -> None:
+    d, _ = started(5, starting_stack=100)
+    seats = sorted(d.tables[1].seats)
+    if account == "busted":
+        account = account_at(d, 1, seats[-1])
+        hand(d, 1, busts=[seats[-1]])
+    elif account == "twice":
+        account = account_at(d, 1, seats[0])
+        d.hand_started(1, 0, seats[0], 1.0)
+        d.disqualify(account, 1.0)
+    before = (d.remaining, d.disqualified_chips, d.prizes, {e.number: e.stack for e in d.entries})
+    with pytest.raises(IllegalAction, match=message):
+        d.disqualify(account, 2.0)
+    after = (d.remaining, d.disqualified_chips, d.prizes, {e.number: e.stack for e in d.entries})
+    assert after == before
+
+
+def test_R_TOURN_15_a_cancellation_during_the_hand_leaves_the_disqualified_entry_out() -> None:
+    """R-TOURN-13 with R-TOURN-15: the hand in progress is void, so the entry to be disqualified
+    at its end is out at once with its start-of-hand chips, in the current place without a
+    prize, and has no share of the pool left; the others share it all."""
+    d, _ = started(5, starting_stack=100)
+    seat = min(d.tables[1].seats)
+    account = account_at(d, 1, seat)
+    d.hand_started(1, 0, seat, 1.0)
+    d.disqualify(account, 1.0)
+    out = d.cancel(2.0)
+    (gone,) = of(Disqualified, out)
+    assert (gone.account, gone.chips) == (account, 100)
+    assert of(PlaceFinal, out) == [PlaceFinal(gone.entry, account, 5, 1, 0)]
+    shares = {p.account: p.amount for p in of(CancellationPaid, out)}
+    assert account not in shares
+    assert sum(shares.values()) == d.pool == 500
+    assert d.disqualified_chips == 100

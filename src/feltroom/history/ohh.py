@@ -14,6 +14,10 @@ Amounts follow the spec and the published examples: decimals in the table's curr
 action (the returned part is simply not in any pot); a pot's ``amount`` includes its rake and
 ``win_amount`` is what the player received. ``to_dict`` gives amounts as ``Decimal`` (``int``
 for play chips, exponent 0); ``dumps`` writes them as JSON numbers (short decimals, exact).
+A tournament hand (``tournament``) has ``"tournament": true`` and ``tournament_info`` (name,
+start time, type ``STT``/``MTT``, buy-in and fee in the buy-in's currency, tournament number,
+starting stack, speed), as the spec's PokerStars tournament example; its amounts are tournament
+chips (``"currency": ""``, whole numbers).
 See docs/hand-histories.md for the mapping.
 """
 
@@ -29,6 +33,7 @@ from importlib import resources
 from typing import Any
 
 from feltroom.history.pokerstars import now, visible_seats
+from feltroom.history.tournament_info import TournamentInfo
 from feltroom.money import Currency
 from feltroom.rules import (
     BoardDealt,
@@ -75,6 +80,7 @@ def to_dict(
     site_name: str = "feltroom",
     show_all: bool = False,
     reveal_showdown: bool = False,
+    tournament: TournamentInfo | None = None,
 ) -> dict[str, Any]:
     """The OHH object (the value of the file's ``"ohh"`` key) of a finished hand, as ``hero``
     (a player's name, or ``None`` for an observer) may request it (R-HIST-1/2). ``show_all``
@@ -130,6 +136,10 @@ def to_dict(
         "big_blind_amount": money(nominal.get(Forced.BIG_BLIND, big_blind)),
         "ante_amount": money(nominal.get(Forced.ANTE, 0)),
     }
+    if tournament is not None:
+        document["tournament"] = True
+        document["currency"] = ""
+        document["tournament_info"] = _tournament_info(tournament)
     if hero_seat is not None:
         document["hero_player_id"] = ids[hero_seat]
     document["players"] = [
@@ -228,6 +238,33 @@ def to_dict(
             )
     document["pots"] = pots
     return document
+
+
+def _tournament_info(tournament: TournamentInfo) -> dict[str, Any]:
+    money = tournament.currency
+
+    def amount(units: int) -> Decimal | int:
+        return units if money.exponent == 0 else Decimal(units).scaleb(-money.exponent)
+
+    started = tournament.started
+    return {
+        "name": tournament.name,
+        "start_date_utc": (
+            "" if started is None else started.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        ),
+        "type": tournament.kind,
+        "buyin_amount": amount(tournament.buy_in),
+        "currency": money.code,
+        "fee_amount": amount(tournament.fee),
+        "bounty_fee_amount": amount(0),
+        "tournament_number": str(tournament.number),
+        "flags": "",
+        "initial_stack": tournament.starting_stack,
+        "speed": {
+            "type": "Turbo" if 0 < tournament.level_minutes <= 5 else "Normal",
+            "round_time": tournament.level_minutes,
+        },
+    }
 
 
 def _number(value: object) -> float | int:

@@ -20,6 +20,13 @@ Amounts are integer units written with the table's currency (``feltroom.money.Cu
 whole amount without decimals (``$4``), otherwise every decimal (``$0.50``), as PokerStars does.
 Play chips (exponent 0) are written without a symbol and the table line says ``(Play Money)``.
 The summary reconciles exactly: ``Total pot`` = every pot's amount = what was collected + rake.
+
+A tournament hand (``tournament``, ``feltroom.history.tournament_info``) has PokerStars'
+tournament header, ``PokerStars Hand #1: Tournament #2, $10+$1 USD Hold'em No Limit - Level III
+(25/50) - ...`` (a play-chip buy-in ``1000+100``), its table named ``'<number> <table>'``, its
+chips bare, and before the summary the line of each entry whose place became final with the
+hand: ``... finished the tournament in 3rd place and received $4.50.``, ``... in 5th place``
+(no prize), ``... wins the tournament and receives $20 - congratulations!``.
 See docs/hand-histories.md for the mapping.
 """
 
@@ -31,6 +38,7 @@ from zoneinfo import ZoneInfo
 
 from feltroom.cards import Card, Rank
 from feltroom.evaluate import HandCategory, evaluate
+from feltroom.history.tournament_info import Finish, TournamentInfo, ordinal, roman
 from feltroom.money import Currency, format_units
 from feltroom.rules import (
     BoardDealt,
@@ -50,7 +58,17 @@ from feltroom.rules import (
     UncalledBetReturned,
 )
 
-__all__ = ["SEPARATOR", "describe", "dumps", "format_amount", "join", "now", "visible_seats"]
+__all__ = [
+    "SEPARATOR",
+    "describe",
+    "dumps",
+    "finishing_line",
+    "format_amount",
+    "join",
+    "now",
+    "tournament_buy_in",
+    "visible_seats",
+]
 
 SEPARATOR = "\n\n"
 """What stands between two hands of a file (each ends with a newline): two blank lines."""
@@ -142,8 +160,31 @@ def _hero_seat(names: Mapping[int, str], hero: str | None) -> int | None:
     raise ValueError(f"the hero {hero!r} is not a player of this hand")
 
 
+def tournament_buy_in(tournament: TournamentInfo) -> str:
+    """The buy-in as PokerStars writes it in a tournament header: ``$10+$1 USD``, play chips
+    ``1000+100``."""
+    money = tournament.currency
+    text = f"{format_amount(tournament.buy_in, money)}+{format_amount(tournament.fee, money)}"
+    return f"{text} {money.code}" if money.exponent else text
+
+
+def finishing_line(finish: Finish, currency: Currency) -> str:
+    """An entry's place, as PokerStars writes it in the hand that made it final."""
+    prize = format_amount(finish.prize, currency)
+    if finish.place == 1:
+        receives = f" and receives {prize}" if finish.prize else ""
+        return f"{finish.name} wins the tournament{receives} - congratulations!"
+    line = f"{finish.name} finished the tournament in {ordinal(finish.place)} place"
+    return f"{line} and received {prize}." if finish.prize else line
+
+
 def _header(
-    hand: Hand, hand_id: int, currency: Currency, started: datetime, small_blind: int
+    hand: Hand,
+    hand_id: int,
+    currency: Currency,
+    started: datetime,
+    small_blind: int,
+    tournament: TournamentInfo | None = None,
 ) -> str:
     structure = hand.setup.structure
     if isinstance(structure, FixedLimit):
@@ -157,6 +198,12 @@ def _header(
         stakes += f" {currency.code}"
     eastern = started.astimezone(EASTERN)
     when = f"{eastern:%Y/%m/%d} {eastern.hour}:{eastern:%M:%S} ET"
+    if tournament is not None:
+        return (
+            f"PokerStars Hand #{hand_id}: Tournament #{tournament.number}, "
+            f"{tournament_buy_in(tournament)} Hold'em {game} - Level {roman(tournament.level)} "
+            f"({stakes}) - {when}"
+        )
     return f"PokerStars Hand #{hand_id}:  Hold'em {game} ({stakes}) - {when}"
 
 
@@ -172,6 +219,7 @@ def dumps(
     seat_count: int = 9,
     show_all: bool = False,
     reveal_showdown: bool = False,
+    tournament: TournamentInfo | None = None,
 ) -> str:
     """The PokerStars text of a finished hand, as ``hero`` may request it (R-HIST-1/2).
 
@@ -180,7 +228,8 @@ def dumps(
     ``now()``) is written in ET. ``show_all`` writes every hole card the hand holds (the
     operator's full record, not a player's history and not for a tracker): a ``Dealt to`` line
     per player and every mucked hand. ``reveal_showdown`` (without a hero) writes every hand of
-    the showdown, mucked ones in the summary, and no ``Dealt to`` line.
+    the showdown, mucked ones in the summary, and no ``Dealt to`` line. ``tournament``: the
+    hand was played at a tournament table (the module docstring).
     """
     if not hand.is_over:
         raise ValueError("only a finished hand can be exported")
@@ -209,9 +258,9 @@ def dumps(
             roles[bet.seat].append("(small blind)")
         elif bet.kind is Forced.BIG_BLIND:
             roles[bet.seat].append("(big blind)")
-    play = " (Play Money)" if currency.exponent == 0 else ""
+    play = " (Play Money)" if currency.exponent == 0 and tournament is None else ""
     lines = [
-        _header(hand, hand_id, currency, started or now(), small_blind),
+        _header(hand, hand_id, currency, started or now(), small_blind, tournament),
         f"Table '{table_name}' {seat_count}-max{play} Seat #{button} is the button",
     ]
     stacks = dict(setup.players)
@@ -319,6 +368,9 @@ def dumps(
         summary += "".join(
             f" {_pot_name(pot.index, len(pots))} {money(pot.amount - pot.rake)}." for pot in pots
         )
+    if tournament is not None:
+        for finish in sorted(tournament.finishes, key=lambda f: (-f.place, f.name)):
+            lines.append(finishing_line(finish, tournament.currency))
     lines += ["*** SUMMARY ***", f"{summary} | Rake {money(rake)}"]
     if hand.board:
         lines.append(f"Board {_cards(hand.board)}")

@@ -15,7 +15,7 @@ Checks, each reported by name in ``problems``:
   nothing else moves in or out of its prize pool, a finished or cancelled one's pool is empty, the
   prizes its director (rebuilt from its journal) gave equal the prizes paid, and its tournament
   chips are conserved (every hand's chips add up; the chips in play are the starting stacks of
-  the entries seated).
+  the entries seated less the chips that left play with disqualified entries, R-TOURN-15).
 
 It reads in one snapshot transaction, so it is safe while the server runs.
 """
@@ -206,11 +206,14 @@ def _tournaments(
                 f"paid {prizes}"
             )
         chips = sum(director.stacks().values())
+        gone = director.disqualified_chips
         seated = sum(1 for e in director.entries if e.table is not None)
-        if chips != seated * director.settings.starting_stack:
+        if chips + gone != seated * director.settings.starting_stack:
             problems.append(
-                f"tournament {tid}: {chips} tournament chips in play, {seated} entries seated "
-                f"with {director.settings.starting_stack} each"
+                f"tournament {tid}: {chips} tournament chips in play and {gone} that left play "
+                f"by disqualification, {seated} entries seated with "
+                f"{director.settings.starting_stack} each"
             )
         entry["chips"] = chips
+        entry["disqualified_chips"] = gone
     return report

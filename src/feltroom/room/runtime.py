@@ -356,6 +356,39 @@ def hand_record(table_id: str, result: HandResult) -> dict[str, Any]:
     }
 
 
+def player_outcomes(result: HandResult) -> list[PlayerOutcome]:
+    """Per player dealt into a finished hand: the chips put in, the chips won less the
+    collection fee, the hole cards, whether they stayed to the showdown and showed (what the
+    books keep with the hand, ``hand_players``)."""
+    hand = result.hand
+    won: dict[int, int] = {}
+    for pot in hand.results:
+        for seat, share in zip(pot.winners, pot.shares, strict=True):
+            won[seat] = won.get(seat, 0) + share
+    showdown = set(hand.showdown_seats)
+    shown = hand.shown
+    players = []
+    for seat in hand.seats:
+        before = result.before[seat]
+        final = hand.stack_of(seat)
+        paid = final - result.after[seat] - result.tax.get(seat, 0)  # collection fee
+        gain = won.get(seat, 0)
+        hole = " ".join(str(card) for card in hand.hole_cards(seat) if card is not None)
+        players.append(
+            PlayerOutcome(
+                result.accounts[seat],
+                seat,
+                before,
+                before - final + gain,
+                gain - paid,
+                hole,
+                seat in showdown,
+                seat in shown,
+            )
+        )
+    return players
+
+
 def _tax_rule(runner: TableRunner) -> TaxRule | None:
     config = runner.spec.config
     if config.tax_threshold is None or not config.tax_percent:
@@ -796,33 +829,11 @@ class TableRunner:
         hand_id = self.playing
         if hand_id is None:
             raise RoomError(f"table {self.table_id}: a hand finished that was never begun")
-        won: dict[int, int] = {}
-        for pot in hand.results:
-            for seat, share in zip(pot.winners, pot.shares, strict=True):
-                won[seat] = won.get(seat, 0) + share
-        showdown = set(hand.showdown_seats)
-        shown = hand.shown
-        players = []
-        fee = 0
-        for seat in hand.seats:
-            before = result.before[seat]
-            final = hand.stack_of(seat)
-            paid = final - result.after[seat] - result.tax.get(seat, 0)  # collection fee
-            fee += paid
-            gain = won.get(seat, 0)
-            hole = " ".join(str(card) for card in hand.hole_cards(seat) if card is not None)
-            players.append(
-                PlayerOutcome(
-                    result.accounts[seat],
-                    seat,
-                    before,
-                    before - final + gain,
-                    gain - paid,
-                    hole,
-                    seat in showdown,
-                    seat in shown,
-                )
-            )
+        players = player_outcomes(result)
+        fee = sum(  # the collection fees
+            hand.stack_of(seat) - result.after[seat] - result.tax.get(seat, 0)
+            for seat in hand.seats
+        )
         record = hand_record(self.table_id, result)
         return HandOutcome(
             hand_id,
@@ -1025,7 +1036,9 @@ class RoomRuntime:
         )
         # Called with (account, log entry) when the operator suspends an account, after its cash
         # seats are left: the tournament director disqualifies it there (R-TOURN-15).
-        self.suspend_hooks: list[Callable[[str, int], Awaitable[None]]] = []
+        self.suspend_hooks: list[Callable[[str, int], Awaitable[None]]] = [
+            self._disqualify_in_tournaments
+        ]
         self.started_at = clock()
         self.runners = {
             spec.table_id: TableRunner(self, k, spec) for k, spec in enumerate(tables, start=1)
@@ -1766,6 +1779,14 @@ class RoomRuntime:
             except Exception:
                 log.exception("a suspend hook failed for %s", account)
         return left
+
+    async def _disqualify_in_tournaments(self, account: str, entry: int) -> None:
+        """R-TOURN-15: a suspended account is disqualified in every tournament it plays (an
+        entry registered before the start is refunded instead)."""
+        for runner in list(self.tournaments.values()):
+            done = await runner.disqualify(account, self.clock())
+            if done is not None:
+                log.info("operator log entry %d: %s", entry, done)
 
     async def close_table(self, table_id: str, operator: str, reason: str) -> dict[str, Any]:
         """No new hands at the table: the hand in progress plays out, then everyone leaves with

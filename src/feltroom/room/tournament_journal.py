@@ -12,6 +12,7 @@ and who sits where, the stacks at the start of any hand in progress, the level c
   dealt in, and the id of the stored hand);
 - ``hand_finished`` ``{"table", "before", "after", "hand_id"}`` (``"void": true`` for a hand the
   room voided: ``after`` is ``before``);
+- ``disqualify`` ``{"account"}``: the operator suspended the account (R-TOURN-15);
 - ``resume`` ``{"stopped_at"}``: the room stopped then (the clock resumes where it stood);
 - ``cancel`` ``{"reason"}``: the operator's cancellation.
 
@@ -29,7 +30,15 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from feltroom.room.errors import RoomError
-from feltroom.room.storage import JournalRow, Storage, TableRow, TournamentRow, Transaction
+from feltroom.room.storage import (
+    HandDealRow,
+    HandPlayerRow,
+    JournalRow,
+    Storage,
+    TableRow,
+    TournamentRow,
+    Transaction,
+)
 from feltroom.room.tournaments import TournamentBooks
 from feltroom.tournament import (
     BreakPolicy,
@@ -119,6 +128,8 @@ def replay(row: TournamentRow, journal: Sequence[JournalRow]) -> Replayed:
                 )
             director.hand_finished(table, before, after, at)
             done.playing.pop(table, None)
+        elif kind == "disqualify":
+            director.disqualify(data["account"], at)
         elif kind == "resume":
             director.resume(float(data["stopped_at"]), at)
         elif kind == "cancel":
@@ -154,10 +165,14 @@ def write_input(
     status: str,
     hand_table: str | None = None,
     hand_record: Mapping[str, Any] | None = None,
+    hand_settings: Mapping[str, Any] | None = None,
+    hand_players: Sequence[HandPlayerRow] = (),
+    hand_deal: HandDealRow | None = None,
 ) -> int | None:
     """Write input ``seq`` and book what it decided, in ``tx``. For ``hand_started`` the hand
     is stored at ``hand_table`` (returns its id); for ``hand_finished`` it is closed, settled
-    with its record (or void). Returns the new hand's id, if any."""
+    with its record and the table's settings, its players (the players' hand histories,
+    R-HIST-1) and its committed deck (or void). Returns the new hand's id, if any."""
     hand_id: int | None = None
     if kind == "hand_started" and hand_table is not None:
         if tx.get_table(hand_table) is None:
@@ -169,7 +184,9 @@ def write_input(
         record = json.dumps(
             {"void": "restart"} if void else dict(hand_record or {}), sort_keys=True, default=str
         )
-        settings = json.dumps({"tournament": row.tournament_id})
+        stored = dict(hand_settings) if hand_settings and not void else {}
+        stored.setdefault("tournament", row.tournament_id)
+        settings = json.dumps(stored, sort_keys=True, default=str)
         closed = tx.finish_hand(
             int(payload["hand_id"]), "void" if void else "settled", at, 0, 0, 0, settings, record
         )
@@ -177,6 +194,10 @@ def write_input(
             raise RoomError(
                 f"tournament {row.tournament_id}: hand {payload['hand_id']} was closed meanwhile"
             )
+        if closed and not void:
+            tx.add_hand_players(list(hand_players))
+            if hand_deal is not None:
+                tx.add_hand_deals([hand_deal])
     tx.append_journal(
         JournalRow(row.tournament_id, seq, at, kind, json.dumps(payload, sort_keys=True))
     )

@@ -21,6 +21,10 @@ times out the absent (R-TOURN-6), a new hand is dealt ``between_hands`` after th
   seconds while it is open (people register in between), and only while no other instance of
   the same tournament is running (so bots keep one instance of each going, not a flood).
 - A recurring sit-and-go opens its next instance when one starts (``RoomRuntime``).
+- **Histories:** each hand is stored with its players, the table's settings and the tournament
+  (``feltroom.history.tournament_info``), the places it made final and its committed deck, so
+  it is in the players' hand histories like a cash hand (R-HIST-1/2).
+- **Suspension** (R-TOURN-15): ``disqualify``, called by the room's suspend hook.
 """
 
 from __future__ import annotations
@@ -33,10 +37,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from feltroom.deal_proof import SCHEME
 from feltroom.errors import IllegalAction
 from feltroom.room.errors import RoomError
 from feltroom.room.housebots import HouseBot, bot_name, house_bot
-from feltroom.room.storage import TournamentRow
+from feltroom.room.ledger import CURRENCIES
+from feltroom.room.storage import HandDealRow, HandPlayerRow, TournamentRow
+from feltroom.room.tables_config import settings_of
 from feltroom.room.tournament_journal import (
     DONE,
     replay,
@@ -49,6 +56,7 @@ from feltroom.room.tournaments_config import TournamentSpec
 from feltroom.rules import Action
 from feltroom.table import (
     HandFinished,
+    HandResult,
     HandStarted,
     TableEvent,
     TournamentTable,
@@ -57,10 +65,12 @@ from feltroom.table import (
 from feltroom.tournament import (
     CloseTable,
     Director,
+    Disqualified,
     HoldTable,
     MovePlayer,
     OpenTable,
     Output,
+    PlaceFinal,
     RedrawTable,
     ReleaseTable,
     RemovePlayer,
@@ -72,7 +82,7 @@ from feltroom.tournament import (
 if TYPE_CHECKING:
     from feltroom.room.runtime import RoomRuntime
 
-__all__ = ["TournamentRunner", "tournament_table_id"]
+__all__ = ["TournamentRunner", "tournament_number", "tournament_table_id"]
 
 log = logging.getLogger("feltroom.room.tournaments")
 
@@ -89,6 +99,12 @@ def tournament_table_id(tournament_id: str, number: int) -> str:
     return f"t.{hashlib.sha256(tournament_id.encode()).hexdigest()[:16]}.{number}"
 
 
+def tournament_number(tournament_id: str) -> int:
+    """The number a tournament's hand histories give it (``Tournament #<number>``, digits as
+    trackers read them): ten digits derived from its id, the same on every machine."""
+    return int(hashlib.sha256(tournament_id.encode()).hexdigest()[:15], 16) % 10**10
+
+
 class _Reloaded(Exception):
     """A write failed: the runner was rebuilt from the books; what was being done is dropped."""
 
@@ -100,6 +116,15 @@ class _Table:
     table: TournamentTable
     hand_id: int | None = None
     next_deal: float = 0.0
+    level: int = 1
+    """The number of the level of the hand in progress (or the last one)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _StoredHand:
+    settings: dict[str, Any]
+    players: tuple[HandPlayerRow, ...]
+    deal: HandDealRow | None
 
 
 class TournamentRunner:
@@ -191,6 +216,7 @@ class TournamentRunner:
         status: str,
         hand_table: str | None,
         record: dict[str, Any] | None,
+        hand: _StoredHand | None,
     ) -> int | None:
         with self.room.books.transaction() as tx:
             return write_input(
@@ -205,6 +231,9 @@ class TournamentRunner:
                 status=status,
                 hand_table=hand_table,
                 hand_record=record,
+                hand_settings=None if hand is None else hand.settings,
+                hand_players=() if hand is None else hand.players,
+                hand_deal=None if hand is None else hand.deal,
             )
 
     def _beat(self, now: float) -> str:
@@ -226,6 +255,7 @@ class TournamentRunner:
         *,
         hand_table: str | None = None,
         record: dict[str, Any] | None = None,
+        hand: _StoredHand | None = None,
         reload: bool = True,
     ) -> int | None:
         """Write the director's input ``kind`` and book its ``outputs``, then carry them out."""
@@ -233,7 +263,7 @@ class TournamentRunner:
         seq = self.seq + 1
         try:
             hand_id = await self.room.writer.call(
-                self._write, seq, kind, payload, now, outputs, status, hand_table, record
+                self._write, seq, kind, payload, now, outputs, status, hand_table, record, hand
             )
         except Exception as error:
             if not reload:
@@ -265,6 +295,7 @@ class TournamentRunner:
         return tab
 
     def _apply(self, outputs: Sequence[Output], now: float) -> None:
+        disqualified = {out.entry for out in outputs if isinstance(out, Disqualified)}
         for out in outputs:
             if isinstance(out, OpenTable):
                 self._open(out.table)
@@ -276,7 +307,8 @@ class TournamentRunner:
                 )
                 self.tables[out.to_table].table.seat_player(out.account, out.to_seat, chips, now)
             elif isinstance(out, RemovePlayer):
-                self.tables[out.table].table.remove_player(out.seat, now, "eliminated")
+                reason = "disqualified" if out.entry in disqualified else "eliminated"
+                self.tables[out.table].table.remove_player(out.seat, now, reason)
                 self.bots.pop(out.account, None)
             elif isinstance(out, HoldTable):
                 self.tables[out.table].table.hold()
@@ -399,6 +431,10 @@ class TournamentRunner:
         started = next((e for e in events if isinstance(e, HandStarted)), None)
         if started is None:
             return
+        level = max(1, self.director.level_number)
+        while level > 1 and self.director.schedule.level(level) != table.level:
+            level -= 1  # a level that started meanwhile applies from the next hand
+        tab.level = level
         self.director.hand_started(tab.number, started.button, started.big, now)
         payload = {
             "table": tab.number,
@@ -423,14 +459,76 @@ class TournamentRunner:
                 "after": dict(result.after),
                 "hand_id": tab.hand_id,
             }
-            record = {"tournament": self.tournament_id, **hand_record(tab.table_id, result)}
+            record = {
+                "tournament": self.tournament_id,
+                **hand_record(tab.table_id, result),
+                "finishes": [
+                    [out.account, out.place, out.prize]
+                    for out in outputs
+                    if isinstance(out, PlaceFinal)
+                ],
+            }
+            stored = self._stored_hand(tab, result, tab.hand_id)
             tab.hand_id = None
             settings = self.room.settings
             pause = settings.between_hands
             if result.hand.showdown_seats:
                 pause = max(pause, settings.after_showdown)
             tab.next_deal = now + pause
-            await self._input("hand_finished", payload, now, outputs, record=record)
+            await self._input("hand_finished", payload, now, outputs, record=record, hand=stored)
+
+    def _stored_hand(self, tab: _Table, result: HandResult, hand_id: int | None) -> _StoredHand:
+        """What the books keep with a tournament hand for the players' hand histories: the
+        table's settings with the tournament's (``feltroom.history.tournament_info``), each
+        player's row and the committed deck."""
+        from feltroom.room.runtime import player_outcomes
+
+        cfg = self.settings
+        number = tournament_number(self.tournament_id)
+        currency = CURRENCIES.get(self.row.currency)
+        settings: dict[str, Any] = {
+            "table_id": tab.table_id,
+            "currency": self.row.currency,
+            **settings_of(tab.table.config),
+            "name": f"{number} {tab.number}",
+            "tournament": {
+                "id": self.tournament_id,
+                "number": number,
+                "name": self.spec.tournament_id,
+                "type": "MTT" if cfg.format == "mtt" else "STT",
+                "buy_in": cfg.buy_in,
+                "fee": cfg.fee,
+                "currency": self.row.currency,
+                "exponent": 0 if currency is None else currency.exponent,
+                "started_at": self.director.started_at,
+                "starting_stack": cfg.starting_stack,
+                "level": tab.level,
+                "level_minutes": self.director.schedule.level_minutes,
+                "table": tab.number,
+            },
+        }
+        if hand_id is None:
+            return _StoredHand(settings, (), None)
+        players = tuple(
+            HandPlayerRow(
+                hand_id,
+                p.player,
+                p.seat,
+                p.start_stack,
+                p.contribution,
+                p.payout,
+                0,
+                p.hole,
+                p.showdown,
+                p.shown,
+            )
+            for p in player_outcomes(result)
+        )
+        deal = None
+        if result.deal is not None:
+            deck, salts = result.deal.stored()
+            deal = HandDealRow(hand_id, SCHEME, result.deal.commitment, deck, salts)
+        return _StoredHand(settings, players, deal)
 
     async def drive(self, now: float, max_steps: int = 10_000) -> None:
         """Everything due at ``now`` (tests with a fake clock)."""
@@ -530,6 +628,42 @@ class TournamentRunner:
         refunded = sum(getattr(out, "buy_in", 0) + getattr(out, "fee", 0) for out in outputs)
         return {"tournament": self.tournament_id, "account": account, "refunded": refunded}
 
+    async def disqualify(self, account: str, now: float) -> dict[str, Any] | None:
+        """R-TOURN-15: the operator suspended ``account``. Its entry in play is disqualified
+        (its chips leave play at the end of the hand in progress, it finishes in the current
+        place without a prize); an entry registered before the start is unregistered (buy-in
+        and fee back). ``None`` when the account has no entry here to take out."""
+        async with self.lock:
+            director = self.director
+            if self.done or self.error is not None:
+                return None
+            live = [e for e in director.entries if e.account == account]
+            entry = next((e for e in live if not e.out and not e.unregistered), None)
+            if entry is None or entry.disqualified:
+                return None
+            try:
+                if entry.table is None:
+                    if director.started_at is not None:
+                        return None  # a late entry not seated yet: nothing in play
+                    outputs = director.unregister(account, now)
+                    await self._input("unregister", {"account": account}, now, outputs)
+                    return {"tournament": self.tournament_id, "account": account, "refunded": True}
+                try:
+                    outputs = director.disqualify(account, now)
+                except IllegalAction:
+                    return None  # already disqualified (at the end of the hand in progress)
+                await self._input("disqualify", {"account": account}, now, outputs)
+            except _Reloaded as error:
+                raise RoomError(f"the disqualification could not be booked ({error})") from None
+        self.wake.set()
+        return {
+            "tournament": self.tournament_id,
+            "account": account,
+            "entry": entry.number,
+            "disqualified": True,
+            "at_hand_end": not any(isinstance(out, Disqualified) for out in outputs),
+        }
+
     def _seat_of(self, account: str) -> tuple[_Table, int]:
         for tab in self.tables.values():
             seat = tab.table.seat_of(account)
@@ -599,7 +733,13 @@ class TournamentRunner:
             ],
             "chips": [{"account": e.account, "chips": e.stack} for e in in_play],
             "places": [
-                {"place": e.place, "account": e.account, "prize": e.prize, "shared": e.shared}
+                {
+                    "place": e.place,
+                    "account": e.account,
+                    "prize": e.prize,
+                    "shared": e.shared,
+                    "disqualified": e.disqualified,
+                }
                 for e in places
             ],
             "error": self.error,

@@ -9,7 +9,9 @@ stored pots, else the hand cannot be written (``ValueError``).
 The files carry what a tracker needs: the time the hand started (the view's ``started_at``),
 the table by its name (the settings' ``name``, else its id), the requester as the hero (their
 own ``Dealt to`` line / ``Dealt Cards`` action, the only one with cards), every hand of the
-showdown, mucked ones included (R-SHOW-5). Several hands make one file, oldest first:
+showdown, mucked ones included (R-SHOW-5); a tournament hand its tournament (PokerStars'
+tournament header and finishing lines, OHH's ``tournament_info``). Several hands make one file,
+oldest first:
 PokerStars hands separated by two blank lines, OHH one document per line, PHH a ``.phhs``.
 """
 
@@ -26,6 +28,7 @@ from feltroom.history import ohh, phh, pokerstars
 from feltroom.history.record import HandRecord
 from feltroom.history.replay import record_from_hand
 from feltroom.history.stored import config_of, replay_stored
+from feltroom.history.tournament_info import TournamentInfo, from_stored
 from feltroom.money import Currency
 from feltroom.rules import Hand
 
@@ -61,6 +64,7 @@ class ViewedHand:
     started: datetime | None
     seat_count: int
     exponent: int
+    tournament: TournamentInfo | None = None
 
 
 def replay_view(view: Mapping[str, Any]) -> ViewedHand:
@@ -95,6 +99,7 @@ def _replay_view(view: Mapping[str, Any]) -> ViewedHand:
         ),
         seat_count=config.max_seats,
         exponent=config.exponent,
+        tournament=from_stored(settings, record),
     )
 
 
@@ -139,6 +144,7 @@ def _options(viewed: ViewedHand, player: str | None) -> dict[str, Any]:
         "currency": viewed.currency,
         "started": viewed.started,
         "seat_count": viewed.seat_count,
+        "tournament": viewed.tournament,
     }
 
 

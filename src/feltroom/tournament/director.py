@@ -32,6 +32,7 @@ from feltroom.tournament.outputs import (
     CancellationPaid,
     Cancelled,
     CloseTable,
+    Disqualified,
     Eliminated,
     Finished,
     HandForHandEnded,
@@ -95,6 +96,8 @@ class EntryState:
     place: int | None = None
     shared: int = 1
     prize: int = 0
+    disqualified: bool = False
+    """R-TOURN-15: the operator suspended the account; it finishes without a prize."""
 
 
 @dataclass(slots=True)
@@ -159,6 +162,10 @@ class Director:
         self._holds_changed: set[int] = set()
         self._balance_due = False
         self._pending_most: int | None = None
+        self._disqualify: set[int] = set()
+        """Entries to disqualify when the hand in progress at their table ends (R-TOURN-15)."""
+        self.disqualified_chips = 0
+        """Tournament chips that left play with disqualified entries (R-TOURN-15)."""
         """While the fullest tables are in their hands: their size (they balance after it)."""
 
     # ------------------------------------------------------------------ queries
@@ -446,6 +453,14 @@ class Director:
                 del self._live[entry.account]
                 self._out.append(RemovePlayer(table, seat, number, entry.account))
                 self._out.append(Eliminated(number, entry.account, table, before[seat]))
+        for number in sorted(self._disqualify):
+            entry = self.entries[number - 1]
+            if entry.table != table:
+                continue
+            self._disqualify.discard(number)
+            entry.disqualified = True
+            if not entry.out:
+                busted.append(self._take_out(entry, model))
         if self.hand_for_hand:
             self._round_out += busted
             self._round.add(table)
@@ -454,6 +469,71 @@ class Director:
             self._out += self._knock_out(busted)
         self._after_change(now, model)
         return self._flush()
+
+    # ------------------------------------------------------------------ disqualification
+
+    def disqualify(self, account: str, now: float) -> list[Output]:
+        """R-TOURN-15: the operator suspended ``account``. Its entry in play is disqualified:
+        its chips leave play at the end of the hand in progress at its table (at once between
+        hands) and it finishes in the current place without a prize (the prize of that place is
+        shared equally by the better places, any remainder to first place). ``IllegalAction``
+        when the account has no entry seated in play (an entry registered before the start is
+        unregistered instead, ``unregister``)."""
+        if self.finished:
+            raise IllegalAction(f"the tournament has already {self.state}")
+        number = self._live.get(account)
+        entry = None if number is None else self.entries[number - 1]
+        if entry is None or entry.table is None or entry.out:
+            raise IllegalAction(
+                f"{account} has no entry in play in this tournament: only an entry seated at a "
+                "tournament table can be disqualified"
+            )
+        if entry.disqualified or entry.number in self._disqualify:
+            raise IllegalAction(f"{account}'s entry {entry.number} is already disqualified")
+        model = self._table(entry.table)
+        self._out = []
+        if model.in_hand:
+            self._disqualify.add(entry.number)
+            return []
+        entry.disqualified = True
+        group = [self._take_out(entry, model)]
+        if self.hand_for_hand:
+            self._round_out += group
+        else:
+            self._out += self._knock_out(group)
+        self._after_change(now)
+        return self._flush()
+
+    def _take_out(self, entry: EntryState, model: TableState) -> tuple[int, int]:
+        """A disqualified entry's chips leave play and it leaves its table; returns its
+        knock-out pair (it ranks below everyone out with it, ``_rank``)."""
+        assert entry.seat is not None
+        chips = entry.stack
+        self.disqualified_chips += chips
+        entry.stack = 0
+        entry.out = True
+        self._alive -= 1
+        self._balance_due = True
+        del model.seats[entry.seat]
+        del self._live[entry.account]
+        self._out.append(RemovePlayer(model.number, entry.seat, entry.number, entry.account))
+        self._out.append(Disqualified(entry.number, entry.account, model.number, chips))
+        return entry.number, -1
+
+    def _forfeit(self, place: int) -> None:
+        """The prize of ``place``, which a disqualified entry took, goes equally to the better
+        places (still to be decided), any remainder to first place."""
+        amount = self._prize(place)
+        better = min(place - 1, len(self.prizes))
+        if not amount or not better:
+            return
+        share, remainder = divmod(amount, better)
+        prizes = list(self.prizes)
+        prizes[place - 1] = 0
+        for index in range(better):
+            prizes[index] += share
+        prizes[0] += remainder
+        self.prizes = tuple(prizes)
 
     # ------------------------------------------------------------------ places and prizes
 
@@ -471,9 +551,19 @@ class Director:
         higher; equal stacks share the places and split their prizes."""
         out: list[Output] = []
         worst = self.entry_count - self._knocked_out
+        # disqualified entries finish below the others of their group (R-TOURN-15), each in
+        # its own place, without a prize (the later one lower)
+        disqualified = [n for n, _ in group if self.entries[n - 1].disqualified]
+        for number in sorted(disqualified, reverse=True):
+            entry = self.entries[number - 1]
+            self._forfeit(worst)
+            entry.place, entry.shared, entry.prize = worst, 1, 0
+            out.append(PlaceFinal(number, entry.account, worst, 1, 0))
+            worst -= 1
         by_stack: dict[int, list[int]] = {}
         for number, stack in group:
-            by_stack.setdefault(stack, []).append(number)
+            if not self.entries[number - 1].disqualified:
+                by_stack.setdefault(stack, []).append(number)
         for stack in sorted(by_stack):  # the smallest stack finishes lowest
             tied = by_stack[stack]
             best = worst - len(tied) + 1
@@ -711,7 +801,8 @@ class Director:
         prize pool left is shared among the entries still in (stacks at the start of any hand in
         progress, which is void): in the money each first gets the prize of the next place to
         finish, before it the buy-in back, and the rest goes in proportion to chips. Prizes
-        already won stay paid."""
+        already won stay paid. An entry to be disqualified at the end of the hand in progress
+        (R-TOURN-15) is out first, without a share."""
         if self.finished:
             raise IllegalAction(f"the tournament has already {self.state}")
         if self.started_at is None:
@@ -721,6 +812,14 @@ class Director:
         if self.registration_open:
             out += self._close_registration()
         self._pending = []
+        self._out = []
+        for number in sorted(self._disqualify):  # the hand in progress is void: out at once
+            entry = self.entries[number - 1]
+            assert entry.table is not None
+            entry.disqualified = True
+            self._round_out.append(self._take_out(entry, self._table(entry.table)))
+        self._disqualify.clear()
+        out += self._flush()
         if self._round_out:
             out += self._rank(self._round_out)
             self._round_out = []

@@ -20,6 +20,7 @@ __all__ = [
     "CancellationPaid",
     "Cancelled",
     "CloseTable",
+    "Disqualified",
     "Eliminated",
     "Finished",
     "HandForHandEnded",
@@ -204,6 +205,18 @@ class Eliminated:
 
 
 @dataclass(frozen=True, slots=True)
+class Disqualified:
+    """R-TOURN-15: ``entry`` (an account the operator suspended) is out; its ``chips`` left play
+    (they go to no one) and it finishes in the current place without a prize (``PlaceFinal``
+    with ``prize`` 0, when the place is final)."""
+
+    entry: int
+    account: str
+    table: int
+    chips: int
+
+
+@dataclass(frozen=True, slots=True)
 class PlaceFinal:
     """``entry`` finishes in ``place`` (shared with ``shared - 1`` others: places ``place`` to
     ``place + shared - 1``, R-TOURN-10); ``prize`` goes into the account's wallet."""
@@ -259,6 +272,7 @@ Output = (
     | HandForHandStarted
     | HandForHandEnded
     | Eliminated
+    | Disqualified
     | PlaceFinal
     | Finished
     | CancellationPaid
