@@ -56,7 +56,7 @@ from feltroom.server.session import (
     welcome,
 )
 
-from .broker import events_channel, lobby_key, status_key
+from .broker import Presence, events_channel, lobby_key, status_key
 from .client import RemoteError, TableClient
 
 __all__ = ["GatewayHub", "Unavailable", "gateway_app"]
@@ -97,6 +97,8 @@ class GatewayHub(Hub):
         self._pubsub: PubSub | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._views: set[asyncio.Task[None]] = set()
+        # Which gateways each player is connected through (the broker): set by open_broker.
+        self.presence: Presence | None = None
         # A connection's commands in flight at a table (batches wait for their reply), and the
         # position of the last snapshot forwarded to it (older batches are not forwarded).
         self._inflight: dict[tuple[Connection, str], int] = {}
@@ -108,6 +110,9 @@ class GatewayHub(Hub):
     async def open_broker(self) -> None:
         """Subscribe and start the gateway's own loops (the lifespan calls it)."""
         await self.client.start()
+        self.presence = Presence(
+            self.client.redis, self.client.name, ttl=max(5.0, 5 * self.refresh_every)
+        )
         self._pubsub = self.client.redis.pubsub()
         # One channel of its own from the start, so that reading never waits on no channel.
         await self._pubsub.subscribe(events_channel(f"gateway.{self.client.name}"))
@@ -166,6 +171,7 @@ class GatewayHub(Hub):
                 await self._refresh()
             except Exception as error:  # the database or the broker restarts: keep the last
                 log.warning("gateway: refreshing the lobby failed: %s", error)
+            await self._here(list(self.by_player))
             await self._unsubscribe_unwatched()
 
     async def _refresh(self) -> None:
@@ -327,6 +333,7 @@ class GatewayHub(Hub):
 
     async def _hello(self, connection: Connection, m: Any) -> Message | None:
         player = await self._authenticate(connection, m)
+        await self._here([player])
         seats = await run_in_threadpool(self._seats_of, player)
         connection.send(welcome(m.id, player, seats, self._now()))
         for table_id, _ in seats:
@@ -343,10 +350,47 @@ class GatewayHub(Hub):
                 self._send_result(connection, key, result)
         return None
 
+    async def _here(self, players: list[str]) -> None:
+        """Tell the other gateways these players are connected here (the broker)."""
+        if self.presence is None:
+            return
+        try:
+            await self.presence.here(players)
+        except (RedisError, OSError) as error:
+            log.warning("gateway: the players' presence was not stored: %s", error)
+
+    async def _elsewhere(self, player: str) -> int:
+        """How many other gateways still hold a connection of the player's (0 when the broker
+        does not answer: the player is shown disconnected, as by a single gateway)."""
+        if self.presence is None:
+            return 0
+        try:
+            return await self.presence.gone(player)
+        except (RedisError, OSError) as error:
+            log.warning("gateway: the presence of %s is unknown: %s", player, error)
+            return 0
+
     async def _disconnected(self, player: str) -> None:
+        """The player's last connection here ended: their seats are shown disconnected unless
+        another gateway still holds a connection of theirs; then it is looked at again once
+        that gateway's word has expired (it may have been killed)."""
+        if player in self.by_player:
+            return  # connected here again meanwhile
+        others = await self._elsewhere(player)
+        if others:
+            log.info("gateway: %s is still connected through %d other gateway(s)", player, others)
+            task = asyncio.create_task(self._look_again(player))
+            self._views.add(task)
+            task.add_done_callback(self._views.discard)
+            return
         for table_id, _ in await run_in_threadpool(self._seats_of, player):
             with contextlib.suppress(RemoteError):
                 await self.client.call(table_id, "disconnect", player)
+
+    async def _look_again(self, player: str) -> None:
+        assert self.presence is not None
+        await asyncio.sleep(self.presence.ttl_ms / 1000 + self.refresh_every)
+        await self._disconnected(player)
 
     async def _chat(self, connection: Connection, m: Any) -> Message | None:
         line = self._chat_line(connection, m)
