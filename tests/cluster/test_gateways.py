@@ -283,9 +283,9 @@ async def _until(what: str, check: Any, seconds: float = 30.0) -> None:
 def test_a_player_on_two_gateways_is_disconnected_only_when_both_close(
     pg_url: str, redis_server: RedisServer, tmp_path: Path
 ) -> None:
-    """Two gateways never disagree about a player (R-TIME-4): alice, connected through A and
+    """Two gateways never disagree about a player (R-TIME-4): carol, connected through A and
     B, stays connected at her table when A's connection closes, and is shown disconnected once
-    B's closes too."""
+    B's closes too; a snapshot the owner built shows her own mutes."""
     store = open_storage(pg_url)
     accounts = Accounts(store, argon2=Argon2Settings.cheap())
     with store.transaction(write=False) as tx:
@@ -328,6 +328,18 @@ async def _two_gateways(cluster: Workers, ports: dict[str, int]) -> None:
             for _ in range(20):
                 await asyncio.sleep(0.25)
                 assert await disconnected() is False
+            # Her mutes are her connection's (kept by its gateway): the snapshots the owner
+            # builds show them to her.
+            muted = await on_b.request(
+                {"type": "mute", "table": "c1", "player": "mallory", "on": True}
+            )
+            assert muted["type"] == "ok", muted
+            earlier = {id(m) for m in on_b.log}
+            assert (await on_b.request({"type": "observe", "table": "c1"}))["type"] == "ok"
+            snap = await on_b.wait_for(
+                lambda m: m["type"] == "snapshot" and m["table"] == "c1" and id(m) not in earlier
+            )
+            assert snap["muted"] == ["mallory"]
             assert (await on_b.request({"type": "ping"}))["type"] == "pong"
         # Her last connection closed: now she is.
         for _ in range(60):

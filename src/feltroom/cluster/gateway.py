@@ -43,6 +43,7 @@ from feltroom.room.errors import RoomError
 from feltroom.room.histories import HandHistories
 from feltroom.room.signins import SignInLog
 from feltroom.room.storage import Storage
+from feltroom.server import protocol
 from feltroom.server.app import room_app
 from feltroom.server.observe import probe_routes
 from feltroom.server.rest import RestLimits, RoomServices
@@ -269,7 +270,7 @@ class GatewayHub(Hub):
         players: dict[str, list[str]] = batch["players"]
         frames = players.get(connection.player or "", batch["observer"])
         for frame in frames:
-            connection.send_frame(frame)
+            connection.send_frame(_with_mutes(connection, frame))
 
     def _unwatch(self, connection: Connection, table_id: str) -> None:
         super()._unwatch(connection, table_id)
@@ -308,7 +309,7 @@ class GatewayHub(Hub):
         if any(json.loads(frame).get("type") == "snapshot" for frame in frames):
             self._floor[key] = (result.get("epoch") or 0, int(result.get("seq", 0)))
         for frame in frames:
-            connection.send_frame(frame)
+            connection.send_frame(_with_mutes(connection, frame))
 
     @contextlib.asynccontextmanager
     async def _holding(
@@ -410,6 +411,18 @@ class Unavailable(RoomError):
     def __init__(self, table_id: str, why: str) -> None:
         super().__init__(f"table {table_id} is not reachable now ({why}); try again")
         self.details = {"reason": "table_unavailable", "table": table_id}
+
+
+def _with_mutes(connection: Connection, frame: str) -> str:
+    """A snapshot the owner built shows no mutes (they are the connection's, kept here by the
+    gateway that holds it): the viewer's own are put in before it is sent."""
+    if not connection.muted or '"snapshot"' not in frame:
+        return frame
+    message = json.loads(frame)
+    if message.get("type") != "snapshot":
+        return frame
+    message["muted"] = sorted(connection.muted.get(message.get("table", ""), ()))
+    return protocol.encode(message)
 
 
 def _summed(statuses: list[dict[str, Any]], tables: int, uptime: float) -> dict[str, Any]:
