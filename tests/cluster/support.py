@@ -4,15 +4,19 @@ read back from the database."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
+from redis.exceptions import RedisError
+
+from feltroom.cluster.client import TableClient
 from feltroom.room.storage import LeaseRow, Storage
 from services import free_port
 
@@ -140,3 +144,34 @@ def wait_for(what: str, check: Callable[[], T | None], seconds: float = 30.0) ->
             return found
         time.sleep(0.1)
     raise AssertionError(f"gave up waiting {seconds} s for {what}")
+
+
+async def batches(client: TableClient, table_id: str) -> AsyncIterator[dict[str, Any]]:
+    """The table's batches, across the broker's restart (subscribing again)."""
+    while True:
+        try:
+            async for batch in client.watch(table_id):
+                yield batch
+        except (RedisError, OSError):
+            await asyncio.sleep(0.2)
+
+
+async def until(what: str, check: Any, seconds: float = 30.0) -> Any:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        found = check()
+        if found:
+            return found
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"gave up waiting {seconds} s for {what}")
+
+
+async def until_ok(call: Any, seconds: float = 20.0) -> Any:
+    end = time.monotonic() + seconds
+    while True:
+        try:
+            return await call()
+        except Exception:
+            if time.monotonic() > end:
+                raise
+            await asyncio.sleep(0.5)

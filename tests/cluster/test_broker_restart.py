@@ -9,7 +9,6 @@ import asyncio
 import contextlib
 import json
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,7 @@ from feltroom.room import Accounts, Argon2Settings, Cashier, audit
 from feltroom.store import open_storage
 from services import RedisServer
 
-from .support import Workers, leases, wait_for
+from .support import Workers, batches, leases, until, until_ok, wait_for
 
 TABLE = """
 [[table]]
@@ -53,23 +52,13 @@ def test_turn_clocks_stop_while_the_broker_is_away(
     store.close()
 
 
-async def _batches(client: TableClient, table_id: str) -> AsyncIterator[dict[str, Any]]:
-    """The table's batches, across the broker's restart (subscribing again)."""
-    while True:
-        try:
-            async for batch in client.watch(table_id):
-                yield batch
-        except (RedisError, OSError):
-            await asyncio.sleep(0.2)
-
-
 async def _away_and_back(redis: RedisServer) -> None:
     client = TableClient(redis.url, timeout=5.0)
     await client.start()
     frames: list[tuple[float, dict[str, Any]]] = []
 
     async def record() -> None:
-        async for batch in _batches(client, "r1"):
+        async for batch in batches(client, "r1"):
             for frame in batch["players"].get("alice", []):
                 frames.append((time.monotonic(), json.loads(frame)))
 
@@ -78,7 +67,7 @@ async def _away_and_back(redis: RedisServer) -> None:
         await asyncio.sleep(0.3)
         seat = 3
         await client.call("r1", "join", "alice", seat=seat, buy_in=2000)
-        turn = await _until(
+        turn = await until(
             "alice's turn",
             lambda: next((m for _, m in frames if m["type"] == "turn" and m["seat"] == seat), None),
         )
@@ -89,7 +78,7 @@ async def _away_and_back(redis: RedisServer) -> None:
         # Her commands reach the table again; the first snapshot she gets, published by the
         # owner when it is back in reach or answering her, shows the same hand, still her
         # turn: her clock stood still while she could not be reached.
-        command = asyncio.create_task(_until_ok(lambda: client.call("r1", "snapshot", "alice")))
+        command = asyncio.create_task(until_ok(lambda: client.call("r1", "snapshot", "alice")))
 
         def first_snapshot() -> dict[str, Any] | None:
             for at, message in frames:
@@ -99,7 +88,7 @@ async def _away_and_back(redis: RedisServer) -> None:
                 return dict(json.loads(command.result()["frames"][0]))
             return None
 
-        snapshot = await _until("a snapshot once the broker is back", first_snapshot, 30)
+        snapshot = await until("a snapshot once the broker is back", first_snapshot, 30)
         await command
         assert snapshot["view"]["hand"] == turn["hand"]
         assert snapshot["view"]["to_act"] == seat
@@ -109,24 +98,3 @@ async def _away_and_back(redis: RedisServer) -> None:
             await recorder
         with contextlib.suppress(RedisError, OSError):
             await client.close()
-
-
-async def _until(what: str, check: Any, seconds: float = 30.0) -> Any:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        found = check()
-        if found:
-            return found
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"gave up waiting {seconds} s for {what}")
-
-
-async def _until_ok(call: Any, seconds: float = 20.0) -> Any:
-    end = time.monotonic() + seconds
-    while True:
-        try:
-            return await call()
-        except Exception:
-            if time.monotonic() > end:
-                raise
-            await asyncio.sleep(0.5)

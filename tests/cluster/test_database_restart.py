@@ -1,20 +1,56 @@
 """PostgreSQL restarts under a worker (docs/cluster.md, "Failover"): the settlements that the
-database cannot take meanwhile wait and are tried again, so a restart shorter than the lease
-voids no hand; play goes on afterwards and the books pass the audit."""
+database cannot take meanwhile wait and are tried again; while the books are out of reach the
+turn clocks stop, so nobody times out or is protected (R-TIME-2/3) because of it; a restart
+longer than the lease voids no hand either: the worker renews its own lapsed leases (same
+epoch) and the same hand goes on; play goes on afterwards and the books pass the audit."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import json
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from redis.exceptions import RedisError
 from sqlalchemy import create_engine, text
 
-from feltroom.room import audit
+from feltroom.cluster.client import TableClient
+from feltroom.room import Accounts, Argon2Settings, Cashier, audit
 from feltroom.store import open_storage
 from services import PostgresServer, RedisServer
 
-from .support import Workers, leases, wait_for
+from .support import Workers, batches, leases, until, until_ok, wait_for
+
+TABLE = """
+[[table]]
+id = "d1"
+preset = "nl_25_50"
+max_seats = 6
+act_seconds = 6
+countdown_seconds = 0
+time_bank_seconds = 0
+protect_on = "any_timeout"
+"""
+LEASE = 2.0
+
+
+@pytest.fixture
+def own_postgres() -> Iterator[tuple[PostgresServer, str]]:
+    """A PostgreSQL server of the test's own (the test restarts it) and a database on it."""
+    pytest.importorskip("psycopg")
+    server = PostgresServer()
+    try:
+        admin = create_engine(server.url, isolation_level="AUTOCOMMIT")
+        with admin.connect() as connection:
+            connection.execute(text('CREATE DATABASE "restarts"'))
+        admin.dispose()
+        yield server, server.url.rsplit("/", 1)[0] + "/restarts"
+    finally:
+        server.remove()
 
 
 def _settled(store: object) -> int:
@@ -29,38 +65,113 @@ def _void(store: object) -> int:
 
 
 def test_settlements_wait_while_postgresql_restarts(
-    redis_server: RedisServer, tmp_path: Path
+    own_postgres: tuple[PostgresServer, str], redis_server: RedisServer, tmp_path: Path
 ) -> None:
-    pytest.importorskip("psycopg")
-    server = PostgresServer()  # a server of its own: this test restarts it
+    server, url = own_postgres
+    store = open_storage(url)
+    workers = Workers(tmp_path, url, redis_server.url, lease=10.0, think=0.05)
     try:
-        admin = create_engine(server.url, isolation_level="AUTOCOMMIT")
-        with admin.connect() as connection:
-            connection.execute(text('CREATE DATABASE "restarts"'))
-        admin.dispose()
-        url = server.url.rsplit("/", 1)[0] + "/restarts"
-        store = open_storage(url)
-        workers = Workers(tmp_path, url, redis_server.url, lease=10.0, think=0.05)
-        try:
-            workers.start("w", load_tables=True)
-            wait_for("both tables owned", lambda: len(leases(store)) == 2, 60)
-            wait_for("a few hands settled", lambda: _settled(store) >= 4, 90)
-            store.close()
-            server.stop()
-            time.sleep(3)
-            server.start()
-            store = open_storage(url)
-            before = _settled(store)
-            wait_for("play going on", lambda: _settled(store) >= before + 4, 90)
-            voided = _void(store)  # (stopping the worker voids its hands in play)
-        finally:
-            workers.stop_all()
-        log = workers.log("w")
-        assert "the settlement waits for the database" in log
-        assert "LeaseLost" not in log
-        assert voided == 0  # no hand void by the restart
-        report = audit(store, shuffles=0)
-        assert report["pass"], report["problems"]
+        workers.start("w", load_tables=True)
+        wait_for("both tables owned", lambda: len(leases(store)) == 2, 60)
+        wait_for("a few hands settled", lambda: _settled(store) >= 4, 90)
         store.close()
+        server.stop()
+        time.sleep(3)
+        server.start()
+        store = open_storage(url)
+        before = _settled(store)
+        wait_for("play going on", lambda: _settled(store) >= before + 4, 90)
+        voided = _void(store)  # (stopping the worker voids its hands in play)
     finally:
-        server.remove()
+        workers.stop_all()
+    log = workers.log("w")
+    # The clocks stopped (no hand ends while the books are away); a hand that ended just
+    # before the worker noticed waited for its settlement.
+    assert "the books are out of reach" in log
+    assert "LeaseLost" not in log
+    assert voided == 0  # no hand void by the restart
+    report = audit(store, shuffles=0)
+    assert report["pass"], report["problems"]
+    store.close()
+
+
+def test_a_restart_longer_than_the_lease_pauses_the_hand_and_it_goes_on(
+    own_postgres: tuple[PostgresServer, str], redis_server: RedisServer, tmp_path: Path
+) -> None:
+    server, url = own_postgres
+    store = open_storage(url)
+    Accounts(store, argon2=Argon2Settings.cheap()).sign_up("alice", "correct horse")
+    Cashier(store).grant("alice", 100_000, "alice-grant")
+    workers = Workers(tmp_path, url, redis_server.url, lease=LEASE, think=0.3)
+    workers.tables.write_text(TABLE)
+    try:
+        workers.start("w", load_tables=True)
+        taken = wait_for("the table to be owned", lambda: leases(store).get("d1"), 60)
+        store.close()
+        hand, frames = asyncio.run(_away_and_back(server, redis_server))
+        store = open_storage(url)
+        wait_for("her hand settled", lambda: _status(store, hand) == "settled", 60)
+        lease = leases(store)["d1"]
+    finally:
+        workers.stop_all()
+    log = workers.log("w")
+    assert "the books are out of reach" in log
+    assert "lease lost" not in log
+    assert "taken over" not in log
+    assert (lease.owner, lease.epoch) == (taken.owner, taken.epoch)  # renewed, not taken again
+    kinds = {m.get("kind") for m in frames if m["type"] == "event"}
+    assert not kinds & {"timed_out", "protection_used", "protected", "hand_voided"}, kinds
+    assert _status(store, hand) == "settled"  # settled once (a second settlement is refused)
+    report = audit(store, shuffles=0)
+    assert report["pass"], report["problems"]
+    store.close()
+
+
+def _status(store: object, hand: int) -> str | None:
+    with store.transaction(write=False) as tx:  # type: ignore[attr-defined]
+        rows = tx.c.exec_driver_sql("SELECT status FROM hands WHERE hand_id = %(h)s", {"h": hand})
+        found = rows.scalar_one_or_none()
+    return None if found is None else str(found)
+
+
+async def _away_and_back(
+    database: PostgresServer, broker: RedisServer
+) -> tuple[int, list[dict[str, Any]]]:
+    """Alice joins; at her turn PostgreSQL stops for twice the lease and more than her turn;
+    once it is back the table is at the same hand, still her turn, and she folds. Returns the
+    hand and every frame she was sent."""
+    client = TableClient(broker.url, timeout=5.0)
+    await client.start()
+    frames: list[dict[str, Any]] = []
+
+    async def record() -> None:
+        async for batch in batches(client, "d1"):
+            frames.extend(json.loads(frame) for frame in batch["players"].get("alice", []))
+
+    recorder = asyncio.create_task(record())
+    try:
+        await asyncio.sleep(0.3)
+        seat = 3
+        await client.call("d1", "join", "alice", seat=seat, buy_in=2000)
+        turn = await until(
+            "alice's turn",
+            lambda: next((m for m in frames if m["type"] == "turn" and m["seat"] == seat), None),
+            60,
+        )
+        await asyncio.to_thread(database.stop)
+        await asyncio.sleep(2 * LEASE + 6)  # twice the lease, and more than her whole turn
+        await asyncio.to_thread(database.start)
+        reply = await until_ok(lambda: client.call("d1", "snapshot", "alice"), 30)
+        view = json.loads(reply["frames"][0])["view"]
+        assert view["hand"] == turn["hand"]
+        assert view["to_act"] == seat  # her clock stood still
+        await until_ok(
+            lambda: client.call("d1", "act", "alice", action="fold", hand=turn["hand"]), 10
+        )
+        return int(turn["hand"]), frames
+    finally:
+        recorder.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await recorder
+        with contextlib.suppress(RedisError, OSError):
+            await client.close()

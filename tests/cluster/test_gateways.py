@@ -278,3 +278,75 @@ async def _until(what: str, check: Any, seconds: float = 30.0) -> None:
         if loop.time() > end:
             raise AssertionError(f"gave up waiting {seconds} s for {what}")
         await asyncio.sleep(0.1)
+
+
+def test_a_player_on_two_gateways_is_disconnected_only_when_both_close(
+    pg_url: str, redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """Two gateways never disagree about a player (R-TIME-4): carol, connected through A and
+    B, stays connected at her table when A's connection closes, and is shown disconnected once
+    B's closes too; a snapshot the owner built shows her own mutes."""
+    store = open_storage(pg_url)
+    accounts = Accounts(store, argon2=Argon2Settings.cheap())
+    with store.transaction(write=False) as tx:
+        known = tx.get_user("carol") is not None
+    if not known:
+        accounts.sign_up("carol", PASSWORD)
+    Cashier(store).grant("carol", 100_000, f"carol-grant-{tmp_path.name}")
+    cluster = Workers(tmp_path, pg_url, redis_server.url, lease=3.0)
+    try:
+        cluster.start("worker", load_tables=True)
+        ports = {"A": cluster.start_gateway("gateway-A"), "B": cluster.start_gateway("gateway-B")}
+        wait_for("both tables owned", lambda: len(leases(store)) == 2, 60)
+        asyncio.run(_two_gateways(cluster, ports))
+    finally:
+        cluster.stop_all()
+    store.close()
+
+
+async def _two_gateways(cluster: Workers, ports: dict[str, int]) -> None:
+    token = await _sign_in(ports["A"], "carol")
+    tap = TableClient(cluster.broker)
+    await tap.start()
+
+    async def disconnected() -> bool | None:
+        reply = await tap.call("c1", "snapshot", "carol")
+        view = json.loads(reply["frames"][0])["view"]
+        mine = [s for s in view["seats"] if s.get("player") == "carol"]
+        return bool(mine[0]["disconnected"]) if mine else None
+
+    try:
+        async with _client(ports["B"], "carol", token) as (on_b, _):
+            async with _client(ports["A"], "carol", token) as (on_a, _):
+                seats = await _free_seats(on_a, "c1")
+                sat = await on_a.request(
+                    {"type": "sit", "table": "c1", "seat": seats[0], "buy_in": 2000}
+                )
+                assert sat["type"] == "ok", sat
+                assert await disconnected() is False
+            # A's connection closed; B's holds: she is not shown disconnected.
+            for _ in range(20):
+                await asyncio.sleep(0.25)
+                assert await disconnected() is False
+            # Her mutes are her connection's (kept by its gateway): the snapshots the owner
+            # builds show them to her.
+            muted = await on_b.request(
+                {"type": "mute", "table": "c1", "player": "mallory", "on": True}
+            )
+            assert muted["type"] == "ok", muted
+            earlier = {id(m) for m in on_b.log}
+            assert (await on_b.request({"type": "observe", "table": "c1"}))["type"] == "ok"
+            snap = await on_b.wait_for(
+                lambda m: m["type"] == "snapshot" and m["table"] == "c1" and id(m) not in earlier
+            )
+            assert snap["muted"] == ["mallory"]
+            assert (await on_b.request({"type": "ping"}))["type"] == "pong"
+        # Her last connection closed: now she is.
+        for _ in range(60):
+            if await disconnected():
+                break
+            await asyncio.sleep(0.25)
+        assert await disconnected() is True
+        await tap.call("c1", "leave", "carol")  # her chips back to her account
+    finally:
+        await tap.close()

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from feltroom.room import AlreadySettled, LeaseLost, Settlement, audit
+from feltroom.room import AlreadySettled, LeaseLapsed, LeaseLost, Settlement, audit
 from feltroom.room.leases import Leases
 from feltroom.store import SqlStorage, open_storage
 
@@ -95,19 +95,41 @@ def test_a_takeover_voids_the_hand_left_unsettled_and_the_old_owner_cannot_settl
     assert report["currencies"]["PLAY"]["balances"]["house"] == "10"
 
 
-def test_a_lapsed_lease_cannot_settle_even_when_nobody_took_the_table(pg: SqlStorage) -> None:
+def test_a_lapsed_lease_cannot_settle_until_its_owner_renews_it(pg: SqlStorage) -> None:
     seat_two(pg, "t1")
     leases = Leases(pg, "w1", seconds=0.3)
-    assert leases.take("t1") is not None
+    taken = leases.take("t1")
+    assert taken is not None
     books = Settlement(pg, fence=leases.fence, shard="w1")
     hand = books.begin_hand("t1")
     before = _stacks(books, "t1")
     time.sleep(0.5)
-    with pytest.raises(LeaseLost, match="has lapsed"):
+    with pytest.raises(LeaseLapsed, match="has lapsed"):
         books.settle_hand(raked_hand(hand, "t1", before))
-    assert not leases.renew("t1")  # a lapsed lease is not renewed: it must be taken again
     assert _stacks(books, "t1") == before
+    # Nobody took the table meanwhile (its owner was cut off from the database): the owner
+    # renews it at the same epoch and the hand is settled, once.
+    assert leases.renew("t1")
+    assert leases.fence.epoch("t1") == taken.lease.epoch
+    books.settle_hand(raked_hand(hand, "t1", before))
+    with pytest.raises(AlreadySettled):
+        books.settle_hand(raked_hand(hand, "t1", before))
+    assert _stacks(books, "t1") == {"alice": before["alice"] + 90, "bob": before["bob"] - 100}
     assert audit(pg, shuffles=0)["pass"]
+
+
+def test_a_lapsed_lease_given_up_or_taken_is_not_renewed(pg: SqlStorage) -> None:
+    mine, other = Leases(pg, "w1", seconds=0.3), Leases(pg, "w2", seconds=30)
+    assert mine.take("t1") is not None
+    assert mine.take("t2") is not None
+    epoch = mine.fence.epoch("t1")
+    mine.release("t1")
+    mine.fence.hold("t1", epoch or 0)  # (as if a renewal read the epoch before the release)
+    assert not mine.renew("t1")
+    time.sleep(0.5)
+    assert other.take("t2") is not None
+    assert not mine.renew("t2")
+    assert mine.held() == []
 
 
 def test_a_paused_worker_process_that_wakes_after_losing_its_lease_cannot_settle(
@@ -240,5 +262,5 @@ def test_renewing_all_leases_at_once_reports_the_ones_lost(pg: SqlStorage) -> No
     assert mine.renew_all(["t1", "t2"]) == []
     time.sleep(0.5)
     assert other.take("t2") is not None
-    assert mine.renew_all(["t1", "t2"]) == ["t1", "t2"]  # t1 lapsed, t2 moved
-    assert mine.held() == []
+    assert mine.renew_all(["t1", "t2"]) == ["t2"]  # t1 lapsed (renewed: nobody took it), t2 moved
+    assert mine.held() == ["t1"]

@@ -1,11 +1,16 @@
 """The cluster's shared state in PostgreSQL (docs/cluster.md): the sign-in and sign-up
 throttles of two gateways count the same failures; a table's state (its waiting list, who
-sits in) outlives its owner."""
+sits in) outlives its owner; which gateways a player is connected through (the broker), with
+expiry so a killed gateway's word does not stick."""
 
 from __future__ import annotations
 
+import asyncio
+
+from feltroom.cluster.broker import Presence, connect
 from feltroom.room.throttles import StoredThrottle
 from feltroom.store import open_storage
+from services import RedisServer
 
 
 def test_two_gateways_throttles_count_the_same_failures(pg_url: str) -> None:
@@ -53,3 +58,27 @@ def test_a_table_state_is_kept_in_the_books(pg_url: str) -> None:
             assert tx.table_state("t3") is None
     finally:
         store.close()
+
+
+def test_gateways_count_a_players_connections_and_a_dead_gateways_word_expires(
+    redis_server: RedisServer,
+) -> None:
+    async def main() -> None:
+        redis = connect(redis_server.url)
+        try:
+            a, b = Presence(redis, "gw-a", ttl=30), Presence(redis, "gw-b", ttl=30)
+            killed = Presence(redis, "gw-killed", ttl=0.5)
+            await a.here(["carol", "dave"])
+            await b.here(["carol"])
+            assert await a.gone("carol") == 1  # B still holds her: not disconnected
+            assert await b.gone("carol") == 0  # her last connection anywhere
+            assert await a.gone("dave") == 0
+            await killed.here(["erin"])
+            await b.here(["erin"])
+            assert await b.gone("erin") == 1  # the killed gateway's word, while it lasts
+            await asyncio.sleep(0.8)
+            assert await b.gone("erin") == 0  # ... and no longer
+        finally:
+            await redis.aclose()
+
+    asyncio.run(main())

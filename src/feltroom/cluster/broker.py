@@ -15,7 +15,7 @@ docs/cluster.md).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from urllib.parse import urlsplit
 
 import redis.asyncio as aioredis
@@ -24,6 +24,7 @@ from feltroom.room.errors import RoomError
 
 __all__ = [
     "GROUP",
+    "Presence",
     "broker_check",
     "command_stream",
     "connect",
@@ -60,6 +61,54 @@ def lobby_key(table_id: str) -> str:
 
 def status_key(owner: str) -> str:
     return f"{PREFIX}status:{owner}"
+
+
+def presence_key(player: str) -> str:
+    return f"{PREFIX}presence:{player}"
+
+
+# The gateways a player is connected through: a sorted set per player, each gateway scored with
+# when its say-so expires (the broker's clock, in ms), so a killed gateway's stops counting.
+_HERE = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+for i, key in ipairs(KEYS) do
+    redis.call('ZADD', key, now + tonumber(ARGV[2]), ARGV[1])
+    redis.call('PEXPIRE', key, ARGV[2])
+end
+return #KEYS
+"""
+_GONE = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+return redis.call('ZCARD', KEYS[1])
+"""
+
+
+class Presence:
+    """Which gateways a player is connected through, shared on the broker, so that two
+    gateways never disagree about a player: one whose last connection here ends is shown
+    disconnected only if no other gateway still has a connection of theirs. Each gateway says
+    so again every ``refresh`` seconds for the players it holds; its word lasts ``ttl``."""
+
+    def __init__(self, redis: aioredis.Redis, gateway: str, ttl: float = 5.0) -> None:
+        self.redis = redis
+        self.gateway = gateway
+        self.ttl_ms = max(1, int(ttl * 1000))
+
+    async def here(self, players: Iterable[str]) -> None:
+        """This gateway holds a connection of each of these players."""
+        keys = [presence_key(p) for p in players]
+        if keys:
+            await self.redis.eval(_HERE, len(keys), *keys, self.gateway, self.ttl_ms)
+
+    async def gone(self, player: str) -> int:
+        """The player's last connection through this gateway ended: how many other gateways
+        still hold one of theirs."""
+        left = await self.redis.eval(_GONE, 1, presence_key(player), self.gateway)
+        return int(left)
 
 
 def connect(url: str) -> aioredis.Redis:

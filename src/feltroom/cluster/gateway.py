@@ -43,6 +43,7 @@ from feltroom.room.errors import RoomError
 from feltroom.room.histories import HandHistories
 from feltroom.room.signins import SignInLog
 from feltroom.room.storage import Storage
+from feltroom.server import protocol
 from feltroom.server.app import room_app
 from feltroom.server.observe import probe_routes
 from feltroom.server.rest import RestLimits, RoomServices
@@ -56,7 +57,7 @@ from feltroom.server.session import (
     welcome,
 )
 
-from .broker import events_channel, lobby_key, status_key
+from .broker import Presence, events_channel, lobby_key, status_key
 from .client import RemoteError, TableClient
 
 __all__ = ["GatewayHub", "Unavailable", "gateway_app"]
@@ -97,6 +98,8 @@ class GatewayHub(Hub):
         self._pubsub: PubSub | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._views: set[asyncio.Task[None]] = set()
+        # Which gateways each player is connected through (the broker): set by open_broker.
+        self.presence: Presence | None = None
         # A connection's commands in flight at a table (batches wait for their reply), and the
         # position of the last snapshot forwarded to it (older batches are not forwarded).
         self._inflight: dict[tuple[Connection, str], int] = {}
@@ -108,6 +111,9 @@ class GatewayHub(Hub):
     async def open_broker(self) -> None:
         """Subscribe and start the gateway's own loops (the lifespan calls it)."""
         await self.client.start()
+        self.presence = Presence(
+            self.client.redis, self.client.name, ttl=max(5.0, 5 * self.refresh_every)
+        )
         self._pubsub = self.client.redis.pubsub()
         # One channel of its own from the start, so that reading never waits on no channel.
         await self._pubsub.subscribe(events_channel(f"gateway.{self.client.name}"))
@@ -166,6 +172,7 @@ class GatewayHub(Hub):
                 await self._refresh()
             except Exception as error:  # the database or the broker restarts: keep the last
                 log.warning("gateway: refreshing the lobby failed: %s", error)
+            await self._here(list(self.by_player))
             await self._unsubscribe_unwatched()
 
     async def _refresh(self) -> None:
@@ -263,7 +270,7 @@ class GatewayHub(Hub):
         players: dict[str, list[str]] = batch["players"]
         frames = players.get(connection.player or "", batch["observer"])
         for frame in frames:
-            connection.send_frame(frame)
+            connection.send_frame(_with_mutes(connection, frame))
 
     def _unwatch(self, connection: Connection, table_id: str) -> None:
         super()._unwatch(connection, table_id)
@@ -302,7 +309,7 @@ class GatewayHub(Hub):
         if any(json.loads(frame).get("type") == "snapshot" for frame in frames):
             self._floor[key] = (result.get("epoch") or 0, int(result.get("seq", 0)))
         for frame in frames:
-            connection.send_frame(frame)
+            connection.send_frame(_with_mutes(connection, frame))
 
     @contextlib.asynccontextmanager
     async def _holding(
@@ -327,6 +334,7 @@ class GatewayHub(Hub):
 
     async def _hello(self, connection: Connection, m: Any) -> Message | None:
         player = await self._authenticate(connection, m)
+        await self._here([player])
         seats = await run_in_threadpool(self._seats_of, player)
         connection.send(welcome(m.id, player, seats, self._now()))
         for table_id, _ in seats:
@@ -343,10 +351,47 @@ class GatewayHub(Hub):
                 self._send_result(connection, key, result)
         return None
 
+    async def _here(self, players: list[str]) -> None:
+        """Tell the other gateways these players are connected here (the broker)."""
+        if self.presence is None:
+            return
+        try:
+            await self.presence.here(players)
+        except (RedisError, OSError) as error:
+            log.warning("gateway: the players' presence was not stored: %s", error)
+
+    async def _elsewhere(self, player: str) -> int:
+        """How many other gateways still hold a connection of the player's (0 when the broker
+        does not answer: the player is shown disconnected, as by a single gateway)."""
+        if self.presence is None:
+            return 0
+        try:
+            return await self.presence.gone(player)
+        except (RedisError, OSError) as error:
+            log.warning("gateway: the presence of %s is unknown: %s", player, error)
+            return 0
+
     async def _disconnected(self, player: str) -> None:
+        """The player's last connection here ended: their seats are shown disconnected unless
+        another gateway still holds a connection of theirs; then it is looked at again once
+        that gateway's word has expired (it may have been killed)."""
+        if player in self.by_player:
+            return  # connected here again meanwhile
+        others = await self._elsewhere(player)
+        if others:
+            log.info("gateway: %s is still connected through %d other gateway(s)", player, others)
+            task = asyncio.create_task(self._look_again(player))
+            self._views.add(task)
+            task.add_done_callback(self._views.discard)
+            return
         for table_id, _ in await run_in_threadpool(self._seats_of, player):
             with contextlib.suppress(RemoteError):
                 await self.client.call(table_id, "disconnect", player)
+
+    async def _look_again(self, player: str) -> None:
+        assert self.presence is not None
+        await asyncio.sleep(self.presence.ttl_ms / 1000 + self.refresh_every)
+        await self._disconnected(player)
 
     async def _chat(self, connection: Connection, m: Any) -> Message | None:
         line = self._chat_line(connection, m)
@@ -366,6 +411,18 @@ class Unavailable(RoomError):
     def __init__(self, table_id: str, why: str) -> None:
         super().__init__(f"table {table_id} is not reachable now ({why}); try again")
         self.details = {"reason": "table_unavailable", "table": table_id}
+
+
+def _with_mutes(connection: Connection, frame: str) -> str:
+    """A snapshot the owner built shows no mutes (they are the connection's, kept here by the
+    gateway that holds it): the viewer's own are put in before it is sent."""
+    if not connection.muted or '"snapshot"' not in frame:
+        return frame
+    message = json.loads(frame)
+    if message.get("type") != "snapshot":
+        return frame
+    message["muted"] = sorted(connection.muted.get(message.get("table", ""), ()))
+    return protocol.encode(message)
 
 
 def _summed(statuses: list[dict[str, Any]], tables: int, uptime: float) -> dict[str, Any]:

@@ -120,12 +120,12 @@ class ClusterWorker:
         self._real_clock = clock
         self._held_since: float | None = None
         self._held_for = 0.0
+        self._holds: set[str] = set()  # what is out of reach: "broker", "database"
         clock = self.clock
-        # A settlement the database cannot take now (a restart) waits up to the lease: past it
-        # another owner may take the table and void the hand.
-        settings = dataclasses.replace(
-            settings or RuntimeSettings(), settle_retry=max(lease_seconds, 1.0)
-        )
+        # A settlement the database cannot take now (a restart) waits until it can, as long as
+        # the table is this worker's: the fence refuses it for good once another worker took
+        # the table (and voided the hand), and the clocks stand still meanwhile.
+        settings = dataclasses.replace(settings or RuntimeSettings(), settle_retry=math.inf)
         settlement = Settlement(storage, clock=clock, fence=self.leases.fence, shard=self.name)
         self.runtime = WorkerRuntime(
             settlement,
@@ -154,8 +154,9 @@ class ClusterWorker:
 
     def clock(self) -> float:
         """The tables' clock: the real one, stopped while the tables cannot reach their players
-        (the broker is unreachable), so that nobody's turn runs out, no protection is used and
-        no bot acts meanwhile (R-TIME-2/3); it goes on from where it stopped."""
+        (the broker is unreachable) or their books (the database is), so that nobody's turn
+        runs out, no protection is used and no bot acts meanwhile (R-TIME-2/3); it goes on from
+        where it stopped."""
         held = self._held_since
         if held is not None:
             return held - self._held_for
@@ -165,20 +166,26 @@ class ClusterWorker:
     def holding(self) -> bool:
         return self._held_since is not None
 
-    def _hold(self, why: object) -> None:
+    def _hold(self, why: object, what: str = "broker") -> None:
+        if what not in self._holds:
+            self._holds.add(what)
+            reach = "the players are" if what == "broker" else "the books are"
+            log.warning("worker %s: %s out of reach (%s); clocks stop", self.owner, reach, why)
         if self._held_since is None:
             self._held_since = self._real_clock()
-            log.warning(
-                "worker %s: the players are out of reach (%s); clocks stop", self.owner, why
-            )
 
-    def _release(self) -> None:
+    def _release(self, what: str = "broker") -> None:
+        if what not in self._holds:
+            return
+        self._holds.discard(what)
+        reach = "the players are" if what == "broker" else "the books are"
+        log.warning("worker %s: %s back in reach", self.owner, reach)
         held = self._held_since
-        if held is None:
+        if held is None or self._holds:
             return
         self._held_for += self._real_clock() - held
         self._held_since = None
-        log.warning("worker %s: the players are back in reach; clocks go on", self.owner)
+        log.warning("worker %s: clocks go on", self.owner)
         for runner in list(self.runtime.runners.values()):
             runner.wake.set()
         # What was not published meanwhile may be lost: every viewer gets a snapshot, now and
@@ -278,17 +285,25 @@ class ClusterWorker:
             await asyncio.sleep(max(0.0, period - (time.monotonic() - started)))
 
     def _keep_leases(self, loop: asyncio.AbstractEventLoop) -> None:
-        """A thread of its own renews the leases every third of the lease, however busy the
-        event loop is (a table being handed over keeps its lease until its hand is settled);
-        the tables lost are stopped on the loop."""
-        period = self.lease_seconds / 3
+        """A thread of its own renews the leases every third of the lease (at least every half
+        second), however busy the event loop is (a table being handed over keeps its lease
+        until its hand is settled); the tables lost are stopped on the loop. While the database
+        does not answer the clocks stop; once it does, the leases that lapsed meanwhile and
+        that nobody took are renewed and the tables go on where they were."""
+        period = min(self.lease_seconds / 3, 0.5)
         while not self._stopping.is_set():
             started = time.monotonic()
             try:
                 lost = self.leases.renew_all(self.leases.held())
             except Exception as error:  # the database is unreachable: the leases may lapse
-                log.warning("worker %s: renewing leases failed: %s", self.owner, error)
+                if "database" not in self._holds:
+                    log.warning("worker %s: renewing leases failed: %s", self.owner, error)
+                with contextlib.suppress(RuntimeError):  # (the loop closed: stopping)
+                    loop.call_soon_threadsafe(self._hold, error, "database")
                 lost = []
+            else:
+                with contextlib.suppress(RuntimeError):
+                    loop.call_soon_threadsafe(self._release, "database")
             for table_id in lost:
                 asyncio.run_coroutine_threadsafe(self.runtime.lost(table_id), loop)
             time.sleep(max(0.0, period - (time.monotonic() - started)))
@@ -306,8 +321,8 @@ class ClusterWorker:
         running = {row.table_id for row in leases if row.expires_at > now}
         share = math.ceil(len(definitions) / max(1, live))
         held = [t for t in runtime.runners if t not in runtime.giving_up]
-        free = sorted(
-            (t for t in definitions if t not in running),
+        free = sorted(  # (not one of its own that lapsed: the renewals take those back)
+            (t for t in definitions if t not in running and t not in runtime.runners),
             key=lambda t: zlib.crc32(f"{self.owner}:{t}".encode()),
         )
         for table_id in free:

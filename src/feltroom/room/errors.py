@@ -16,6 +16,7 @@ __all__ = [
     "DuplicateKey",
     "IdempotencyConflict",
     "InsufficientFunds",
+    "LeaseLapsed",
     "LeaseLost",
     "NotAnOperator",
     "NotAvailable",
@@ -103,6 +104,12 @@ class StaleHand(RoomError):
 class LeaseLost(RoomError):
     """A worker wrote about a table it no longer owns: its lease lapsed or was taken over, the
     fencing epoch is not the table's (docs/cluster.md). Nothing was written."""
+
+
+class LeaseLapsed(LeaseLost):
+    """The worker's lease on the table ran out (the database was away longer than the lease)
+    but it may still be the worker's: nothing was written; the write may be tried again once
+    the lease is renewed, and fails for good if another worker took the table meanwhile."""
 
 
 class StaleTurn(RoomError):

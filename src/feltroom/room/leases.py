@@ -6,7 +6,9 @@
 - ``Fence`` is what the worker's ``Settlement`` checks before every write about a table, in the
   transaction of that write: the lease row must still name this worker, at the epoch it took,
   unexpired by the database's clock. A worker that was paused and wakes after its lease lapsed
-  or moved gets ``LeaseLost`` and writes nothing, so no hand is settled twice.
+  or moved gets ``LeaseLost`` and writes nothing, so no hand is settled twice. A lapsed lease
+  that nobody took is renewed by its owner (same epoch): a worker cut off from the database
+  for longer than the lease goes on with its tables (``LeaseLapsed`` until then).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
-from feltroom.room.errors import LeaseLost, RoomError
+from feltroom.room.errors import LeaseLapsed, LeaseLost, RoomError
 from feltroom.room.ledger import valid_name
 from feltroom.room.settlement import void_hands
 from feltroom.room.storage import LeaseRow, Storage, Transaction
@@ -55,7 +57,7 @@ class Fence:
                 f"its lease is held by {now}: nothing is written"
             )
         if lease.expires_at <= tx.database_time():
-            raise LeaseLost(
+            raise LeaseLapsed(
                 f"worker {self.owner}'s lease on table {table_id} (epoch {epoch}) has lapsed: "
                 "nothing is written"
             )
@@ -96,7 +98,8 @@ class Leases:
         return TakenTable(lease, tuple(voided))
 
     def renew(self, table_id: str) -> bool:
-        """Extend this worker's lease; False (and the table is dropped) if it lapsed or moved."""
+        """Extend this worker's lease, also one that lapsed if nobody took it since; False (and
+        the table is dropped) if it moved or was given up."""
         epoch = self.fence.epoch(table_id)
         if epoch is None:
             return False
@@ -107,8 +110,8 @@ class Leases:
         return kept
 
     def renew_all(self, table_ids: list[str]) -> list[str]:
-        """Renew these leases in one transaction; returns the tables whose lease lapsed or moved
-        (dropped from the fence)."""
+        """Renew these leases in one transaction; returns the tables whose lease moved (dropped
+        from the fence)."""
         held = [(t, self.fence.epoch(t)) for t in table_ids]
         with self.storage.transaction() as tx:
             lost = [

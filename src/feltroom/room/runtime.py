@@ -55,6 +55,7 @@ from feltroom.room.cashier import Cashier
 from feltroom.room.errors import (
     AlreadySettled,
     InsufficientFunds,
+    LeaseLapsed,
     NotSeated,
     RoomError,
     StaleHand,
@@ -139,7 +140,8 @@ class RuntimeSettings:
     ``error_pause``: how long a table that failed stays paused.
     ``settle_retry``: how long a settlement the database could not take (not a refusal of the
     room's: a database restarting) is tried again before the table fails (0: it fails at once,
-    the single process; a cluster's worker waits up to its lease).
+    the single process; a cluster's worker waits as long as the table is still its own, its
+    clocks stopped meanwhile).
     ``selftest_first`` / ``selftest_interval``: when the shuffle self-test runs (R-RNG-2).
     ``bot_bankroll``: the play chips granted to a bot's wallet whenever it runs low.
     ``disconnect_grace``: how long a disconnected player keeps playing before they are sat out
@@ -804,11 +806,22 @@ class TableRunner:
     async def _settled(self, outcome: HandOutcome) -> SettledHand:
         """Settle the hand; while the database cannot take it (it restarts) try again every half
         second for ``settle_retry`` seconds. A refusal of the room's (the lease lost, the hand
-        settled already) is not tried again."""
+        settled already) is not tried again; a lease that lapsed while the database was away
+        (``LeaseLapsed``) is, as its owner renews it if nobody took the table meanwhile."""
         give_up = time.monotonic() + self.room.settings.settle_retry
         while True:
             try:
                 return await self.writer.settle(outcome)
+            except LeaseLapsed as error:
+                if time.monotonic() >= give_up:
+                    raise
+                log.warning(
+                    "table %s hand %d: the settlement waits for the lease (%s)",
+                    self.table_id,
+                    outcome.hand_id,
+                    error,
+                )
+                await asyncio.sleep(0.5)
             except FeltroomError:
                 raise
             except Exception as error:

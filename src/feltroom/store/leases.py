@@ -89,9 +89,12 @@ class LeaseQueries:
         return taken
 
     def renew_lease(self, table_id: str, owner: str, epoch: int, seconds: float) -> bool:
+        # A lapsed lease nobody took (same owner, same epoch) is renewed too: its owner was cut
+        # off from the database, and nobody else wrote about the table meanwhile. One given up
+        # (expires at 0) or taken by another worker (a new epoch) is not.
         now = self.database_time()
         values = {"t": table_id, "o": owner, "e": epoch}
-        result = self.c.execute(_RENEW, {**values, "now": now, "until": now + seconds})
+        result = self.c.execute(_RENEW, {**values, "now": 0.0, "until": now + seconds})
         return bool(result.rowcount == 1)
 
     def release_lease(self, table_id: str, owner: str, epoch: int) -> bool:
