@@ -5,9 +5,10 @@
   protocol below.
 - ``GET /status`` — the status page (HTML; every text from the room is escaped): the room's
   figures and one line per table.
-- ``GET /api/lobby`` — ``{"tables": [...], "status": {...}}``: per table the game, structure,
-  stakes, seats taken and free, waiting list, average pot, hands per hour, players per flop, the
-  table information of R-TABLE-1 and all of its settings (``feltroom.room.lobby``).
+- ``GET /api/lobby`` — ``{"tables": [...], "tournaments": [...], "status": {...}}``: per table
+  the game, structure, stakes, seats taken and free, waiting list, average pot, hands per hour,
+  players per flop, the table information of R-TABLE-1 and all of its settings
+  (``feltroom.room.lobby``); per tournament its lobby entry (R-TOURN-14, docs/tournaments.md).
 - ``GET /api/status`` — the room's figures alone.
 - ``GET /admin`` and ``/api/operator/...`` — the operator console and API, for operator
   accounts only (``feltroom.server.operator_api``, docs/operator.md).
@@ -148,7 +149,13 @@ def create_app(
         return HTMLResponse(render_status(runtime.status(), runtime.lobby()))
 
     async def lobby(request: Request) -> JSONResponse:
-        return JSONResponse({"tables": runtime.lobby(), "status": runtime.status()})
+        return JSONResponse(
+            {
+                "tables": runtime.lobby(),
+                "tournaments": runtime.tournaments_lobby(),
+                "status": runtime.status(),
+            }
+        )
 
     async def status(request: Request) -> JSONResponse:
         return JSONResponse(runtime.status())

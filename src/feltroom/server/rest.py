@@ -23,8 +23,11 @@ histories, all JSON under ``/api`` (docs/protocol.md, section "HTTP API").
   player's view opened against the commitment published before the first card.
 - ``GET /api/tournaments`` -> ``{"tournaments": [...]}``: each instance's state, entries, prize
   pool and prizes, level, tables and chips (docs/tournaments.md);
-  ``POST /api/tournaments/{id}/register`` / ``.../unregister`` -> the entry (the wallet pays
-  buy-in and fee) or its refund before the start; refused with 409 ``refused`` saying why.
+  ``GET /api/tournaments/{id}`` -> one instance whole: its lobby entry, structure (the blind
+  levels, breaks), payout table, and every entry with chips, rank, table, place and prize;
+  ``POST /api/tournaments/{id}/register`` -> the entry (the wallet pays buy-in and fee);
+  ``DELETE /api/tournaments/{id}/register`` (or ``POST .../unregister``) -> its refund before
+  the start; refused with 409 ``refused`` saying why, changing nothing.
 
 Every request that carries an ``Origin`` header must come from the served origin (browsers;
 cross-site requests are refused with 403). Every authenticated call sends ``Authorization: Bearer
@@ -820,19 +823,28 @@ def rest_routes(
         _only_params(request, ())
         return JSONResponse({"tournaments": runtime.tournaments_lobby()})
 
+    def tournament_of(request: Request) -> str:
+        tournament_id: str = request.path_params["tournament"]
+        if tournament_id not in runtime.tournaments:
+            known = sorted(runtime.tournaments)
+            raise ApiError(
+                404,
+                "not_found",
+                f"no tournament {tournament_id!r}; tournaments are "
+                f"{', '.join(known) or 'none'} (GET /api/tournaments)",
+            )
+        return tournament_id
+
+    async def tournament_one(request: Request) -> Response:
+        _only_params(request, ())
+        tournament_id = tournament_of(request)
+        return JSONResponse(runtime.tournaments[tournament_id].detail(runtime.clock()))
+
     def tournament_call(call: Callable[[str, str], Awaitable[dict[str, Any]]]) -> Handler:
         async def handler(request: Request) -> Response:
             player, _ = await player_of(request)
             await no_body(request)
-            tournament_id = request.path_params["tournament"]
-            if tournament_id not in runtime.tournaments:
-                open_now = sorted(t for t, r in runtime.tournaments.items() if not r.done)
-                raise ApiError(
-                    404,
-                    "not_found",
-                    f"no tournament {tournament_id!r}; tournaments are "
-                    f"{', '.join(open_now) or 'none'} (GET /api/tournaments)",
-                )
+            tournament_id = tournament_of(request)
             try:
                 return JSONResponse(await call(tournament_id, player))
             except (RoomError, IllegalAction) as error:
@@ -866,10 +878,16 @@ def rest_routes(
         Route("/api/hands/{ref}", endpoint(hand_one), methods=["GET"]),
         Route("/api/hands/{ref}/proof", endpoint(hand_proof), methods=["GET"]),
         Route("/api/tournaments", endpoint(tournament_list), methods=["GET"]),
+        Route("/api/tournaments/{tournament}", endpoint(tournament_one), methods=["GET"]),
         Route(
             "/api/tournaments/{tournament}/register",
             endpoint(tournament_call(runtime.register_tournament)),
             methods=["POST"],
+        ),
+        Route(
+            "/api/tournaments/{tournament}/register",
+            endpoint(tournament_call(runtime.unregister_tournament)),
+            methods=["DELETE"],
         ),
         Route(
             "/api/tournaments/{tournament}/unregister",

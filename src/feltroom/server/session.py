@@ -514,7 +514,12 @@ class Hub:
             return protocol.pong(m.id)
         if kind == "lobby":
             connection.lobby = True
-            return {"type": "lobby", "ref": m.id, "tables": runtime.lobby()}
+            return {
+                "type": "lobby",
+                "ref": m.id,
+                "tables": runtime.lobby(),
+                "tournaments": runtime.tournaments_lobby(),
+            }
         if kind == "lobby_stop":
             connection.lobby = False
             return None
