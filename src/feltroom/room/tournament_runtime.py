@@ -34,7 +34,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from feltroom.errors import IllegalAction
-from feltroom.room.errors import RoomError
+from feltroom.room.errors import RoomError, StaleHand, StaleTurn
+from feltroom.room.events import PlayerMoved, TournamentEvent, TournamentNews
 from feltroom.room.housebots import HouseBot, bot_name, house_bot
 from feltroom.room.storage import TournamentRow
 from feltroom.room.tournament_journal import (
@@ -56,12 +57,20 @@ from feltroom.table import (
     tournament_table_config,
 )
 from feltroom.tournament import (
+    BreakEnded,
+    BreakStarted,
     CloseTable,
     Director,
+    EntryState,
+    HandForHandEnded,
+    HandForHandStarted,
     HoldTable,
+    LevelStarted,
     MovePlayer,
     OpenTable,
     Output,
+    PlaceFinal,
+    RegistrationClosed,
     RedrawTable,
     ReleaseTable,
     RemovePlayer,
@@ -69,13 +78,12 @@ from feltroom.tournament import (
     SetLevel,
     Started,
 )
-from feltroom.tournament.director import EntryState
 from feltroom.tournament.payouts import payout_table, prize_pool
 
 if TYPE_CHECKING:
     from feltroom.room.runtime import RoomRuntime
 
-__all__ = ["TournamentRunner", "tournament_table_id"]
+__all__ = ["TournamentRunner", "TournamentTableRef", "tournament_table_id"]
 
 log = logging.getLogger("feltroom.room.tournaments")
 
@@ -106,12 +114,39 @@ class _Reloaded(Exception):
 
 
 @dataclass(slots=True)
-class _Table:
+class TournamentTableRef:
+    """One table of a running tournament, as the room's listeners see it (like a cash table's
+    ``TableRunner``: ``table_id``, ``table``, ``playing``, ``last_hand_id``, ``check_turn``)."""
+
     number: int
     table_id: str
     table: TournamentTable
     hand_id: int | None = None
+    last_hand_id: int | None = None
     next_deal: float = 0.0
+
+    @property
+    def playing(self) -> int | None:
+        """The stored id of the hand in progress, or ``None``."""
+        return self.hand_id
+
+    def check_turn(self, turn_id: int | None) -> None:
+        """Refuse an action that names a turn other than the one in progress."""
+        current = self.table.turn_id
+        if turn_id is not None and turn_id != current:
+            now = "no turn is in progress" if current is None else f"the turn is {current}"
+            raise StaleTurn(
+                f"turn {turn_id} is over at table {self.table_id} ({now}); act on the "
+                "latest turn message"
+            )
+
+    def check_hand(self, hand_id: int | None) -> None:
+        """Refuse an action that names a hand other than the one in progress."""
+        if hand_id is not None and hand_id != self.hand_id:
+            playing = "none" if self.hand_id is None else self.hand_id
+            raise StaleHand(
+                f"hand {hand_id} is not the hand in progress at table {self.table_id} ({playing})"
+            )
 
 
 class TournamentRunner:
@@ -126,7 +161,8 @@ class TournamentRunner:
         self.status = row.status
         self.books = TournamentBooks(room.books, row.tournament_id, row.currency, clock=room.clock)
         self.director = Director(self.settings, start_at=row.start_at)
-        self.tables: dict[int, _Table] = {}
+        self.tables: dict[int, TournamentTableRef] = {}
+        self.by_id: dict[str, TournamentTableRef] = {}
         self.bots: dict[str, HouseBot] = {}
         self.bot_names: set[str] = set()
         self.seq = 0
@@ -154,6 +190,7 @@ class TournamentRunner:
         self.bot_names = await self.room.writer.call(self.room.bot_accounts, names)
         self.bots = {}
         self.tables = {}
+        self.by_id = {}
         for number, model in sorted(director.tables.items()):
             tab = self._open(number)
             for seat, entry_number in sorted(model.seats.items()):
@@ -268,27 +305,55 @@ class TournamentRunner:
 
     # -------------------------------------------------------------- the director's commands
 
-    def _open(self, number: int) -> _Table:
+    def _open(self, number: int) -> TournamentTableRef:
         level = self.director.level
         config = tournament_table_config(self.settings.game, level, self.settings.seats_per_table)
         table = TournamentTable(config, level)
-        tab = _Table(number, tournament_table_id(self.tournament_id, number), table)
+        tab = TournamentTableRef(number, tournament_table_id(self.tournament_id, number), table)
         self.tables[number] = tab
+        self.by_id[tab.table_id] = tab
         return tab
 
     def _apply(self, outputs: Sequence[Output], now: float) -> None:
+        published: dict[int, list[TableEvent]] = {}
+        moves: list[TournamentEvent] = []
+
+        def seat(account: str, number: int, to_seat: int, chips: int) -> None:
+            events = self.tables[number].table.seat_player(account, to_seat, chips, now)
+            published.setdefault(number, []).extend(events)
+
+        def remove(number: int, from_seat: int, reason: str) -> int:
+            chips, events = self.tables[number].table.remove_player(from_seat, now, reason)
+            published.setdefault(number, []).extend(events)
+            return chips
+
+        def moved(move: MovePlayer) -> None:
+            moves.append(
+                PlayerMoved(
+                    self.tournament_id,
+                    move.account,
+                    self.tables[move.from_table].table_id,
+                    self.tables[move.to_table].table_id,
+                    move.to_seat,
+                    move.reason,
+                )
+            )
+
         for out in outputs:
             if isinstance(out, OpenTable):
                 self._open(out.table)
             elif isinstance(out, SeatPlayer):
-                self.tables[out.table].table.seat_player(out.account, out.seat, out.stack, now)
-            elif isinstance(out, MovePlayer):
-                chips, _ = self.tables[out.from_table].table.remove_player(
-                    out.from_seat, now, "moved"
+                seat(out.account, out.table, out.seat, out.stack)
+                table_id = self.tables[out.table].table_id
+                moves.append(
+                    PlayerMoved(self.tournament_id, out.account, None, table_id, out.seat, "seated")
                 )
-                self.tables[out.to_table].table.seat_player(out.account, out.to_seat, chips, now)
+            elif isinstance(out, MovePlayer):
+                chips = remove(out.from_table, out.from_seat, "moved")
+                seat(out.account, out.to_table, out.to_seat, chips)
+                moved(out)
             elif isinstance(out, RemovePlayer):
-                self.tables[out.table].table.remove_player(out.seat, now, "eliminated")
+                remove(out.table, out.seat, "eliminated")
                 self.bots.pop(out.account, None)
             elif isinstance(out, HoldTable):
                 self.tables[out.table].table.hold()
@@ -299,16 +364,54 @@ class TournamentRunner:
             elif isinstance(out, RedrawTable):
                 taken = {}
                 for move in out.moves:
-                    chips, _ = self.tables[move.from_table].table.remove_player(
-                        move.from_seat, now, "final_table"
-                    )
-                    taken[move.entry] = chips
-                table = self.tables[out.table].table
+                    taken[move.entry] = remove(move.from_table, move.from_seat, "final_table")
                 for move in out.moves:
-                    table.seat_player(move.account, move.to_seat, taken[move.entry], now)
-                table.new_button_draw()
+                    seat(move.account, out.table, move.to_seat, taken[move.entry])
+                    if move.from_table != out.table or move.from_seat != move.to_seat:
+                        moved(move)
+                self.tables[out.table].table.new_button_draw()
             elif isinstance(out, CloseTable):
-                self.tables.pop(out.table, None)
+                gone = self.tables.pop(out.table, None)
+                if gone is not None:
+                    self.by_id.pop(gone.table_id, None)
+        room = self.room
+        if room.listeners:
+            for number, events in published.items():
+                tab = self.tables.get(number)
+                if tab is not None and events:
+                    room.publish(tab, events)
+        if room.tournament_listeners:
+            news = self._news(outputs)
+            if moves or news is not None:
+                room.publish_tournament([*moves, *([] if news is None else [news])])
+
+    def _news(self, outputs: Sequence[Output]) -> TournamentNews | None:
+        """Who should see the tournament's new standing after ``outputs``: everyone in play
+        when the level, a break, the registration or hand-for-hand changed, else the players
+        of the tables a hand ended at (``_events`` adds those) and whoever's place is final."""
+        results = tuple(out.account for out in outputs if isinstance(out, PlaceFinal))
+        general = any(
+            isinstance(
+                out,
+                LevelStarted
+                | BreakStarted
+                | BreakEnded
+                | RegistrationClosed
+                | Started
+                | HandForHandStarted
+                | HandForHandEnded,
+            )
+            for out in outputs
+        )
+        if general or self.director.finished:
+            accounts = tuple(
+                sorted({e.account for e in self.director.entries if not e.unregistered})
+            )
+        elif not results:
+            return None
+        else:
+            accounts = results
+        return TournamentNews(self.tournament_id, accounts, results)
 
     # -------------------------------------------------------------- driving
 
@@ -367,7 +470,7 @@ class TournamentRunner:
         self.paused_until = now + self.room.settings.error_pause
         return self.paused_until
 
-    async def _step_table(self, tab: _Table, now: float) -> float:
+    async def _step_table(self, tab: TournamentTableRef, now: float) -> float:
         table = tab.table
         wake = float("inf")
         await self._events(tab, table.tick(now), now)
@@ -401,7 +504,7 @@ class TournamentRunner:
         settings = self.room.settings
         return house_bot(account, settings.bot_style, settings.bot_think)
 
-    async def _deal(self, tab: _Table, now: float) -> None:
+    async def _deal(self, tab: TournamentTableRef, now: float) -> None:
         table = tab.table
         stacks = {seat: player.stack for seat, player in table.seats.items()}
         try:
@@ -421,12 +524,17 @@ class TournamentRunner:
         tab.hand_id = await self._input("hand_started", payload, now, [], hand_table=tab.table_id)
         await self._events(tab, events, now)
 
-    async def _events(self, tab: _Table, events: Sequence[TableEvent], now: float) -> None:
+    async def _events(
+        self, tab: TournamentTableRef, events: Sequence[TableEvent], now: float
+    ) -> None:
         from feltroom.room.runtime import hand_record
 
+        if events and self.room.listeners:
+            self.room.publish(tab, tuple(events))
         for event in events:
             if not isinstance(event, HandFinished):
                 continue
+            tab.last_hand_id = tab.hand_id
             result = event.result
             outputs = self.director.hand_finished(tab.number, result.before, result.after, now)
             payload = {
@@ -443,6 +551,9 @@ class TournamentRunner:
                 pause = max(pause, settings.after_showdown)
             tab.next_deal = now + pause
             await self._input("hand_finished", payload, now, outputs, record=record)
+            if self.room.tournament_listeners:
+                seated = tuple(p.account for p in tab.table.seats.values())
+                self.room.publish_tournament([TournamentNews(self.tournament_id, seated)])
 
     async def drive(self, now: float, max_steps: int = 10_000) -> None:
         """Everything due at ``now`` (tests with a fake clock)."""
@@ -542,17 +653,28 @@ class TournamentRunner:
         refunded = sum(getattr(out, "buy_in", 0) + getattr(out, "fee", 0) for out in outputs)
         return {"tournament": self.tournament_id, "account": account, "refunded": refunded}
 
-    def _seat_of(self, account: str) -> tuple[_Table, int]:
+    def _seat_of(self, account: str) -> tuple[TournamentTableRef, int]:
         for tab in self.tables.values():
             seat = tab.table.seat_of(account)
             if seat is not None:
                 return tab, seat
         raise RoomError(f"{account} has no seat in tournament {self.tournament_id}")
 
-    async def act(self, account: str, action: Action, now: float) -> None:
-        """A player's action at their turn (``IllegalAction`` otherwise)."""
+    async def act(
+        self,
+        account: str,
+        action: Action,
+        now: float,
+        hand_id: int | None = None,
+        turn_id: int | None = None,
+    ) -> None:
+        """A player's action at their turn (``IllegalAction`` otherwise); ``hand_id`` and
+        ``turn_id``, when given, must be the hand and turn in progress (``StaleHand``,
+        ``StaleTurn``)."""
         async with self.lock:
             tab, seat = self._seat_of(account)
+            tab.check_hand(hand_id)
+            tab.check_turn(turn_id)
             with contextlib.suppress(_Reloaded):  # rebuilt from the books: the action is void
                 await self._events(tab, tab.table.act(seat, action, now), now)
         self.wake.set()
@@ -561,7 +683,14 @@ class TournamentRunner:
         """An away player is back (R-TOURN-6)."""
         async with self.lock:
             tab, seat = self._seat_of(account)
-            tab.table.back(seat)
+            await self._events(tab, tab.table.back(seat), now)
+
+    async def away(self, account: str, now: float) -> None:
+        """A player goes away by choice (R-TOURN-6): blinds posted, folded at their turns."""
+        async with self.lock:
+            tab, seat = self._seat_of(account)
+            await self._events(tab, tab.table.set_away(seat), now)
+        self.wake.set()
 
     # -------------------------------------------------------------- what the lobby shows
 
@@ -732,6 +861,7 @@ class TournamentRunner:
         return {
             "tournament": self.tournament_id,
             **self.status_fields(now),
+            "entries": self.director.entry_count,
             "you": self._entry(entry, self.ranks()),
             "table_id": None if table is None else table.table_id,
         }

@@ -68,6 +68,7 @@ __all__ = [
     "Sit",
     "SitIn",
     "SitOut",
+    "Tournament",
     "Unobserve",
     "WaitList",
     "WaitListLeave",
@@ -129,6 +130,9 @@ OUTBOUND_TYPES: Final = (
     "seat_offer",
     "hand_result",
     "chat",
+    "tournament",
+    "moved",
+    "tournament_result",
 )
 """The ``type`` of every message the server sends."""
 
@@ -307,6 +311,12 @@ class Mute(_Message, frozen=True, tag="mute"):
     on: bool
 
 
+class Tournament(_Message, frozen=True, tag="tournament"):
+    """Where a tournament you entered stands: answered by a ``tournament`` message."""
+
+    tournament: _Name
+
+
 Inbound: TypeAlias = (
     Hello
     | Ping
@@ -330,6 +340,7 @@ Inbound: TypeAlias = (
     | AutoMuck
     | Chat
     | Mute
+    | Tournament
 )
 """Any inbound message; dispatch on its class (or ``type(m).__struct_config__.tag``)."""
 
@@ -356,6 +367,7 @@ _CLASSES: tuple[type[_Message], ...] = (
     AutoMuck,
     Chat,
     Mute,
+    Tournament,
 )
 _BY_TAG: dict[str, type[_Message]] = {str(c.__struct_config__.tag): c for c in _CLASSES}
 INBOUND_TYPES: Final = tuple(sorted(_BY_TAG))
