@@ -102,11 +102,11 @@ from feltroom.table import (
 __all__ = [
     "GroupStorage",
     "Listener",
-    "TournamentListener",
-    "WatchedTable",
     "RoomRuntime",
     "RuntimeSettings",
     "TableRunner",
+    "TournamentListener",
+    "WatchedTable",
     "Writer",
     "hand_record",
 ]
