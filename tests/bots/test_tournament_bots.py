@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from feltroom.bots.runner import BotSettings
-from feltroom.bots.tournament import run_tournament_bots
 from feltroom.bots.tournament import main as tournament_main
+from feltroom.bots.tournament import run_tournament_bots
 from feltroom.cli import main
 from feltroom.room import audit
 from feltroom.store import SqlStorage
