@@ -201,7 +201,8 @@ def _parser() -> argparse.ArgumentParser:
         "bench", help="benchmarks side by side with peers (development install)"
     )
     bench.add_argument(
-        "target", choices=["evaluator", "engine", "room", "server", "signups", "integrity"]
+        "target",
+        choices=["evaluator", "engine", "room", "server", "signups", "integrity", "tournament"],
     )
     bench.add_argument(
         "rest", nargs=argparse.REMAINDER, help="the benchmark's own options, e.g. --json"

@@ -44,6 +44,7 @@ class TournamentBot:
     prize: int = 0
     actions: int = 0
     moves: int = 0
+    timeouts: int = 0
     problem: str | None = None
 
 
@@ -58,6 +59,11 @@ class TournamentRun:
     entries: int = 0
     latencies: list[float] = field(default_factory=list)
     """Seconds from each turn message to the server's answer to the bot's action."""
+    move_latencies: list[tuple[str, float]] = field(default_factory=list)
+    """(reason, seconds from the end of the hand at the old table to the ``moved`` message)
+    for each move between tables."""
+    hands: set[tuple[str, int]] = field(default_factory=set)
+    """The distinct hands the bots saw end."""
 
     @property
     def ok(self) -> bool:
@@ -95,6 +101,7 @@ class _Player:
         password: str | None,
         accounts: AccountFile | None,
         run: TournamentRun,
+        token: str | None = None,
     ) -> None:
         self.settings = settings
         self.tournament = tournament
@@ -105,11 +112,18 @@ class _Player:
         self.accounts = accounts
         self.run = run
         self.client = Client(settings.url)
+        self.token = token
         self._acted: dict[str, int] = {}
+        self._hand_ended: dict[str, float] = {}
         self._turn_at: dict[str, float] = {}
 
     async def register(self) -> None:
         name = self.report.name
+        if self.token is not None:  # signed in already (the benchmark's accounts)
+            self.client.token, self.client.player = self.token, name
+            await self.client.connect()
+            await self.client.http("POST", f"/api/tournaments/{self.tournament}/register")
+            return
         if not self.existing:
             await self.client.sign_up(name, self.password, exist_ok=False)
             if self.accounts is not None:
@@ -143,10 +157,25 @@ class _Player:
                 self.run.state = message["state"]
                 return message["you"]["place"] is None  # else its result follows
             return False
+        table = message.get("table")
         if kind == "moved":
             self.report.moves += 1
+            ended = self._hand_ended.get(str(message.get("from_table")))
+            if ended is not None:
+                self.run.move_latencies.append((str(message["reason"]), time.monotonic() - ended))
             return False
-        table = message.get("table")
+        if kind == "hand_result" and isinstance(table, str):
+            self._hand_ended[table] = time.monotonic()
+            if message.get("hand") is not None:
+                self.run.hands.add((table, int(message["hand"])))
+        if kind == "snapshot" and isinstance(table, str):
+            self._acted.pop(table, None)  # a new view of the table: its turns count anew
+        if kind == "event" and message.get("kind") == "timed_out" and isinstance(table, str):
+            state = self.client.tables.get(table)
+            if state is not None and message.get("seat") == state.you:
+                self.report.timeouts += 1  # away (R-TOURN-6): back at once
+                with contextlib.suppress(RequestRefused, RequestTimeout):
+                    await self.client.request({"type": "sit_in", "table": table})
         if kind in ("turn", "snapshot") and isinstance(table, str):
             if kind == "turn" and message.get("legal") is not None:
                 self._turn_at[table] = time.monotonic()
@@ -181,14 +210,19 @@ class _Player:
             self.run.latencies.append(time.monotonic() - started)
 
 
-async def run_tournament_bots(settings: BotSettings, tournament: str) -> TournamentRun:
+async def run_tournament_bots(
+    settings: BotSettings, tournament: str, tokens: dict[str, str] | None = None
+) -> TournamentRun:
     """Register ``settings.count`` bots in ``tournament`` and play until each is out or the
-    tournament ends. Raises ``ClientError`` (``HttpError``) when a registration is refused."""
+    tournament ends. Raises ``ClientError`` (``HttpError``) when a registration is refused.
+    ``tokens``: accounts signed in already (name -> session token), used instead of new ones."""
     started = time.monotonic()
     rng = random.Random(settings.seed)
     run_id = f"{rng.getrandbits(32):08x}" if settings.seed is not None else secrets.token_hex(4)
     accounts = AccountFile(settings.accounts) if settings.accounts is not None else None
     known = list(accounts.accounts) if accounts is not None else []
+    if tokens is not None:
+        known = [(name, "") for name in tokens]
     run = TournamentRun(tournament, [], 0.0)
     players = [
         _Player(
@@ -199,6 +233,7 @@ async def run_tournament_bots(settings: BotSettings, tournament: str) -> Tournam
             known[k][1] if k < len(known) else None,
             accounts,
             run,
+            None if tokens is None or k >= len(known) else tokens[known[k][0]],
         )
         for k in range(settings.count)
     ]
