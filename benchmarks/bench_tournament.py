@@ -106,7 +106,7 @@ def _get(url: str) -> Any:
         return json.loads(response.read())
 
 
-def run(players: int, level_minutes: int | None, seed: int) -> dict[str, Any]:
+def run(players: int, level_minutes: int | None, seed: int, limit: float) -> dict[str, Any]:
     from feltroom.bots.runner import BotSettings
     from feltroom.bots.tournament import run_tournament_bots
 
@@ -117,7 +117,7 @@ def run(players: int, level_minutes: int | None, seed: int) -> dict[str, Any]:
         server.start()
         settings = BotSettings(server.url, players, think=0.0, style="random", seed=seed)
         started = time.monotonic()
-        result = asyncio.run(run_tournament_bots(settings, "bench-1", tokens))
+        result = asyncio.run(run_tournament_bots(settings, "bench-1", tokens, limit))
         wall = time.monotonic() - started
         detail = _get(f"{server.url}/api/tournaments/bench-1")
         rss = server.rss_mb()
@@ -144,6 +144,9 @@ def run(players: int, level_minutes: int | None, seed: int) -> dict[str, Any]:
         "prize_pool": detail["prize_pool"],
         "prizes_paid": sum(p["prize"] for p in detail["places"]),
         "timeouts": sum(b.timeouts for b in result.bots),
+        "reconnects": sum(b.reconnects for b in result.bots),
+        "problems": sorted({b.problem for b in result.bots if b.problem is not None})[:5],
+        "unplaced": [b.name for b in result.bots if b.place is None][:10],
         "bots_ok": result.ok,
         "audit": audit,
     }
@@ -161,13 +164,16 @@ def main(argv: list[str]) -> int:
         "--level-minutes", type=int, default=None, metavar="M", help="default: turbo's 5"
     )
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--limit", type=float, default=3600.0, metavar="S", help="stop the bots after S seconds"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if args.players < 2:
         parser.error(f"--players is at least 2, not {args.players}")
     if args.level_minutes is not None and args.level_minutes < 1:
         parser.error(f"--level-minutes is at least 1, not {args.level_minutes}")
-    line = run(args.players, args.level_minutes, args.seed)
+    line = run(args.players, args.level_minutes, args.seed, args.limit)
     if args.json:
         print(json.dumps(line), flush=True)
     else:

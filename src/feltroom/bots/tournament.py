@@ -23,6 +23,7 @@ from typing import Any
 from feltroom.bots.client import (
     Client,
     ClientError,
+    ConnectionLost,
     HttpError,
     RequestRefused,
     RequestTimeout,
@@ -31,6 +32,11 @@ from feltroom.bots.client import (
 from feltroom.bots.runner import AccountFile, BotSettings
 from feltroom.rules import Call, Check, Fold
 from feltroom.strategy import Brain, make_brain
+
+_RATE = 15.0
+"""Messages a second a bot sends at most (the server limits each connection's rate)."""
+_RECONNECTS = 5
+"""How many times a bot connects again after its connection ended."""
 
 __all__ = ["TournamentBot", "TournamentRun", "main", "run_tournament_bots"]
 
@@ -45,6 +51,7 @@ class TournamentBot:
     actions: int = 0
     moves: int = 0
     timeouts: int = 0
+    reconnects: int = 0
     problem: str | None = None
 
 
@@ -68,6 +75,8 @@ class TournamentRun:
     @property
     def ok(self) -> bool:
         """Every bot finished (with a place, or in a cancelled tournament) without a problem."""
+        if self.state == "timed out":
+            return False
         return all(b.problem is None for b in self.bots) and all(
             b.place is not None or self.state == "cancelled" for b in self.bots
         )
@@ -115,6 +124,7 @@ class _Player:
         self.token = token
         self._acted: dict[str, int] = {}
         self._hand_ended: dict[str, float] = {}
+        self._last_sent = 0.0
         self._turn_at: dict[str, float] = {}
 
     async def register(self) -> None:
@@ -135,14 +145,29 @@ class _Player:
 
     async def play(self) -> None:
         try:
-            async for message in self.client.messages():
-                if await self._handle(message):
-                    return
+            for attempt in range(_RECONNECTS + 1):
+                if attempt:  # the connection ended: connect again (the seat is resumed)
+                    await asyncio.sleep(min(2.0, 0.1 * 2**attempt))
+                    with contextlib.suppress(ClientError):
+                        await self.client.connect()
+                    self.report.reconnects += 1
+                with contextlib.suppress(ConnectionLost):
+                    async for message in self.client.messages():
+                        if await self._handle(message):
+                            return
             self.report.problem = "the connection ended before the tournament did"
         except ClientError as error:
             self.report.problem = str(error)
         finally:
             await self.client.close()
+
+    async def _pace(self) -> None:
+        """At most ``_RATE`` messages a second: under the server's inbound rate limit."""
+        now = time.monotonic()
+        wait = self._last_sent + 1 / _RATE - now
+        if wait > 0:
+            await asyncio.sleep(wait)
+        self._last_sent = time.monotonic()
 
     async def _handle(self, message: dict[str, Any]) -> bool:
         kind = message.get("type")
@@ -174,6 +199,7 @@ class _Player:
             state = self.client.tables.get(table)
             if state is not None and message.get("seat") == state.you:
                 self.report.timeouts += 1  # away (R-TOURN-6): back at once
+                await self._pace()
                 with contextlib.suppress(RequestRefused, RequestTimeout):
                     await self.client.request({"type": "sit_in", "table": table})
         if kind in ("turn", "snapshot") and isinstance(table, str):
@@ -193,6 +219,7 @@ class _Player:
         if not state.my_turn or state.turns != turn or legal is None:
             return
         self._acted[table] = turn
+        await self._pace()
         action = self.brain.choose(state.hand_view(), legal)
         self.report.actions += 1
         started = self._turn_at.pop(table, None)
@@ -202,6 +229,7 @@ class _Player:
             if refused.code == "illegal_action" and refused.legal is not None:
                 options = legal_from_wire(refused.legal, legal.seat)
                 fallback = Check() if options.check else Call() if options.call else Fold()
+                await self._pace()
                 with contextlib.suppress(RequestRefused):
                     await self.client.act(table, fallback)
         except RequestTimeout:
@@ -211,11 +239,15 @@ class _Player:
 
 
 async def run_tournament_bots(
-    settings: BotSettings, tournament: str, tokens: dict[str, str] | None = None
+    settings: BotSettings,
+    tournament: str,
+    tokens: dict[str, str] | None = None,
+    limit: float | None = None,
 ) -> TournamentRun:
     """Register ``settings.count`` bots in ``tournament`` and play until each is out or the
     tournament ends. Raises ``ClientError`` (``HttpError``) when a registration is refused.
-    ``tokens``: accounts signed in already (name -> session token), used instead of new ones."""
+    ``tokens``: accounts signed in already (name -> session token), used instead of new ones.
+    ``limit``: seconds after which the bots stop (the run's state is then ``timed out``)."""
     started = time.monotonic()
     rng = random.Random(settings.seed)
     run_id = f"{rng.getrandbits(32):08x}" if settings.seed is not None else secrets.token_hex(4)
@@ -253,7 +285,10 @@ async def run_tournament_bots(
                     f"{player.report.name} cannot register in {tournament}: {error}"
                 ) from None
             tasks.append(asyncio.create_task(player.play()))
-        await asyncio.gather(*tasks)
+        try:
+            await asyncio.wait_for(asyncio.gather(*tasks), limit)
+        except TimeoutError:
+            run.state = "timed out"
     finally:
         for task in tasks:
             task.cancel()
