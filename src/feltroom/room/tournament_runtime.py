@@ -367,8 +367,7 @@ class TournamentRunner:
                     taken[move.entry] = remove(move.from_table, move.from_seat, "final_table")
                 for move in out.moves:
                     seat(move.account, out.table, move.to_seat, taken[move.entry])
-                    if move.from_table != out.table or move.from_seat != move.to_seat:
-                        moved(move)
+                    moved(move)  # a new seat draw for everyone, even the same seat again
                 self.tables[out.table].table.new_button_draw()
             elif isinstance(out, CloseTable):
                 gone = self.tables.pop(out.table, None)
