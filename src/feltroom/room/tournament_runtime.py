@@ -749,7 +749,11 @@ class TournamentRunner:
         their place (R-TOURN-14)."""
         director = self.director
         playing = [e for e in director.entries if e.table is not None and not e.out]
-        ranks = {e.number: 1 + sum(o.stack > e.stack for o in playing) for e in playing}
+        stacks = sorted((e.stack for e in playing), reverse=True)
+        first: dict[int, int] = {}
+        for k, stack in enumerate(stacks, start=1):
+            first.setdefault(stack, k)  # 1 + the players with more chips
+        ranks = {e.number: first[e.stack] for e in playing}
         for entry in director.entries:
             if entry.place is not None:
                 ranks[entry.number] = entry.place
@@ -852,15 +856,31 @@ class TournamentRunner:
         """What one player sees of the tournament (the protocol's ``tournament`` message):
         where it stands and their entry (chips, rank, table, place and prize), or ``None``
         when the account has no entry."""
-        mine = [e for e in self.director.entries if e.account == account and not e.unregistered]
-        if not mine:
-            return None
-        entry = mine[-1]
-        table = None if entry.table is None else self.tables.get(entry.table)
-        return {
+        return self.player_views([account], now).get(account)
+
+    def player_views(self, accounts: Sequence[str], now: float) -> dict[str, dict[str, Any]]:
+        """``player_view`` of each of ``accounts`` that has an entry (the standing and the
+        ranks worked out once for all)."""
+        latest: dict[str, EntryState] = {}
+        for entry in self.director.entries:
+            if not entry.unregistered:
+                latest[entry.account] = entry
+        wanted = [a for a in accounts if a in latest]
+        if not wanted:
+            return {}
+        standing = {
             "tournament": self.tournament_id,
             **self.status_fields(now),
             "entries": self.director.entry_count,
-            "you": self._entry(entry, self.ranks()),
-            "table_id": None if table is None else table.table_id,
         }
+        ranks = self.ranks()
+        views = {}
+        for account in wanted:
+            entry = latest[account]
+            table = None if entry.table is None else self.tables.get(entry.table)
+            views[account] = {
+                **standing,
+                "you": self._entry(entry, ranks),
+                "table_id": None if table is None else table.table_id,
+            }
+        return views

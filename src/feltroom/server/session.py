@@ -390,12 +390,12 @@ class Hub:
                 self._moved(tournament, event)
                 continue
             assert isinstance(event, TournamentNews)
-            for account in event.accounts:
+            online = [a for a in event.accounts if self.by_player.get(a)]
+            views = tournament.player_views(online, now)
+            for account in online:
                 connections = self.by_player.get(account)
-                if not connections:
-                    continue
-                view = tournament.player_view(account, now)
-                if view is None:
+                view = views.get(account)
+                if not connections or view is None:
                     continue
                 result = _result_of(view) if account in event.results else None
                 for connection in list(connections):
