@@ -17,7 +17,7 @@ from typing import Any
 
 from feltroom import __version__
 from feltroom.cards import format_cards
-from feltroom.errors import FeltroomError
+from feltroom.errors import FeltroomError, InvalidConfiguration
 from feltroom.evaluate import evaluate
 from feltroom.shuffle import SeededDeckSource, shuffled_deck
 
@@ -201,7 +201,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     bench.add_argument(
         "target",
-        choices=["evaluator", "engine", "room", "server", "signups", "integrity", "failover"],
+        choices=[
+            "evaluator",
+            "engine",
+            "room",
+            "server",
+            "signups",
+            "integrity",
+            "failover",
+            "tournament",
+        ],
     )
     bench.add_argument(
         "rest", nargs=argparse.REMAINDER, help="the benchmark's own options, e.g. --json"
@@ -292,6 +301,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="JSON file of the bots' accounts: reused by later runs, new ones added",
     )
+    bots.add_argument(
+        "--tournament",
+        default=None,
+        metavar="ID",
+        help="register the bots in this tournament instance and play it to the end",
+    )
     bots.set_defaults(handler=_bots)
 
     acpc = commands.add_parser(
@@ -374,7 +389,7 @@ def _play(args: argparse.Namespace) -> int:
 
 def _bots(args: argparse.Namespace) -> int:
     """``feltroom bots --url URL --count N [--hands H] [--think SECONDS] [--style STYLE]
-    [--accounts FILE]``:
+    [--accounts FILE] [--tournament ID]``:
     network bots over the public protocol (docs/bots.md); exit 0 when done or stopped."""
     from feltroom.bots.client import endpoints
     from feltroom.bots.runner import BotSettings
@@ -385,9 +400,18 @@ def _bots(args: argparse.Namespace) -> int:
         settings = BotSettings(
             args.url, args.count, args.hands, args.think, args.style, accounts=args.accounts
         )
+        if args.tournament is not None and args.hands is not None:
+            raise InvalidConfiguration(
+                "--hands does not apply with --tournament: the bots play until they are out "
+                "or the tournament ends"
+            )
     except FeltroomError as error:
         print(f"feltroom bots: error: {error}", file=sys.stderr)
         return 2
+    if args.tournament is not None:
+        from feltroom.bots.tournament import main as play_tournament
+
+        return play_tournament(settings, args.tournament)
     return run(settings)
 
 

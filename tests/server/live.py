@@ -18,8 +18,9 @@ import uvicorn
 from websockets.asyncio.client import ClientConnection, connect
 
 from feltroom.room import Accounts, Argon2Settings, Cashier, Settlement
-from feltroom.room.runtime import RoomRuntime, RuntimeSettings
+from feltroom.room.runtime import RoomRuntime, RuntimeSettings, WatchedTable
 from feltroom.room.tables_config import parse_tables
+from feltroom.room.tournaments_config import parse_tournaments
 from feltroom.server import create_app
 from feltroom.server.app import server_config
 from feltroom.server.session import Connection, Hub, HubSettings
@@ -54,7 +55,7 @@ act_seconds = 30
 """
 
 
-def room_for(storage: SqlStorage, text: str, **settings: Any) -> RoomRuntime:
+def room_for(storage: SqlStorage, text: str, tournaments: str = "", **settings: Any) -> RoomRuntime:
     options: dict[str, Any] = {
         "house_bots": 0,
         "bot_think": (0.0, 0.0),
@@ -69,6 +70,7 @@ def room_for(storage: SqlStorage, text: str, **settings: Any) -> RoomRuntime:
         Accounts(storage, argon2=Argon2Settings.cheap()),
         Cashier(storage),
         parse_tables(text, "test tables"),
+        tournaments=parse_tournaments(tournaments),
         settings=RuntimeSettings(**options),
     )
 
@@ -92,9 +94,16 @@ class WireTap:
 
     def allowed(self, connection: Connection, message: dict[str, Any]) -> set[str]:
         table = message.get("table")
-        if not isinstance(table, str) or table not in self.runtime.runners:
+        if not isinstance(table, str):
             return set()
-        runner = self.runtime.runners[table]
+        runner: WatchedTable
+        if table in self.runtime.runners:
+            runner = self.runtime.runners[table]
+        else:
+            found = self.runtime.tournament_table(table)
+            if found is None:
+                return set()
+            runner = found[1]
         hand = runner.table.hand
         cards: set[str] = set()
         if hand is None:

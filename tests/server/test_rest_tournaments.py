@@ -42,7 +42,7 @@ def client(
         settings=RuntimeSettings(house_bots=0, selftest_first=10**9),
         clock=clock,
     )
-    app = create_app(room, drive=False, limits=RestLimits(clock=clock))
+    app = create_app(room, drive=False, limits=RestLimits(clock=clock, signups=10))
     with TestClient(app) as test_client:
         test_client.portal.call(room.start)  # type: ignore[union-attr]
         try:
@@ -85,3 +85,79 @@ def test_a_player_registers_and_unregisters_for_a_sit_and_go(client: TestClient)
     assert "no tournament 'nope'; tournaments are sng-1" in _error(unknown, 404, "not_found")
     anonymous = client.post("/api/tournaments/sng-1/register")
     _error(anonymous, 401, "unauthenticated")
+
+
+def _players(client: TestClient, names: list[str]) -> dict[str, dict[str, str]]:
+    """Signs each name up, signs in and takes the play-money grant; their headers."""
+    headers = {}
+    for name in names:
+        assert (
+            client.post("/api/signup", json={"name": name, "password": PASSWORD}).status_code == 201
+        )
+        headers[name] = _sign_in(client, name)
+        assert client.post("/api/grant", headers=headers[name]).status_code == 200
+    return headers
+
+
+def test_one_tournament_whole_and_delete_register(client: TestClient) -> None:
+    names = ["ann", "bob", "cid", "dee", "eve", "fay"]
+    headers = _players(client, names)
+    for name in names[:5]:
+        assert (
+            client.post("/api/tournaments/sng-1/register", headers=headers[name]).status_code == 200
+        )
+    balance = client.get("/api/balance", headers=headers["eve"]).json()["balances"]["PLAY"]
+    left = client.delete("/api/tournaments/sng-1/register", headers=headers["eve"])
+    assert left.json() == {"tournament": "sng-1", "account": "eve", "refunded": 1100}
+    assert int(client.get("/api/balance", headers=headers["eve"]).json()["balances"]["PLAY"]) == (
+        int(balance) + 1100
+    )
+    before = client.get("/api/tournaments/sng-1").json()
+    assert (before["state"], before["entries"], before["players_left"]) == ("registering", 4, 0)
+    assert before["payouts"] == [{"place": 1, "prize": 4000}]
+    assert not before["payouts_final"]
+    assert [p["account"] for p in before["players"]] == ["ann", "bob", "cid", "dee"]
+    assert {p["status"] for p in before["players"]} == {"registered"}
+    structure = before["structure"]
+    assert (structure["schedule"], structure["level_minutes"], structure["breaks"]) == (
+        "turbo",
+        5,
+        None,
+    )
+    assert structure["levels"][:4] == [
+        {"level": 1, "blinds": [10, 20, 0]},
+        {"level": 2, "blinds": [15, 30, 0]},
+        {"level": 3, "blinds": [25, 50, 0]},
+        {"level": 4, "blinds": [50, 100, 100]},
+    ]
+    for name in ("eve", "fay"):
+        assert (
+            client.post("/api/tournaments/sng-1/register", headers=headers[name]).status_code == 200
+        )
+    now = client.get("/api/tournaments/sng-1").json()
+    assert now["state"] == "running"
+    assert (now["level"], now["blinds"], now["next_blinds"]) == (1, [10, 20, 0], [15, 30, 0])
+    assert now["next_level_in"] == 300.0
+    assert (now["players_left"], now["average_stack"], now["places_paid"]) == (6, 1500, 2)
+    assert (now["on_break"], now["break_ends_in"], now["hand_for_hand"]) == (False, None, False)
+    assert now["payouts"] == [{"place": 1, "prize": 3900}, {"place": 2, "prize": 2100}]
+    assert now["payouts_final"] is True
+    assert len(now["tables"]) == 1
+    assert len(now["tables"][0]["players"]) == 6
+    assert sorted(p["account"] for p in now["players"]) == names
+    for player in now["players"]:
+        assert (player["status"], player["chips"], player["rank"]) == ("playing", 1500, 1)
+        assert player["table"] == 1
+        assert player["seat"] is not None
+        assert (player["place"], player["prize"]) == (None, 0)
+    # once it runs, an entry stays: refused, nothing changed
+    balance = client.get("/api/balance", headers=headers["ann"]).json()["balances"]["PLAY"]
+    late = client.delete("/api/tournaments/sng-1/register", headers=headers["ann"])
+    _error(late, 409, "refused")
+    assert client.get("/api/balance", headers=headers["ann"]).json()["balances"]["PLAY"] == balance
+    assert client.get("/api/tournaments/sng-1").json()["entries"] == 6
+    lobby = client.get("/api/lobby").json()
+    assert [t["id"] for t in lobby["tournaments"]] == ["sng-1", "sng-2"]
+    assert lobby["tournaments"][0]["chips"][0]["rank"] == 1
+    missing = client.get("/api/tournaments/nope")
+    assert "no tournament 'nope'; tournaments are sng-1, sng-2" in _error(missing, 404, "not_found")

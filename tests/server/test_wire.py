@@ -827,6 +827,66 @@ async def _hub_frames(storage: SqlStorage) -> list[tuple[str, Message]]:
     return [(player, json.loads(frame)) for player, frame in frames]
 
 
+HEADS_UP_SNG = """
+[[tournament]]
+id = "duel"
+format = "sng"
+seats_per_table = 2
+max_entries = 2
+starting_stack = 300
+"""
+
+
+async def _tournament_frames(storage: SqlStorage) -> list[tuple[str, Message]]:
+    """Real frames of the hub at a heads-up sit-and-go: both players said hello, register,
+    are taken to the table (``moved``), one asks for the ``tournament`` view, both go all in
+    at every turn until the ``tournament_result``."""
+    runtime = room_for(storage, HEADS_UP, HEADS_UP_SNG)
+    connections = {}
+    await runtime.start()
+    hub = Hub(runtime, HubSettings(rate=1000.0, burst=1000.0))
+    frames: list[tuple[str, str]] = []
+    hub.tap = lambda connection, message, frame: frames.append((str(connection.player), frame))
+    try:
+        for name in ("carol", "dave"):
+            runtime.accounts.sign_up(name, "correct horse")
+            token = runtime.accounts.sign_in(name, "correct horse").token
+            runtime.cashier.grant(name, 2000, f"grant:{name}")
+            connections[name] = hub.open()
+            hello = {"type": "hello", "id": 1, "version": 1, "token": token}
+            await hub.receive(connections[name], json.dumps(hello))
+            await runtime.register_tournament("duel-1", name)
+        await hub.receive(
+            connections["carol"], '{"type":"tournament","id":2,"tournament":"duel-1"}'
+        )
+        tournament = runtime.tournaments["duel-1"]
+        for _ in range(2000):
+            if tournament.done:
+                break
+            for tab in list(tournament.tables.values()):
+                hand = tab.table.hand
+                if hand is None or hand.is_over or hand.to_act is None:
+                    continue
+                legal = hand.legal_actions()
+                assert legal is not None
+                act: dict[str, Any] = {"type": "act", "id": 3, "table": tab.table_id}
+                act["hand"] = tab.playing
+                if legal.raise_max is not None:
+                    act["action"] = "bet" if legal.bet else "raise"
+                    act["amount"] = legal.raise_max
+                else:
+                    act["action"] = "call" if legal.call else "check"
+                account = tab.table.seats[hand.to_act].account
+                await hub.receive(connections[account], json.dumps(act))
+            await runtime.advance(runtime.clock())
+            await asyncio.sleep(0.005)
+        assert tournament.done
+    finally:
+        await hub.stop()
+        await runtime.stop()
+    return [(player, json.loads(frame)) for player, frame in frames]
+
+
 @pytest.fixture
 def produced(played: list[Fanout], storage: SqlStorage) -> dict[str, list[Message]]:
     """Every message the code produced in these tests, by label (type, or ``event:kind``): the
@@ -837,6 +897,7 @@ def produced(played: list[Fanout], storage: SqlStorage) -> dict[str, list[Messag
     fan.feed(fan.table.start_hand(0.0))
     messages += [wire.snapshot(TABLE, fan.hand_id(), fan.table.view(s)) for s in (None, 1, 2)]
     messages += [message for _, message in asyncio.run(_hub_frames(storage))]
+    messages += [message for _, message in asyncio.run(_tournament_frames(storage))]
     for message in messages:
         by_label.setdefault(label(message), []).append(message)
     return by_label

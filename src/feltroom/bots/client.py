@@ -84,7 +84,7 @@ __all__ = [
 
 Message = dict[str, Any]
 
-_REPLIES = frozenset({"ok", "pong", "error", "welcome", "lobby"})
+_REPLIES = frozenset({"ok", "pong", "error", "welcome", "lobby", "tournament"})
 _DEAD_MONEY = frozenset({"ante", "dead"})
 _MAX_ID = 2_147_483_647
 

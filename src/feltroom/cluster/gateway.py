@@ -149,6 +149,9 @@ class GatewayHub(Hub):
     def _lobby_entries(self) -> list[dict[str, Any]]:
         return self._lobby
 
+    def _lobby_tournaments(self) -> list[dict[str, Any]]:
+        return []  # tournaments run only in the single process so far (docs/cluster.md)
+
     def status(self) -> dict[str, Any]:
         """The room's figures: every live worker's summed, and this gateway's uptime."""
         return self._status
@@ -281,6 +284,11 @@ class GatewayHub(Hub):
     async def _dispatch(self, connection: Connection, kind: str, m: Any) -> Message | None:
         if kind in _LOCAL:
             return await super()._dispatch(connection, kind, m)
+        if kind == "tournament":
+            raise RoomError(
+                "tournaments run only in a single-process room so far; a cluster's gateways "
+                "do not serve them (docs/cluster.md)"
+            )
         assert connection.player is not None
         table_id: str = m.table
         self._check_table(table_id)

@@ -40,7 +40,7 @@ from feltroom.errors import FeltroomError
 from feltroom.room import Accounts, Cashier, RoomError, Settlement
 from feltroom.room.events import TableReloaded
 from feltroom.room.leases import Leases
-from feltroom.room.runtime import RuntimeSettings, TableRunner
+from feltroom.room.runtime import RuntimeSettings, TableRunner, WatchedTable
 from feltroom.room.storage import Storage
 from feltroom.room.tables_config import TableSpec, spec_of, table_entries
 from feltroom.room.worker import WorkerRuntime
@@ -489,8 +489,11 @@ class ClusterWorker:
         view = runner.table.view(seat)
         return [protocol.encode(snapshot(runner.table_id, runner.playing, view, [], settings))]
 
-    def _on_events(self, runner: TableRunner, events: Sequence[object]) -> None:
-        """The frames of a batch for every viewer: the observers and each person seated."""
+    def _on_events(self, runner: WatchedTable, events: Sequence[object]) -> None:
+        """The frames of a batch for every viewer: the observers and each person seated
+        (cash tables only: tournaments do not run in a cluster's workers)."""
+        if not isinstance(runner, TableRunner):
+            return
         table = runner.table
         hand = table.hand
         hand_id = runner.playing

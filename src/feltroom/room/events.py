@@ -13,7 +13,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["HandVoided", "RoomEvent", "TablePaused", "TableReloaded", "TableResumed"]
+__all__ = [
+    "HandVoided",
+    "PlayerMoved",
+    "RoomEvent",
+    "TablePaused",
+    "TableReloaded",
+    "TableResumed",
+    "TournamentEvent",
+    "TournamentNews",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +50,34 @@ class TableResumed:
 class TableReloaded:
     """The table was rebuilt from the books: send full snapshots again."""
 
+
+@dataclass(frozen=True, slots=True)
+class PlayerMoved:
+    """A tournament's director moved ``account`` from table ``from_table`` to ``seat`` at
+    ``to_table`` (table ids; ``reason``: ``balance``, ``break`` or ``final``, R-TOURN-7/8), or
+    seated them at the start or on a late entry (``from_table`` ``None``, ``reason``
+    ``seated``): whoever shows the player their table follows them there."""
+
+    tournament: str
+    account: str
+    from_table: str | None
+    to_table: str
+    seat: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentNews:
+    """Where tournament ``tournament`` stands changed for ``accounts`` (a level, a break, a
+    hand of theirs ended, a move); ``results``: the accounts whose place became final."""
+
+    tournament: str
+    accounts: tuple[str, ...]
+    results: tuple[str, ...] = ()
+
+
+TournamentEvent = PlayerMoved | TournamentNews
+"""What a tournament tells the room's tournament listeners."""
 
 RoomEvent = HandVoided | TablePaused | TableResumed | TableReloaded
 """Every event the room adds to a table's stream."""

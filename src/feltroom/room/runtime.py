@@ -47,7 +47,7 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from feltroom.errors import FeltroomError, IllegalAction
 from feltroom.room.accounts import Accounts, Argon2Settings, NotAHouseBot
@@ -62,7 +62,14 @@ from feltroom.room.errors import (
     StaleTurn,
     UnknownAccount,
 )
-from feltroom.room.events import HandVoided, RoomEvent, TablePaused, TableReloaded, TableResumed
+from feltroom.room.events import (
+    HandVoided,
+    RoomEvent,
+    TablePaused,
+    TableReloaded,
+    TableResumed,
+    TournamentEvent,
+)
 from feltroom.room.housebots import HouseBot, bot_buy_in, bot_name, bot_seats, house_bot
 from feltroom.room.lobby import TableStats, figures_of, lobby_entry
 from feltroom.room.operators import OperatorLog
@@ -77,7 +84,7 @@ from feltroom.room.settlement import (
 from feltroom.room.storage import Storage, TournamentRow, Transaction
 from feltroom.room.tables_config import TableSpec, settings_of
 from feltroom.room.tournament_journal import settings_from_json, settings_json
-from feltroom.room.tournament_runtime import TournamentRunner
+from feltroom.room.tournament_runtime import TournamentRunner, TournamentTableRef
 from feltroom.room.tournaments_config import TournamentSpec
 from feltroom.rules import Action
 from feltroom.selftest import run_selftest
@@ -102,6 +109,8 @@ __all__ = [
     "RoomRuntime",
     "RuntimeSettings",
     "TableRunner",
+    "TournamentListener",
+    "WatchedTable",
     "Writer",
     "hand_record",
 ]
@@ -113,9 +122,32 @@ SETTLEMENT_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1
 
 T = TypeVar("T")
 
-Listener = Callable[["TableRunner", Sequence[object]], None]
+
+class WatchedTable(Protocol):
+    """What a listener sees of a table: a cash table's ``TableRunner``, or a tournament's table
+    (``feltroom.room.tournament_runtime``)."""
+
+    @property
+    def table_id(self) -> str: ...
+
+    @property
+    def table(self) -> Table: ...
+
+    @property
+    def playing(self) -> int | None: ...
+
+    @property
+    def last_hand_id(self) -> int | None: ...
+
+    def check_turn(self, turn_id: int | None) -> None: ...
+
+
+Listener = Callable[[WatchedTable, Sequence[object]], None]
 """``listener(runner, events)``: a batch of events of ``runner``'s table (``TableEvent`` and
 ``RoomEvent`` values), in the order they happened."""
+
+TournamentListener = Callable[[Sequence[TournamentEvent]], None]
+"""``listener(events)``: tournament news (``PlayerMoved``, ``TournamentNews``)."""
 
 
 KEEP_FINISHED = 5
@@ -1066,6 +1098,7 @@ class RoomRuntime:
         self.stopping = False
         self._tasks: list[asyncio.Task[None]] = []
         self.listeners: list[Listener] = []
+        self.tournament_listeners: list[TournamentListener] = []
         self.tournament_specs = {spec.tournament_id: spec for spec in tournaments}
         self.tournaments: dict[str, TournamentRunner] = {}
         self.next_schedule = 0.0
@@ -1085,7 +1118,23 @@ class RoomRuntime:
         with contextlib.suppress(ValueError):
             self.listeners.remove(listener)
 
-    def publish(self, runner: TableRunner, events: Sequence[object]) -> None:
+    def add_tournament_listener(self, listener: TournamentListener) -> None:
+        """Call ``listener(events)`` for the tournaments' news: moves between tables and
+        changes to where a tournament stands (``feltroom.room.events``), synchronously."""
+        self.tournament_listeners.append(listener)
+
+    def remove_tournament_listener(self, listener: TournamentListener) -> None:
+        with contextlib.suppress(ValueError):
+            self.tournament_listeners.remove(listener)
+
+    def publish_tournament(self, events: Sequence[TournamentEvent]) -> None:
+        for listener in tuple(self.tournament_listeners):
+            try:
+                listener(events)
+            except Exception:
+                log.exception("a tournament listener failed on %d events", len(events))
+
+    def publish(self, runner: WatchedTable, events: Sequence[object]) -> None:
         for listener in tuple(self.listeners):
             try:
                 listener(runner, events)
@@ -1731,6 +1780,26 @@ class RoomRuntime:
             if player in waiting:
                 places.append((table_id, waiting.index(player) + 1, len(waiting)))
         return places
+
+    def tournament_table(self, table_id: str) -> tuple[TournamentRunner, TournamentTableRef] | None:
+        """The tournament and its table of id ``table_id``, or ``None``."""
+        for tournament in self.tournaments.values():
+            tab = tournament.by_id.get(table_id)
+            if tab is not None:
+                return tournament, tab
+        return None
+
+    def tournament_seats_of(self, player: str) -> list[tuple[TournamentRunner, str, int]]:
+        """Every tournament table (its tournament, table id, seat) where ``player`` sits."""
+        seats = []
+        for tournament in self.tournaments.values():
+            if tournament.done:
+                continue
+            for tab in tournament.tables.values():
+                seat = tab.table.seat_of(player)
+                if seat is not None:
+                    seats.append((tournament, tab.table_id, seat))
+        return seats
 
     def stored_stacks(self, table_id: str) -> dict[str, int]:
         """The books' stacks at a table (blocking read; for tests and tools)."""

@@ -39,7 +39,8 @@ from typing import TYPE_CHECKING, Any
 
 from feltroom.deal_proof import SCHEME
 from feltroom.errors import IllegalAction
-from feltroom.room.errors import RoomError
+from feltroom.room.errors import RoomError, StaleHand, StaleTurn
+from feltroom.room.events import PlayerMoved, TournamentEvent, TournamentNews
 from feltroom.room.housebots import HouseBot, bot_name, house_bot
 from feltroom.room.ledger import CURRENCIES
 from feltroom.room.storage import HandDealRow, HandPlayerRow, TournamentRow
@@ -58,37 +59,60 @@ from feltroom.table import (
     HandFinished,
     HandResult,
     HandStarted,
+    Level,
     TableEvent,
     TournamentTable,
     tournament_table_config,
 )
 from feltroom.tournament import (
+    BreakEnded,
+    BreakStarted,
     CloseTable,
     Director,
     Disqualified,
+    EntryState,
+    HandForHandEnded,
+    HandForHandStarted,
     HoldTable,
+    LevelStarted,
     MovePlayer,
     OpenTable,
     Output,
     PlaceFinal,
     RedrawTable,
+    RegistrationClosed,
     ReleaseTable,
     RemovePlayer,
     SeatPlayer,
     SetLevel,
     Started,
 )
+from feltroom.tournament.payouts import payout_table, prize_pool
 
 if TYPE_CHECKING:
     from feltroom.room.runtime import RoomRuntime
 
-__all__ = ["TournamentRunner", "tournament_number", "tournament_table_id"]
+__all__ = [
+    "TournamentRunner",
+    "TournamentTableRef",
+    "tournament_number",
+    "tournament_table_id",
+]
 
 log = logging.getLogger("feltroom.room.tournaments")
 
 HEARTBEAT = 5.0
 """How often a runner writes that the room is alive (the clock resumes from there after a
 crash) and looks for an operator's cancellation."""
+
+
+def blinds(level: Level) -> list[int]:
+    """A level as the lobby gives it: small blind, big blind, ante."""
+    return [level.small_blind, level.big_blind, level.ante]
+
+
+def _rounded(seconds: float | None) -> float | None:
+    return None if seconds is None else round(seconds, 1)
 
 
 def tournament_table_id(tournament_id: str, number: int) -> str:
@@ -110,14 +134,41 @@ class _Reloaded(Exception):
 
 
 @dataclass(slots=True)
-class _Table:
+class TournamentTableRef:
+    """One table of a running tournament, as the room's listeners see it (like a cash table's
+    ``TableRunner``: ``table_id``, ``table``, ``playing``, ``last_hand_id``, ``check_turn``)."""
+
     number: int
     table_id: str
     table: TournamentTable
     hand_id: int | None = None
+    last_hand_id: int | None = None
     next_deal: float = 0.0
     level: int = 1
     """The number of the level of the hand in progress (or the last one)."""
+
+    @property
+    def playing(self) -> int | None:
+        """The stored id of the hand in progress, or ``None``."""
+        return self.hand_id
+
+    def check_turn(self, turn_id: int | None) -> None:
+        """Refuse an action that names a turn other than the one in progress."""
+        current = self.table.turn_id
+        if turn_id is not None and turn_id != current:
+            now = "no turn is in progress" if current is None else f"the turn is {current}"
+            raise StaleTurn(
+                f"turn {turn_id} is over at table {self.table_id} ({now}); act on the "
+                "latest turn message"
+            )
+
+    def check_hand(self, hand_id: int | None) -> None:
+        """Refuse an action that names a hand other than the one in progress."""
+        if hand_id is not None and hand_id != self.hand_id:
+            playing = "none" if self.hand_id is None else self.hand_id
+            raise StaleHand(
+                f"hand {hand_id} is not the hand in progress at table {self.table_id} ({playing})"
+            )
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +190,8 @@ class TournamentRunner:
         self.status = row.status
         self.books = TournamentBooks(room.books, row.tournament_id, row.currency, clock=room.clock)
         self.director = Director(self.settings, start_at=row.start_at)
-        self.tables: dict[int, _Table] = {}
+        self.tables: dict[int, TournamentTableRef] = {}
+        self.by_id: dict[str, TournamentTableRef] = {}
         self.bots: dict[str, HouseBot] = {}
         self.bot_names: set[str] = set()
         self.seq = 0
@@ -167,6 +219,7 @@ class TournamentRunner:
         self.bot_names = await self.room.writer.call(self.room.bot_accounts, names)
         self.bots = {}
         self.tables = {}
+        self.by_id = {}
         for number, model in sorted(director.tables.items()):
             tab = self._open(number)
             for seat, entry_number in sorted(model.seats.items()):
@@ -286,29 +339,57 @@ class TournamentRunner:
 
     # -------------------------------------------------------------- the director's commands
 
-    def _open(self, number: int) -> _Table:
+    def _open(self, number: int) -> TournamentTableRef:
         level = self.director.level
         config = tournament_table_config(self.settings.game, level, self.settings.seats_per_table)
         table = TournamentTable(config, level)
-        tab = _Table(number, tournament_table_id(self.tournament_id, number), table)
+        tab = TournamentTableRef(number, tournament_table_id(self.tournament_id, number), table)
         self.tables[number] = tab
+        self.by_id[tab.table_id] = tab
         return tab
 
     def _apply(self, outputs: Sequence[Output], now: float) -> None:
+        published: dict[int, list[TableEvent]] = {}
+        moves: list[TournamentEvent] = []
+
+        def seat(account: str, number: int, to_seat: int, chips: int) -> None:
+            events = self.tables[number].table.seat_player(account, to_seat, chips, now)
+            published.setdefault(number, []).extend(events)
+
+        def remove(number: int, from_seat: int, reason: str) -> int:
+            chips, events = self.tables[number].table.remove_player(from_seat, now, reason)
+            published.setdefault(number, []).extend(events)
+            return chips
+
+        def moved(move: MovePlayer) -> None:
+            moves.append(
+                PlayerMoved(
+                    self.tournament_id,
+                    move.account,
+                    self.tables[move.from_table].table_id,
+                    self.tables[move.to_table].table_id,
+                    move.to_seat,
+                    move.reason,
+                )
+            )
+
         disqualified = {out.entry for out in outputs if isinstance(out, Disqualified)}
         for out in outputs:
             if isinstance(out, OpenTable):
                 self._open(out.table)
             elif isinstance(out, SeatPlayer):
-                self.tables[out.table].table.seat_player(out.account, out.seat, out.stack, now)
-            elif isinstance(out, MovePlayer):
-                chips, _ = self.tables[out.from_table].table.remove_player(
-                    out.from_seat, now, "moved"
+                seat(out.account, out.table, out.seat, out.stack)
+                table_id = self.tables[out.table].table_id
+                moves.append(
+                    PlayerMoved(self.tournament_id, out.account, None, table_id, out.seat, "seated")
                 )
-                self.tables[out.to_table].table.seat_player(out.account, out.to_seat, chips, now)
+            elif isinstance(out, MovePlayer):
+                chips = remove(out.from_table, out.from_seat, "moved")
+                seat(out.account, out.to_table, out.to_seat, chips)
+                moved(out)
             elif isinstance(out, RemovePlayer):
                 reason = "disqualified" if out.entry in disqualified else "eliminated"
-                self.tables[out.table].table.remove_player(out.seat, now, reason)
+                remove(out.table, out.seat, reason)
                 self.bots.pop(out.account, None)
             elif isinstance(out, HoldTable):
                 self.tables[out.table].table.hold()
@@ -319,16 +400,53 @@ class TournamentRunner:
             elif isinstance(out, RedrawTable):
                 taken = {}
                 for move in out.moves:
-                    chips, _ = self.tables[move.from_table].table.remove_player(
-                        move.from_seat, now, "final_table"
-                    )
-                    taken[move.entry] = chips
-                table = self.tables[out.table].table
+                    taken[move.entry] = remove(move.from_table, move.from_seat, "final_table")
                 for move in out.moves:
-                    table.seat_player(move.account, move.to_seat, taken[move.entry], now)
-                table.new_button_draw()
+                    seat(move.account, out.table, move.to_seat, taken[move.entry])
+                    moved(move)  # a new seat draw for everyone, even the same seat again
+                self.tables[out.table].table.new_button_draw()
             elif isinstance(out, CloseTable):
-                self.tables.pop(out.table, None)
+                gone = self.tables.pop(out.table, None)
+                if gone is not None:
+                    self.by_id.pop(gone.table_id, None)
+        room = self.room
+        if room.listeners:
+            for number, events in published.items():
+                tab = self.tables.get(number)
+                if tab is not None and events:
+                    room.publish(tab, events)
+        if room.tournament_listeners:
+            news = self._news(outputs)
+            if moves or news is not None:
+                room.publish_tournament([*moves, *([] if news is None else [news])])
+
+    def _news(self, outputs: Sequence[Output]) -> TournamentNews | None:
+        """Who should see the tournament's new standing after ``outputs``: everyone in play
+        when the level, a break, the registration or hand-for-hand changed, else the players
+        of the tables a hand ended at (``_events`` adds those) and whoever's place is final."""
+        results = tuple(out.account for out in outputs if isinstance(out, PlaceFinal))
+        general = any(
+            isinstance(
+                out,
+                LevelStarted
+                | BreakStarted
+                | BreakEnded
+                | RegistrationClosed
+                | Started
+                | HandForHandStarted
+                | HandForHandEnded,
+            )
+            for out in outputs
+        )
+        if general or self.director.finished:
+            accounts = tuple(
+                sorted({e.account for e in self.director.entries if not e.unregistered})
+            )
+        elif not results:
+            return None
+        else:
+            accounts = results
+        return TournamentNews(self.tournament_id, accounts, results)
 
     # -------------------------------------------------------------- driving
 
@@ -387,7 +505,7 @@ class TournamentRunner:
         self.paused_until = now + self.room.settings.error_pause
         return self.paused_until
 
-    async def _step_table(self, tab: _Table, now: float) -> float:
+    async def _step_table(self, tab: TournamentTableRef, now: float) -> float:
         table = tab.table
         wake = float("inf")
         await self._events(tab, table.tick(now), now)
@@ -421,7 +539,7 @@ class TournamentRunner:
         settings = self.room.settings
         return house_bot(account, settings.bot_style, settings.bot_think)
 
-    async def _deal(self, tab: _Table, now: float) -> None:
+    async def _deal(self, tab: TournamentTableRef, now: float) -> None:
         table = tab.table
         stacks = {seat: player.stack for seat, player in table.seats.items()}
         try:
@@ -445,12 +563,17 @@ class TournamentRunner:
         tab.hand_id = await self._input("hand_started", payload, now, [], hand_table=tab.table_id)
         await self._events(tab, events, now)
 
-    async def _events(self, tab: _Table, events: Sequence[TableEvent], now: float) -> None:
+    async def _events(
+        self, tab: TournamentTableRef, events: Sequence[TableEvent], now: float
+    ) -> None:
         from feltroom.room.runtime import hand_record
 
+        if events and self.room.listeners:
+            self.room.publish(tab, tuple(events))
         for event in events:
             if not isinstance(event, HandFinished):
                 continue
+            tab.last_hand_id = tab.hand_id
             result = event.result
             outputs = self.director.hand_finished(tab.number, result.before, result.after, now)
             payload = {
@@ -476,8 +599,13 @@ class TournamentRunner:
                 pause = max(pause, settings.after_showdown)
             tab.next_deal = now + pause
             await self._input("hand_finished", payload, now, outputs, record=record, hand=stored)
+            if self.room.tournament_listeners:
+                seated = tuple(p.account for p in tab.table.seats.values())
+                self.room.publish_tournament([TournamentNews(self.tournament_id, seated)])
 
-    def _stored_hand(self, tab: _Table, result: HandResult, hand_id: int | None) -> _StoredHand:
+    def _stored_hand(
+        self, tab: TournamentTableRef, result: HandResult, hand_id: int | None
+    ) -> _StoredHand:
         """What the books keep with a tournament hand for the players' hand histories: the
         table's settings with the tournament's (``feltroom.history.tournament_info``), each
         player's row and the committed deck."""
@@ -664,17 +792,28 @@ class TournamentRunner:
             "at_hand_end": not any(isinstance(out, Disqualified) for out in outputs),
         }
 
-    def _seat_of(self, account: str) -> tuple[_Table, int]:
+    def _seat_of(self, account: str) -> tuple[TournamentTableRef, int]:
         for tab in self.tables.values():
             seat = tab.table.seat_of(account)
             if seat is not None:
                 return tab, seat
         raise RoomError(f"{account} has no seat in tournament {self.tournament_id}")
 
-    async def act(self, account: str, action: Action, now: float) -> None:
-        """A player's action at their turn (``IllegalAction`` otherwise)."""
+    async def act(
+        self,
+        account: str,
+        action: Action,
+        now: float,
+        hand_id: int | None = None,
+        turn_id: int | None = None,
+    ) -> None:
+        """A player's action at their turn (``IllegalAction`` otherwise); ``hand_id`` and
+        ``turn_id``, when given, must be the hand and turn in progress (``StaleHand``,
+        ``StaleTurn``)."""
         async with self.lock:
             tab, seat = self._seat_of(account)
+            tab.check_hand(hand_id)
+            tab.check_turn(turn_id)
             with contextlib.suppress(_Reloaded):  # rebuilt from the books: the action is void
                 await self._events(tab, tab.table.act(seat, action, now), now)
         self.wake.set()
@@ -683,7 +822,14 @@ class TournamentRunner:
         """An away player is back (R-TOURN-6)."""
         async with self.lock:
             tab, seat = self._seat_of(account)
-            tab.table.back(seat)
+            await self._events(tab, tab.table.back(seat), now)
+
+    async def away(self, account: str, now: float) -> None:
+        """A player goes away by choice (R-TOURN-6): blinds posted, folded at their turns."""
+        async with self.lock:
+            tab, seat = self._seat_of(account)
+            await self._events(tab, tab.table.set_away(seat), now)
+        self.wake.set()
 
     # -------------------------------------------------------------- what the lobby shows
 
@@ -691,8 +837,6 @@ class TournamentRunner:
         """The tournament as the lobby shows it (R-TOURN-14)."""
         director = self.director
         cfg = self.settings
-        level = director.level
-        due = director.wake_at()
         places = sorted(
             (e for e in director.entries if e.place is not None), key=lambda e: e.place or 0
         )
@@ -700,6 +844,7 @@ class TournamentRunner:
             (e for e in director.entries if e.table is not None and not e.out),
             key=lambda e: -e.stack,
         )
+        ranks = self.ranks()
         return {
             "id": self.tournament_id,
             "tournament": self.spec.tournament_id,
@@ -716,9 +861,7 @@ class TournamentRunner:
             "start_at": self.row.start_at,
             "prize_pool": director.pool,
             "prizes": list(director.prizes),
-            "level": director.level_number,
-            "blinds": [level.small_blind, level.big_blind, level.ante],
-            "next_level_in": None if due is None else max(0.0, round(due - now, 1)),
+            **self.status_fields(now),
             "tables": [
                 {
                     "table": number,
@@ -731,7 +874,9 @@ class TournamentRunner:
                 }
                 for number, tab in sorted(self.tables.items())
             ],
-            "chips": [{"account": e.account, "chips": e.stack} for e in in_play],
+            "chips": [
+                {"account": e.account, "chips": e.stack, "rank": ranks[e.number]} for e in in_play
+            ],
             "places": [
                 {
                     "place": e.place,
@@ -744,3 +889,144 @@ class TournamentRunner:
             ],
             "error": self.error,
         }
+
+    def ranks(self) -> dict[int, int]:
+        """Entry -> rank: in play by chips (equal stacks share a rank), then those out by
+        their place (R-TOURN-14)."""
+        director = self.director
+        playing = [e for e in director.entries if e.table is not None and not e.out]
+        stacks = sorted((e.stack for e in playing), reverse=True)
+        first: dict[int, int] = {}
+        for k, stack in enumerate(stacks, start=1):
+            first.setdefault(stack, k)  # 1 + the players with more chips
+        ranks = {e.number: first[e.stack] for e in playing}
+        for entry in director.entries:
+            if entry.place is not None:
+                ranks[entry.number] = entry.place
+        return ranks
+
+    def payouts(self) -> tuple[list[dict[str, int]], bool]:
+        """The prize of each place and whether the table is final (registration closed); while
+        registration is open, the table the entries so far would make."""
+        director = self.director
+        cfg = self.settings
+        prizes = director.prizes
+        final = bool(prizes) and not director.registration_open
+        if not final:
+            count = max(1, director.entry_count)
+            pool, _ = prize_pool(director.entry_count, cfg.buy_in, cfg.guarantee)
+            prizes = payout_table(count, pool, cfg.buy_in, cfg.payouts)
+        return [{"place": k, "prize": p} for k, p in enumerate(prizes, start=1)], final
+
+    def _entry(self, entry: EntryState, ranks: dict[int, int]) -> dict[str, Any]:
+        if entry.out or entry.place is not None:
+            status = "out"
+        elif entry.table is not None:
+            status = "playing"
+        else:
+            status = "registered"
+        return {
+            "entry": entry.number,
+            "account": entry.account,
+            "status": status,
+            "chips": entry.stack,
+            "rank": ranks.get(entry.number),
+            "table": entry.table,
+            "seat": entry.seat,
+            "place": entry.place,
+            "prize": entry.prize,
+        }
+
+    def status_fields(self, now: float) -> dict[str, Any]:
+        """Where the tournament stands: the level and the next, the clock, players left, the
+        average stack, places paid, the break and hand-for-hand (R-TOURN-14)."""
+        director = self.director
+        schedule = self.settings.blind_schedule
+        number = max(1, director.level_number)
+        left = director.remaining
+        chips = sum(director.stacks().values())
+        ends = director.break_ends
+        payouts, _ = self.payouts()
+        return {
+            "state": director.state,
+            "level": director.level_number,
+            "blinds": blinds(schedule.level(number)),
+            "next_blinds": blinds(schedule.level(number + 1)),
+            "next_level_in": _rounded(director.next_level_in(now)),
+            "players_left": left,
+            "average_stack": chips // left if left else 0,
+            "places_paid": len(payouts),
+            "on_break": ends is not None,
+            "break_ends_in": None if ends is None else _rounded(max(0.0, ends - now)),
+            "hand_for_hand": director.hand_for_hand,
+        }
+
+    def detail(self, now: float) -> dict[str, Any]:
+        """The whole tournament (``GET /api/tournaments/{id}``): the lobby entry with its
+        structure, the payout table, every entry with chips and rank (R-TOURN-14)."""
+        cfg = self.settings
+        schedule = cfg.blind_schedule
+        policy = cfg.break_policy
+        payouts, final = self.payouts()
+        ranks = self.ranks()
+        shown = max(len(schedule.levels), self.director.level_number + 1)
+        return {
+            **self.lobby(now),
+            "structure": {
+                "schedule": cfg.schedule,
+                "level_minutes": schedule.level_minutes,
+                "levels": [
+                    {"level": k, "blinds": blinds(schedule.level(k))} for k in range(1, shown + 1)
+                ],
+                "seats_per_table": cfg.seats_per_table,
+                "min_players": cfg.min_players,
+                "late_registration_levels": cfg.late_registration_levels,
+                "re_entries": cfg.re_entries,
+                "guarantee": cfg.guarantee,
+                "breaks": None
+                if policy is None
+                else {"at_minute": policy.at_minute, "minutes": policy.minutes},
+            },
+            "payouts": payouts,
+            "payouts_final": final,
+            "players": [
+                self._entry(e, ranks)
+                for e in sorted(
+                    (e for e in self.director.entries if not e.unregistered),
+                    key=lambda e: (ranks.get(e.number, 10**9), e.number),
+                )
+            ],
+        }
+
+    def player_view(self, account: str, now: float) -> dict[str, Any] | None:
+        """What one player sees of the tournament (the protocol's ``tournament`` message):
+        where it stands and their entry (chips, rank, table, place and prize), or ``None``
+        when the account has no entry."""
+        return self.player_views([account], now).get(account)
+
+    def player_views(self, accounts: Sequence[str], now: float) -> dict[str, dict[str, Any]]:
+        """``player_view`` of each of ``accounts`` that has an entry (the standing and the
+        ranks worked out once for all)."""
+        latest: dict[str, EntryState] = {}
+        for entry in self.director.entries:
+            if not entry.unregistered:
+                latest[entry.account] = entry
+        wanted = [a for a in accounts if a in latest]
+        if not wanted:
+            return {}
+        standing = {
+            "tournament": self.tournament_id,
+            **self.status_fields(now),
+            "entries": self.director.entry_count,
+        }
+        ranks = self.ranks()
+        views = {}
+        for account in wanted:
+            entry = latest[account]
+            table = None if entry.table is None else self.tables.get(entry.table)
+            views[account] = {
+                **standing,
+                "you": self._entry(entry, ranks),
+                "table_id": None if table is None else table.table_id,
+            }
+        return views

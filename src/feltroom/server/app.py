@@ -5,9 +5,10 @@
   protocol below.
 - ``GET /status`` — the status page (HTML; every text from the room is escaped): the room's
   figures and one line per table.
-- ``GET /api/lobby`` — ``{"tables": [...], "status": {...}}``: per table the game, structure,
-  stakes, seats taken and free, waiting list, average pot, hands per hour, players per flop, the
-  table information of R-TABLE-1 and all of its settings (``feltroom.room.lobby``).
+- ``GET /api/lobby`` — ``{"tables": [...], "tournaments": [...], "status": {...}}``: per table
+  the game, structure, stakes, seats taken and free, waiting list, average pot, hands per hour,
+  players per flop, the table information of R-TABLE-1 and all of its settings
+  (``feltroom.room.lobby``); per tournament its lobby entry (R-TOURN-14, docs/tournaments.md).
 - ``GET /api/status`` — the room's figures alone.
 - ``GET /admin`` and ``/api/operator/...`` — the operator console and API, for operator
   accounts only (``feltroom.server.operator_api``, docs/operator.md).
@@ -188,6 +189,7 @@ def create_app(
         lobby=runtime.lobby,
         status=runtime.status,
         lifespan=lifespan,
+        tournaments=runtime.tournaments_lobby,
         histories=histories,
         limits=limits,
         sign_ins=sign_ins,
@@ -211,6 +213,7 @@ def room_app(
     lobby: Callable[[], list[dict[str, Any]]],
     status: Callable[[], dict[str, Any]],
     lifespan: Callable[[Starlette], AbstractAsyncContextManager[None]],
+    tournaments: Callable[[], list[dict[str, Any]]] = list,
     histories: HandHistories | None = None,
     limits: RestLimits | None = None,
     sign_ins: SignInLog | None = None,
@@ -230,7 +233,7 @@ def room_app(
         return HTMLResponse(render_status(status(), lobby()))
 
     async def lobby_route(request: Request) -> JSONResponse:
-        return JSONResponse({"tables": lobby(), "status": status()})
+        return JSONResponse({"tables": lobby(), "tournaments": tournaments(), "status": status()})
 
     async def status_route(request: Request) -> JSONResponse:
         return JSONResponse(status())

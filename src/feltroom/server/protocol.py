@@ -68,6 +68,7 @@ __all__ = [
     "Sit",
     "SitIn",
     "SitOut",
+    "Tournament",
     "Unobserve",
     "WaitList",
     "WaitListLeave",
@@ -130,6 +131,9 @@ OUTBOUND_TYPES: Final = (
     "hand_result",
     "chat",
     "reminder",
+    "tournament",
+    "moved",
+    "tournament_result",
 )
 """The ``type`` of every message the server sends."""
 
@@ -308,6 +312,12 @@ class Mute(_Message, frozen=True, tag="mute"):
     on: bool
 
 
+class Tournament(_Message, frozen=True, tag="tournament"):
+    """Where a tournament you entered stands: answered by a ``tournament`` message."""
+
+    tournament: _Name
+
+
 Inbound: TypeAlias = (
     Hello
     | Ping
@@ -331,6 +341,7 @@ Inbound: TypeAlias = (
     | AutoMuck
     | Chat
     | Mute
+    | Tournament
 )
 """Any inbound message; dispatch on its class (or ``type(m).__struct_config__.tag``)."""
 
@@ -357,6 +368,7 @@ _CLASSES: tuple[type[_Message], ...] = (
     AutoMuck,
     Chat,
     Mute,
+    Tournament,
 )
 _BY_TAG: dict[str, type[_Message]] = {str(c.__struct_config__.tag): c for c in _CLASSES}
 INBOUND_TYPES: Final = tuple(sorted(_BY_TAG))

@@ -23,8 +23,11 @@ histories, all JSON under ``/api`` (docs/protocol.md, section "HTTP API").
   player's view opened against the commitment published before the first card.
 - ``GET /api/tournaments`` -> ``{"tournaments": [...]}``: each instance's state, entries, prize
   pool and prizes, level, tables and chips (docs/tournaments.md);
-  ``POST /api/tournaments/{id}/register`` / ``.../unregister`` -> the entry (the wallet pays
-  buy-in and fee) or its refund before the start; refused with 409 ``refused`` saying why.
+  ``GET /api/tournaments/{id}`` -> one instance whole: its lobby entry, structure (the blind
+  levels, breaks), payout table, and every entry with chips, rank, table, place and prize;
+  ``POST /api/tournaments/{id}/register`` -> the entry (the wallet pays buy-in and fee);
+  ``DELETE /api/tournaments/{id}/register`` (or ``POST .../unregister``) -> its refund before
+  the start; refused with 409 ``refused`` saying why, changing nothing.
 - ``GET``/``PUT /api/me/settings`` -> the player's own settings (``share_stats``, ``findable``,
   both off until turned on); ``GET /api/me/stats?since=&until=`` -> the player's statistics,
   results and this session's (``feltroom.room.player_stats``); ``GET /api/me/tables`` -> where
@@ -1038,9 +1041,9 @@ def rest_routes(
 
 
 def tournament_routes(runtime: RoomRuntime, limits: RestLimits | None = None) -> list[Route]:
-    """The tournaments' routes of a room that runs them (docs/tournaments.md): the list and
-    registration. A cluster's gateway does not serve them yet (tournaments run in the single
-    process)."""
+    """The tournaments' routes of a room that runs them (docs/tournaments.md): the list, one
+    tournament whole, registration and withdrawal. A cluster's gateway does not serve them yet
+    (tournaments run in the single process)."""
     max_body = (limits or RestLimits()).max_body
 
     async def no_body(request: Request) -> None:
@@ -1050,19 +1053,28 @@ def tournament_routes(runtime: RoomRuntime, limits: RestLimits | None = None) ->
         _only_params(request, ())
         return JSONResponse({"tournaments": runtime.tournaments_lobby()})
 
+    def tournament_of(request: Request) -> str:
+        tournament_id: str = request.path_params["tournament"]
+        if tournament_id not in runtime.tournaments:
+            known = sorted(runtime.tournaments)
+            raise ApiError(
+                404,
+                "not_found",
+                f"no tournament {tournament_id!r}; tournaments are "
+                f"{', '.join(known) or 'none'} (GET /api/tournaments)",
+            )
+        return tournament_id
+
+    async def tournament_one(request: Request) -> Response:
+        _only_params(request, ())
+        tournament_id = tournament_of(request)
+        return JSONResponse(runtime.tournaments[tournament_id].detail(runtime.clock()))
+
     def tournament_call(call: Callable[[str, str], Awaitable[dict[str, Any]]]) -> Handler:
         async def handler(request: Request) -> Response:
             player, _ = await authenticated(request, runtime.accounts)
             await no_body(request)
-            tournament_id = request.path_params["tournament"]
-            if tournament_id not in runtime.tournaments:
-                open_now = sorted(t for t, r in runtime.tournaments.items() if not r.done)
-                raise ApiError(
-                    404,
-                    "not_found",
-                    f"no tournament {tournament_id!r}; tournaments are "
-                    f"{', '.join(open_now) or 'none'} (GET /api/tournaments)",
-                )
+            tournament_id = tournament_of(request)
             try:
                 return JSONResponse(await call(tournament_id, player))
             except (RoomError, IllegalAction) as error:
@@ -1072,10 +1084,16 @@ def tournament_routes(runtime: RoomRuntime, limits: RestLimits | None = None) ->
 
     return [
         Route("/api/tournaments", guard(tournament_list), methods=["GET"]),
+        Route("/api/tournaments/{tournament}", guard(tournament_one), methods=["GET"]),
         Route(
             "/api/tournaments/{tournament}/register",
             guard(tournament_call(runtime.register_tournament)),
             methods=["POST"],
+        ),
+        Route(
+            "/api/tournaments/{tournament}/register",
+            guard(tournament_call(runtime.unregister_tournament)),
+            methods=["DELETE"],
         ),
         Route(
             "/api/tournaments/{tournament}/unregister",

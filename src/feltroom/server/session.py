@@ -30,8 +30,9 @@ from feltroom.errors import FeltroomError, IllegalAction
 from feltroom.room import RoomError
 from feltroom.room.accounts import Accounts, token_hash
 from feltroom.room.errors import InsufficientFunds, NotSeated, StaleHand, StaleTurn
-from feltroom.room.events import TableReloaded
-from feltroom.room.runtime import RoomRuntime, TableRunner
+from feltroom.room.events import PlayerMoved, TableReloaded, TournamentEvent, TournamentNews
+from feltroom.room.runtime import RoomRuntime, TableRunner, WatchedTable
+from feltroom.room.tournament_runtime import TournamentRunner, TournamentTableRef
 from feltroom.rules import Action, Call, Check, Fold, LegalActions, RaiseTo
 from feltroom.server import protocol
 from feltroom.server.metrics import ACTION_BROADCAST, ACTIONS, count_error
@@ -193,6 +194,7 @@ class Hub:
         self._setup(runtime.accounts, settings, clock)
         self.runtime = runtime
         runtime.add_listener(self._on_events)
+        runtime.add_tournament_listener(self._on_tournament)
 
     def _setup(
         self, accounts: Accounts, settings: HubSettings | None, clock: Callable[[], float]
@@ -273,6 +275,7 @@ class Hub:
     def _detach(self) -> None:
         """Stop hearing the room's events."""
         self.runtime.remove_listener(self._on_events)
+        self.runtime.remove_tournament_listener(self._on_tournament)
 
     def _table_ids(self) -> list[str]:
         """The tables a player may name (for a ``not_found`` error's details)."""
@@ -285,6 +288,9 @@ class Hub:
 
     def _lobby_entries(self) -> list[dict[str, Any]]:
         return self.runtime.lobby()
+
+    def _lobby_tournaments(self) -> list[dict[str, Any]]:
+        return self.runtime.tournaments_lobby()
 
     # -------------------------------------------------------------- sessions
 
@@ -400,12 +406,12 @@ class Hub:
 
     # -------------------------------------------------------------- fan-out
 
-    def _viewer(self, runner: TableRunner, connection: Connection) -> int | None:
+    def _viewer(self, runner: WatchedTable, connection: Connection) -> int | None:
         if connection.player is None:
             return None
         return runner.table.seat_of(connection.player)
 
-    def _on_events(self, runner: TableRunner, events: Sequence[object]) -> None:
+    def _on_events(self, runner: WatchedTable, events: Sequence[object]) -> None:
         began = self._acting.pop(runner.table_id, None)
         try:
             self._broadcast(runner, events)
@@ -413,7 +419,7 @@ class Hub:
             if began is not None:  # a player's action: its events are now queued for everyone
                 ACTION_BROADCAST.observe(time.perf_counter() - began)
 
-    def _broadcast(self, runner: TableRunner, events: Sequence[object]) -> None:
+    def _broadcast(self, runner: WatchedTable, events: Sequence[object]) -> None:
         watchers = self.by_table.get(runner.table_id)
         offered = _offered_accounts(events)
         if not watchers and not offered:
@@ -446,7 +452,7 @@ class Hub:
                             continue
                         connection.send(message)
 
-    def send_snapshot(self, connection: Connection, runner: TableRunner) -> None:
+    def send_snapshot(self, connection: Connection, runner: WatchedTable) -> None:
         viewer = self._viewer(runner, connection)
         view = runner.table.view(viewer)
         muted = connection.muted.get(runner.table_id, set())
@@ -462,6 +468,53 @@ class Hub:
             strength = hand_strength(runner.table_id, runner.playing, hand, viewer)
             if strength is not None:
                 connection.send(strength)
+
+    def _on_tournament(self, events: Sequence[TournamentEvent]) -> None:
+        """Tournament news: a moved player's connections follow them to the new table (a
+        ``moved`` message, then the new table's snapshot); players get their ``tournament``
+        view, and their ``tournament_result`` once their place is final."""
+        now = self.runtime.clock()
+        for event in events:
+            tournament = self.runtime.tournaments.get(event.tournament)
+            if tournament is None:
+                continue
+            if isinstance(event, PlayerMoved):
+                self._moved(tournament, event)
+                continue
+            assert isinstance(event, TournamentNews)
+            online = [a for a in event.accounts if self.by_player.get(a)]
+            views = tournament.player_views(online, now)
+            for account in online:
+                connections = self.by_player.get(account)
+                view = views.get(account)
+                if not connections or view is None:
+                    continue
+                result = _result_of(view) if account in event.results else None
+                for connection in list(connections):
+                    connection.send({"type": "tournament", "ref": None, **view})
+                    if result is not None:
+                        connection.send(result)
+
+    def _moved(self, tournament: TournamentRunner, event: PlayerMoved) -> None:
+        connections = self.by_player.get(event.account)
+        target = tournament.by_id.get(event.to_table)
+        if not connections or target is None:
+            return
+        for connection in list(connections):
+            if event.from_table is not None:
+                self._unwatch(connection, event.from_table)
+            self._watch(connection, event.to_table)
+            connection.send(
+                {
+                    "type": "moved",
+                    "tournament": event.tournament,
+                    "from_table": event.from_table,
+                    "table": event.to_table,
+                    "seat": event.seat,
+                    "reason": event.reason,
+                }
+            )
+            self.send_snapshot(connection, target)
 
     def _watch(self, connection: Connection, table_id: str) -> None:
         connection.tables.add(table_id)
@@ -579,6 +632,9 @@ class Hub:
             }
             connection.send(protocol.error("not_found", str(error), ref, details=details))
             return
+        except UnknownTournament as error:
+            connection.send(protocol.error("not_found", str(error), ref, details=error.details))
+            return
         except (RoomError, FeltroomError) as error:
             connection.send(protocol.error("refused", str(error), ref, details=_details_of(error)))
             return
@@ -641,7 +697,12 @@ class Hub:
             return protocol.pong(m.id)
         if kind == "lobby":
             connection.lobby = True
-            return {"type": "lobby", "ref": m.id, "tables": self._lobby_entries()}
+            return {
+                "type": "lobby",
+                "ref": m.id,
+                "tables": self._lobby_entries(),
+                "tournaments": self._lobby_tournaments(),
+            }
         if kind == "lobby_stop":
             connection.lobby = False
             return None
@@ -656,6 +717,11 @@ class Hub:
                 mutes.discard(m.player)
             return None
         runtime = self.runtime
+        if kind == "tournament":
+            return self._tournament_view(player, m)
+        found = runtime.tournament_table(m.table)
+        if found is not None:
+            return await self._at_tournament_table(connection, kind, m, *found)
         runner = self._runner(m.table)
         if kind == "observe":
             self._watch(connection, m.table)
@@ -738,7 +804,68 @@ class Hub:
             return None
         raise ProtocolError("unknown_type", f"message type {kind!r} is not handled", m.id)
 
-    def _action(self, runner: TableRunner, seat: int, m: Any) -> Action:
+    def _tournament_view(self, player: str, m: Any) -> Message:
+        tournament = self.runtime.tournaments.get(m.tournament)
+        if tournament is None:
+            known = ", ".join(sorted(self.runtime.tournaments)) or "none"
+            raise UnknownTournament(
+                f"no tournament {m.tournament!r}; tournaments are {known}",
+                {"tournament": m.tournament, "tournaments": sorted(self.runtime.tournaments)},
+            )
+        view = tournament.player_view(player, self.runtime.clock())
+        if view is None:
+            raise NotSeated(
+                f"you have no entry in tournament {m.tournament}; register with POST "
+                f"/api/tournaments/{m.tournament}/register"
+            )
+        return {"type": "tournament", "ref": m.id, **view}
+
+    async def _at_tournament_table(
+        self,
+        connection: Connection,
+        kind: str,
+        m: Any,
+        tournament: TournamentRunner,
+        tab: TournamentTableRef,
+    ) -> Message | None:
+        """A message about a tournament's table: watch it, and at your seat act, go away
+        (``sit_out``) and come back (``sit_in``, R-TOURN-6); the cash table's seat, chips and
+        blind messages do not apply there (R-TOURN-15)."""
+        player = connection.player
+        assert player is not None
+        now = self.runtime.clock()
+        if kind == "observe":
+            self._watch(connection, tab.table_id)
+            self.send_snapshot(connection, tab)
+            return None
+        seat = tab.table.seat_of(player)
+        if kind == "unobserve":
+            if seat is not None:
+                raise IllegalAction(
+                    f"you play at table {tab.table_id} of tournament {tournament.tournament_id}; "
+                    "its table is yours until the director moves you or you are out"
+                )
+            self._unwatch(connection, tab.table_id)
+            return None
+        if kind in ("act", "sit_out", "sit_in", "auto_muck") and seat is None:
+            raise NotSeated(f"you have no seat at table {tab.table_id}")
+        if kind == "act":
+            action = self._action(tab, seat, m)  # type: ignore[arg-type]
+            await tournament.act(player, action, now, m.hand, m.turn_id)
+            return None
+        if kind == "sit_out":
+            await tournament.away(player, now)
+            return None
+        if kind == "sit_in":
+            await tournament.back(player, now)
+            return None
+        raise IllegalAction(
+            f"{kind} does not apply at tournament table {tab.table_id}: players are seated, "
+            "moved and given chips by the tournament (R-TOURN-15); at your seat you may act, "
+            "sit_out (be away) and sit_in (be back)"
+        )
+
+    def _action(self, runner: WatchedTable, seat: int, m: Any) -> Action:
         """The engine's action for an ``act`` message, checked against the turn first so the
         error says exactly what is wrong (R-BET-6)."""
         hand = runner.table.hand
@@ -793,13 +920,23 @@ class Hub:
                 protection = {"reminder_minutes": 0}
             self.reminders[player] = protection["reminder_minutes"]
         seats = self.runtime.seats_of(player)
-        connection.send(welcome(m.id, player, seats, self.runtime.clock()))
+        tournament_seats = self.runtime.tournament_seats_of(player)
+        everywhere = [*seats, *((table_id, seat) for _, table_id, seat in tournament_seats)]
+        connection.send(welcome(m.id, player, everywhere, self.runtime.clock()))
         for table_id, _ in seats:
             runner = self.runtime.runners[table_id]
             self._watch(connection, table_id)
             with contextlib.suppress(FeltroomError):
                 await self.runtime.resume(table_id, player)
             self.send_snapshot(connection, runner)
+        now = self.runtime.clock()
+        for tournament, table_id, _ in tournament_seats:
+            tab = tournament.by_id[table_id]
+            self._watch(connection, table_id)
+            self.send_snapshot(connection, tab)
+            view = tournament.player_view(player, now)
+            if view is not None:
+                connection.send({"type": "tournament", "ref": None, **view})
         return None
 
     async def _authenticate(self, connection: Connection, m: Any) -> str:
@@ -878,6 +1015,14 @@ class UnknownTable(RoomError):
     """No such table in the room (``not_found``)."""
 
 
+class UnknownTournament(RoomError):
+    """No such tournament in the room (``not_found``, with the ones there are)."""
+
+    def __init__(self, message: str, details: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.details = details
+
+
 def _pending_ok(ref: int | None) -> Message:
     """``ok`` for a request done when the hand in progress ends (chips added during a hand,
     R-BUYIN-3, or sitting in on them)."""
@@ -896,6 +1041,21 @@ def _check_wager(action: str, amount: int, legal: LegalActions) -> None:
         raise IllegalAction(f"the minimum {verb} {low}", legal, details)
     if amount > high:
         raise IllegalAction(f"the maximum {verb} {high}", legal, details)
+
+
+def _result_of(view: Message) -> Message | None:
+    """The ``tournament_result`` message of a player's tournament view, once their place is
+    final."""
+    you = view["you"]
+    if you["place"] is None:
+        return None
+    return {
+        "type": "tournament_result",
+        "tournament": view["tournament"],
+        "place": you["place"],
+        "prize": you["prize"],
+        "entries": view["entries"],
+    }
 
 
 def _details_of(error: Exception) -> dict[str, Any]:

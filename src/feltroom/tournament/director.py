@@ -201,6 +201,18 @@ class Director:
             paused += now - self._paused_since
         return now - self.started_at - paused
 
+    def next_level_in(self, now: float) -> float | None:
+        """Seconds of the tournament clock until the next level (frozen during a break), or
+        ``None`` before the start and after the end."""
+        if self.started_at is None or self.finished:
+            return None
+        return max(0.0, self.level_number * self._level_seconds - self.clock(now))
+
+    @property
+    def break_ends(self) -> float | None:
+        """When the break in progress ends, or ``None`` outside a break."""
+        return self._break_ends
+
     def wake_at(self) -> float | None:
         """When ``tick`` has something to do next (``None``: only reports will change
         anything)."""

@@ -1,0 +1,194 @@
+"""`feltroom bench tournament [--players N] [--json]`: a multi-table tournament of network bots
+on a live server.
+
+The server is ``feltroom serve`` in a process of its own (``served.ServedRoom``: a temporary
+SQLite file, house bots off, ``--bot-think 0`` so a hand follows the last at once) with a
+tables file holding one sit-and-go of ``--players`` entries (default 1,000) at nine-seat tables,
+the turbo schedule (``--level-minutes`` overrides its 5-minute levels), 1,500 chips, a
+play-money buy-in of 1,000 + 100 and no re-entries. The bots' accounts, their play chips and
+their session tokens are made in the database before the server starts (as ``bench server``
+does: at the server's Argon2 parameters a thousand sign-ins would take minutes of the two
+cores). Then every bot connects (``hello``) and registers over HTTP (``POST
+/api/tournaments/{id}/register``); the last registration starts the tournament. The bots play
+it to the end over the websocket with no think time (``feltroom.bots.tournament``, random
+brains), all in this process.
+
+Reported (``--json``: one object): ``players``, ``wall_seconds`` (first registration to the
+last result), ``hands`` and ``hands_per_second`` (distinct hands the bots saw end),
+``action_latency_ms`` (p50, p99, max: a bot's ``turn`` message to the server's answer to its
+``act``), ``move_latency_ms`` and ``break_latency_ms`` (p50, p99, max, count: the end of the hand
+at the old table to the moved player's ``moved`` message, for balancing and for a table broken
+up, the final table's draw included in the latter), ``rss_mb`` (the server's at the end),
+``timeouts`` (bot turns the clock ran out on: each makes the bot away until it comes back),
+``places_ok`` (places 1..N each given once), ``prizes_paid`` and ``prize_pool`` (from ``GET
+/api/tournaments/{id}``), ``audit`` (``feltroom audit`` after the server stopped). The exit status
+is 0 only when every bot got its place, every prize was paid and the audit passed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import shutil
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from served import ServedRoom, percentile
+
+PASSWORD = "bench-password"
+TOURNAMENT = """
+[[tournament]]
+id = "bench"
+format = "sng"
+seats_per_table = 9
+max_entries = {players}
+starting_stack = 1500
+buy_in = 1000
+fee = 100
+schedule = "turbo"
+{level_minutes}recurring = false
+"""
+CASH = """
+[[table]]
+id = "cash"
+structure = "no_limit"
+big_blind = 2
+small_blind = 1
+max_seats = 6
+min_buy_in = 40
+max_buy_in = 400
+"""
+
+
+class Server(ServedRoom):
+    def __init__(self, folder: Path, players: int, level_minutes: int | None) -> None:
+        minutes = "" if level_minutes is None else f"level_minutes = {level_minutes}\n"
+        tables = folder / "tables.toml"
+        tables.write_text(CASH + TOURNAMENT.format(players=players, level_minutes=minutes), "utf-8")
+        options = ["--tables", str(tables), "--house-bots", "0", "--bot-think", "0"]
+        super().__init__(folder, options)
+
+    def seed_accounts(self, names: list[str]) -> dict[str, str]:
+        """The bots' accounts with play chips and a session each: name -> token."""
+        from feltroom.room import Accounts, Argon2Settings, Cashier
+        from feltroom.store import open_storage
+
+        storage = open_storage(self.db)
+        try:
+            accounts = Accounts(storage, argon2=Argon2Settings.cheap())
+            cashier = Cashier(storage)
+            tokens = {}
+            for name in names:
+                accounts.sign_up(name, PASSWORD)
+                cashier.grant(name, 10_000, f"bench:{name}")
+                tokens[name] = accounts.sign_in(name, PASSWORD).token
+        finally:
+            storage.close()
+        return tokens
+
+
+def _ms(values: list[float]) -> dict[str, Any]:
+    return {
+        "p50": round(1000 * percentile(values, 0.50), 1),
+        "p99": round(1000 * percentile(values, 0.99), 1),
+        "max": round(1000 * max(values, default=0.0), 1),
+        "count": len(values),
+    }
+
+
+def _get(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=30) as response:
+        return json.loads(response.read())
+
+
+def run(players: int, level_minutes: int | None, seed: int, limit: float) -> dict[str, Any]:
+    from feltroom.bots.runner import BotSettings
+    from feltroom.bots.tournament import run_tournament_bots
+
+    folder = Path(tempfile.mkdtemp(prefix="feltroom-bench-tournament-"))
+    server = Server(folder, players, level_minutes)
+    try:
+        tokens = server.seed_accounts([f"tb{k}" for k in range(players)])
+        server.start()
+        settings = BotSettings(server.url, players, think=0.0, style="random", seed=seed)
+        started = time.monotonic()
+        result = asyncio.run(run_tournament_bots(settings, "bench-1", tokens, limit))
+        wall = time.monotonic() - started
+        detail = _get(f"{server.url}/api/tournaments/bench-1")
+        rss = server.rss_mb()
+    finally:
+        server.stop()
+    audit = server.audit()
+    covered: set[int] = set()
+    for place in detail["places"]:  # equal stacks out together share places (R-TOURN-10)
+        covered.update(range(place["place"], place["place"] + place["shared"]))
+    places_ok = len(detail["places"]) == players and covered == set(range(1, players + 1))
+    moves = [s for reason, s in result.move_latencies if reason == "balance"]
+    breaks = [s for reason, s in result.move_latencies if reason in ("break", "final")]
+    line = {
+        "players": players,
+        "state": detail["state"],
+        "wall_seconds": round(wall, 1),
+        "hands": len(result.hands),
+        "hands_per_second": round(len(result.hands) / wall, 1) if wall > 0 else 0.0,
+        "action_latency_ms": _ms(result.latencies),
+        "move_latency_ms": _ms(moves),
+        "break_latency_ms": _ms(breaks),
+        "rss_mb": rss,
+        "places_ok": places_ok,
+        "prize_pool": detail["prize_pool"],
+        "prizes_paid": sum(p["prize"] for p in detail["places"]),
+        "timeouts": sum(b.timeouts for b in result.bots),
+        "reconnects": sum(b.reconnects for b in result.bots),
+        "problems": sorted({b.problem for b in result.bots if b.problem is not None})[:5],
+        "unplaced": [b.name for b in result.bots if b.place is None][:10],
+        "bots_ok": result.ok,
+        "audit": audit,
+    }
+    if line["audit"] and line["places_ok"]:
+        shutil.rmtree(folder, ignore_errors=True)
+    else:
+        line["folder"] = str(folder)
+    return line
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="feltroom bench tournament", description=__doc__)
+    parser.add_argument("--players", type=int, default=1000, metavar="N")
+    parser.add_argument(
+        "--level-minutes", type=int, default=None, metavar="M", help="default: turbo's 5"
+    )
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--limit", type=float, default=3600.0, metavar="S", help="stop the bots after S seconds"
+    )
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    if args.players < 2:
+        parser.error(f"--players is at least 2, not {args.players}")
+    if args.level_minutes is not None and args.level_minutes < 1:
+        parser.error(f"--level-minutes is at least 1, not {args.level_minutes}")
+    line = run(args.players, args.level_minutes, args.seed, args.limit)
+    if args.json:
+        print(json.dumps(line), flush=True)
+    else:
+        print(
+            f"tournament of {line['players']} bots: {line['state']} in {line['wall_seconds']} s, "
+            f"{line['hands']} hands ({line['hands_per_second']}/s), action p99 "
+            f"{line['action_latency_ms']['p99']} ms, move p99 {line['move_latency_ms']['p99']} "
+            f"ms, break-up p99 {line['break_latency_ms']['p99']} ms, prizes "
+            f"{line['prizes_paid']}/{line['prize_pool']}, audit "
+            f"{'pass' if line['audit'] else 'FAIL'}",
+            flush=True,
+        )
+    ok = line["audit"] and line["places_ok"] and line["prizes_paid"] == line["prize_pool"]
+    return 0 if ok and line["bots_ok"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
