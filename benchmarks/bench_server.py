@@ -417,24 +417,6 @@ class Server(ServedRoom):
         options = ["--tables", str(tables_file), "--house-bots", "0", "--bot-think", "0"]
         super().__init__(folder, options)
 
-    def seed_accounts(self, names: list[str]) -> dict[str, str]:
-        """Make the bots' accounts with play chips and a session each: name -> token."""
-        from feltroom.room import Accounts, Argon2Settings, Cashier
-        from feltroom.store import open_storage
-
-        storage = open_storage(self.db)
-        try:
-            accounts = Accounts(storage, argon2=Argon2Settings.cheap())
-            cashier = Cashier(storage)
-            tokens = {}
-            for name in names:
-                accounts.sign_up(name, PASSWORD)
-                cashier.grant(name, 1_000_000, f"bench:{name}")
-                tokens[name] = accounts.sign_in(name, PASSWORD).token
-        finally:
-            storage.close()
-        return tokens
-
 
 # ---------------------------------------------------------------------------------- scenarios
 
@@ -489,7 +471,7 @@ def run_scenario(
     results: list[dict[str, Any]] = []
     try:
         names = [f"b{k}s{seat}" for k in range(1, max(steps) + 1) for seat in range(1, SEATS + 1)]
-        tokens = server.seed_accounts([*names, "probe"])
+        tokens = server.seed_accounts([*names, "probe"], PASSWORD, 1_000_000)
         server.start()
         workers = Workers(server.url, processes, think)
         workers.probe(tokens["probe"])

@@ -73,24 +73,6 @@ class Server(ServedRoom):
         options = ["--tables", str(tables), "--house-bots", "0", "--bot-think", "0"]
         super().__init__(folder, options)
 
-    def seed_accounts(self, names: list[str]) -> dict[str, str]:
-        """The bots' accounts with play chips and a session each: name -> token."""
-        from feltroom.room import Accounts, Argon2Settings, Cashier
-        from feltroom.store import open_storage
-
-        storage = open_storage(self.db)
-        try:
-            accounts = Accounts(storage, argon2=Argon2Settings.cheap())
-            cashier = Cashier(storage)
-            tokens = {}
-            for name in names:
-                accounts.sign_up(name, PASSWORD)
-                cashier.grant(name, 10_000, f"bench:{name}")
-                tokens[name] = accounts.sign_in(name, PASSWORD).token
-        finally:
-            storage.close()
-        return tokens
-
 
 def _ms(values: list[float]) -> dict[str, Any]:
     return {
@@ -113,7 +95,7 @@ def run(players: int, level_minutes: int | None, seed: int, limit: float) -> dic
     folder = Path(tempfile.mkdtemp(prefix="feltroom-bench-tournament-"))
     server = Server(folder, players, level_minutes)
     try:
-        tokens = server.seed_accounts([f"tb{k}" for k in range(players)])
+        tokens = server.seed_accounts([f"tb{k}" for k in range(players)], PASSWORD, 10_000)
         server.start()
         settings = BotSettings(server.url, players, think=0.0, style="random", seed=seed)
         started = time.monotonic()

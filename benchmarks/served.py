@@ -28,6 +28,25 @@ class ServedRoom:
         self.process: subprocess.Popen[str] | None = None
         self.url = ""
 
+    def seed_accounts(self, names: list[str], password: str, chips: int) -> dict[str, str]:
+        """Make the bots' accounts (a cheap password hash) with ``chips`` play chips and a
+        session each, before the room starts: name -> token."""
+        from feltroom.room import Accounts, Argon2Settings, Cashier
+        from feltroom.store import open_storage
+
+        storage = open_storage(self.db)
+        try:
+            accounts = Accounts(storage, argon2=Argon2Settings.cheap())
+            cashier = Cashier(storage)
+            tokens = {}
+            for name in names:
+                accounts.sign_up(name, password)
+                cashier.grant(name, chips, f"bench:{name}")
+                tokens[name] = accounts.sign_in(name, password).token
+        finally:
+            storage.close()
+        return tokens
+
     def start(self) -> None:
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
