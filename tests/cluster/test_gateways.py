@@ -123,6 +123,11 @@ async def _play(cluster: Workers, ports: dict[str, int], table_id: str, store: A
         # The lobby is every worker's tables, whichever gateway is asked.
         lobby = await _until_json(http, "/api/lobby", lambda b: len(b["tables"]) == 2)
         assert sorted(t["id"] for t in lobby["tables"]) == ["c1", "c2"]
+        # A gateway is ready when the database and the broker answer (docs/operations.md).
+        ready = await http.get("/readyz")
+        assert ready.status_code == 200, ready.text
+        assert ready.json()["checks"] == {"database": "ok", "broker": "ok"}
+        assert (await http.get("/healthz")).json()["status"] == "alive"
 
     # The test's own ear on the broker: every batch the owner publishes for the table.
     tap = TableClient(cluster.broker)
