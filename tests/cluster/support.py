@@ -128,6 +128,14 @@ class Workers:
     def log(self, name: str) -> str:
         return (self.folder / f"{name}.log").read_text(errors="replace")
 
+    def tails(self, lines: int = 30) -> str:
+        """The last lines of every process's log, for a failing test's message."""
+        return "\n".join(
+            f"--- {name} (exit {process.poll()}):\n"
+            + "\n".join(self.log(name).splitlines()[-lines:])
+            for name, process in self.processes.items()
+        )
+
 
 def leases(storage: Storage) -> dict[str, LeaseRow]:
     """The running leases by table id."""

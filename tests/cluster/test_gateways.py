@@ -170,6 +170,7 @@ async def _play(cluster: Workers, ports: dict[str, int], table_id: str, store: A
                 "two hands dealt to alice and bob",
                 lambda: _dealt(alice) >= 2 and _dealt(bob) >= 2,
                 90,
+                lambda: _explain(cluster, alice, bob),
             )
             logs["alice@A"] = list(alice.log)
             logs["bob@B"] = list(bob.log)
@@ -195,7 +196,10 @@ async def _play(cluster: Workers, ports: dict[str, int], table_id: str, store: A
                     asyncio.create_task(_play_along(bob, table_id, seats[1])),
                 ]
                 await _until(
-                    "alice dealt again through gateway B", lambda: _dealt(again) > dealt, 90
+                    "alice dealt again through gateway B",
+                    lambda: _dealt(again) > dealt,
+                    90,
+                    lambda: _explain(cluster, again, bob),
                 )
                 logs["alice@B"] = list(again.log)
                 logs["bob@B"] = list(bob.log)
@@ -276,13 +280,23 @@ async def _until_json(http: httpx.AsyncClient, path: str, check: Any) -> Any:
     raise AssertionError(f"{path} never showed what was expected: {body}")
 
 
-async def _until(what: str, check: Any, seconds: float = 30.0) -> None:
+async def _until(what: str, check: Any, seconds: float = 30.0, explain: Any = lambda: "") -> None:
     loop = asyncio.get_running_loop()
     end = loop.time() + seconds
     while not check():
         if loop.time() > end:
-            raise AssertionError(f"gave up waiting {seconds} s for {what}")
+            raise AssertionError(f"gave up waiting {seconds} s for {what}\n{explain()}")
         await asyncio.sleep(0.1)
+
+
+def _explain(cluster: Workers, *clients: Client) -> str:
+    """What the clients last got and what the processes last logged."""
+    got = "\n".join(
+        f"--- {client.name} got {_dealt(client)} hands; last frames:\n"
+        + "\n".join(json.dumps(m)[:300] for m in client.log[-12:])
+        for client in clients
+    )
+    return f"{got}\n{cluster.tails()}"
 
 
 def test_a_player_on_two_gateways_is_disconnected_only_when_both_close(
