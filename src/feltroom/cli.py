@@ -424,7 +424,9 @@ def _room_command(args: argparse.Namespace) -> int:
     from feltroom.store import open_storage
 
     try:
-        storage = open_storage(args.db)
+        # These read or change an existing room's books: a mistyped path is an error, not a
+        # new, empty room that would pass the audit.
+        storage = open_storage(args.db, create=False)
     except (SQLAlchemyError, CommandError, ValueError, OSError) as error:
         print(
             f"feltroom {args.command}: cannot open the database {args.db!r}: {error}",

@@ -108,7 +108,11 @@ def test_feltroom_integrity_since_a_date_reads_only_what_came_after(
     ],
 )
 def test_feltroom_integrity_refuses_bad_input(
-    db_url: str, argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+    storage: SqlStorage,  # the room's database exists
+    db_url: str,
+    argv: list[str],
+    message: str,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     try:
         code = main(["integrity", "--db", db_url, *argv])

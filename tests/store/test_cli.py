@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -200,6 +201,27 @@ def test_a_bad_database_url_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "audit", "--db", "nosuchdb://x", "--shuffles", "0")
     assert code == 2
     assert "cannot open the database" in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["audit", "--shuffles", "0"],
+        ["cashier", "balance", "--account", "alice"],
+        ["integrity"],
+        ["admin", "log"],
+    ],
+)
+def test_a_missing_sqlite_file_is_an_error_not_a_new_empty_room(
+    fast_tmp: Path, argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A mistyped path must not pass the audit on a new, empty room."""
+    missing = fast_tmp / "typo" / "room.sqlite3"
+    code, out, err = run(capsys, *argv[:1], "--db", f"sqlite:///{missing}", *argv[1:])
+    assert code == 2
+    assert f"there is no SQLite database at {missing}" in err
+    assert out == ""
+    assert not missing.exists()
 
 
 def _serve_options(

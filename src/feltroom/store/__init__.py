@@ -17,8 +17,13 @@ __all__ = [
 
 
 def open_storage(
-    url: str | None = None, *, upgrade: bool = True, busy_timeout_ms: int = 30_000
+    url: str | None = None,
+    *,
+    upgrade: bool = True,
+    busy_timeout_ms: int = 30_000,
+    create: bool = True,
 ) -> SqlStorage:
     """Open the database at ``url`` (default: ``sqlite:///data/feltroom.sqlite3``), upgraded to
-    the newest schema."""
-    return SqlStorage(url, upgrade=upgrade, busy_timeout_ms=busy_timeout_ms)
+    the newest schema; with ``create=False`` a missing SQLite file is ``FileNotFoundError``
+    rather than a new, empty room."""
+    return SqlStorage(url, upgrade=upgrade, busy_timeout_ms=busy_timeout_ms, create=create)

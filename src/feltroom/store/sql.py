@@ -109,6 +109,7 @@ class SqlStorage:
         *,
         busy_timeout_ms: int = 30_000,
         upgrade: bool = True,
+        create: bool = True,
         engine_options: dict[str, Any] | None = None,
     ) -> None:
         parsed = make_url(url or DEFAULT_URL)
@@ -118,6 +119,11 @@ class SqlStorage:
         if self.is_sqlite:
             database = parsed.database or ""
             if database and database != ":memory:" and not database.startswith("file:"):
+                if not create and not Path(database).is_file():
+                    raise FileNotFoundError(
+                        f"there is no SQLite database at {database} (the room creates it when "
+                        "it first starts; give the room's --db URL)"
+                    )
                 Path(database).parent.mkdir(parents=True, exist_ok=True)
             options.setdefault("connect_args", {}).setdefault("timeout", busy_timeout_ms / 1000)
         self.engine = create_engine(parsed, **options)
