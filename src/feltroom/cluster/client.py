@@ -108,7 +108,14 @@ class TableClient:
                 future.set_result(reply)
 
     async def call(
-        self, table_id: str, op: str, player: str, *, timeout: float | None = None, **args: Any
+        self,
+        table_id: str,
+        op: str,
+        player: str,
+        /,
+        *,
+        timeout: float | None = None,
+        **args: Any,
     ) -> dict[str, Any]:
         """Run ``op`` for ``player`` at the table's owner; its result, or ``RemoteError``
         (``table_unavailable`` when no owner answers within ``timeout`` seconds, by default
@@ -143,7 +150,7 @@ class TableClient:
         return result
 
     async def gather(
-        self, op: str, *, timeout: float | None = None, **args: Any
+        self, op: str, /, *, timeout: float | None = None, **args: Any
     ) -> tuple[list[dict[str, Any]], int]:
         """Ask every gateway (the ``gateways`` channel) to run ``op``; the answers of those
         that answered within ``timeout`` seconds, and how many gateways heard the request (the

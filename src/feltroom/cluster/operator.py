@@ -69,14 +69,14 @@ class ClusterRoom:
 
     # -------------------------------------------------------------- the broker
 
-    async def _at(self, table_id: str, op: str, who: str, **args: Any) -> dict[str, Any]:
+    async def _at(self, table_id: str, op: str, who: str, /, **args: Any) -> dict[str, Any]:
         """Run ``op`` at the table's owner; its answer, or the API's error."""
         try:
             return await self.client.call(table_id, op, who, timeout=self.timeout, **args)
         except RemoteError as error:
             raise _api_error(error) from None
 
-    async def _everywhere(self, op: str, **args: Any) -> list[dict[str, Any]]:
+    async def _everywhere(self, op: str, /, **args: Any) -> list[dict[str, Any]]:
         """Run ``op`` on every gateway; each one's result (those that answered in time)."""
         try:
             replies, _ = await self.client.gather(op, timeout=self.timeout, **args)
