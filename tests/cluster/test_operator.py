@@ -15,16 +15,22 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from websockets.exceptions import ConnectionClosed
 
-from feltroom.room import Accounts, Argon2Settings, Cashier, audit
+from feltroom.cluster.worker import load_definitions
+from feltroom.room import Accounts, Argon2Settings, Cashier, RoomError, Settlement, audit
+from feltroom.room.leases import Leases
 from feltroom.room.operators import OperatorLog, Operators
 from feltroom.room.storage import Storage
-from feltroom.store import open_storage
+from feltroom.room.tables_config import TableSpec, table_entries
+from feltroom.room.worker import WorkerRuntime
+from feltroom.store import SqlStorage, open_storage
 from services import RedisServer
 
 from .support import (
     PASSWORD,
+    TABLES,
     Workers,
     free_seats,
     leases,
@@ -378,3 +384,61 @@ async def _sit(port: int, token: str, table_id: str) -> dict[str, Any]:
     async with ws_client(port, "alice", token) as (client, _):
         seats = await free_seats(client, table_id)
         return await client.request({"type": "sit", "table": table_id, "seat": seats[0]})
+
+
+def test_a_closed_table_stays_closed_on_its_next_owner_and_a_retired_one_is_given_up(
+    storage: SqlStorage, tmp_path: Path
+) -> None:
+    """The database is the source of truth: a worker that adopts a table an operator closed
+    (on another worker, before a takeover) keeps it closed; retiring it there stops it and
+    gives its lease up, and no worker takes it again."""
+    load_definitions(storage, _tables_file(tmp_path))
+    log = OperatorLog(storage)
+    with storage.transaction() as tx:
+        tx.set_table_status("c1", "closed")
+        entry = log.add(tx, "op", "close-table", "c1", "maintenance")
+    leases = Leases(storage, "w1", seconds=30)
+    runtime = WorkerRuntime(
+        Settlement(storage, fence=leases.fence, shard="w1"),
+        Accounts(storage, argon2=Argon2Settings.cheap()),
+        Cashier(storage),
+        leases,
+    )
+
+    async def scenario() -> None:
+        await runtime.start()
+        try:
+            specs = {spec.table_id: spec for spec in _specs(tmp_path)}
+            for table_id in ("c1", "c2"):
+                assert leases.take(table_id) is not None
+                await runtime.adopt(specs[table_id])
+            closed, other = runtime.runners["c1"], runtime.runners["c2"]
+            assert closed.closed == entry
+            assert other.closed is None
+            assert closed.lobby(runtime.clock())["status"] == "closed"
+            with pytest.raises(RoomError, match="closed by the room"):
+                closed.check_open()
+            done = await runtime.retire_table("c1", "op", "for good")
+            assert done["status"] == "retired"
+            assert list(runtime.runners) == ["c2"]
+            assert leases.held() == ["c2"]
+        finally:
+            await runtime.stop()
+
+    asyncio.run(scenario())
+    with storage.transaction(write=False) as tx:
+        assert sorted(tx.table_definitions()) == ["c2"]
+        lease = {row.table_id: row for row in tx.all_leases()}["c1"]
+        assert lease.expires_at <= tx.database_time()
+    assert [e["action"] for e in log.entries()] == ["close-table", "retire-table"]
+    assert audit(storage, shuffles=0)["pass"]
+
+
+def _tables_file(folder: Path) -> Path:
+    path = folder / "tables.toml"
+    path.write_text(TABLES)
+    return path
+
+
+def _specs(folder: Path) -> list[TableSpec]:
+    return [spec for spec, _ in table_entries(_tables_file(folder).read_text())]
