@@ -188,9 +188,9 @@ async def until_ok(call: Any, seconds: float = 20.0) -> Any:
             await asyncio.sleep(0.5)
 
 
-async def sign_in(port: int, name: str) -> str:
+async def sign_in(port: int, name: str, password: str = PASSWORD) -> str:
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
-        response = await http.post("/api/signin", json={"name": name, "password": PASSWORD})
+        response = await http.post("/api/signin", json={"name": name, "password": password})
         response.raise_for_status()
         token: str = response.json()["token"]
     return token

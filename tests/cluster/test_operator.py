@@ -294,8 +294,6 @@ async def _operate(
         )
         assert reset.status_code == 200, reset.text
         fresh = reset.json()["password"]
-        signin = await b.post("/api/signin", json={"name": "bob", "password": fresh})
-        assert signin.status_code == 200, signin.text
 
         # The other table (worker A's) closes and opens again.
         for action in ("close-table", "reopen-table"):
@@ -305,6 +303,30 @@ async def _operate(
                 headers=_bearer(op),
             )
             assert answer.status_code == 200, answer.text
+        # The player's protection calls on the gateways: bob, seated at worker A's table
+        # through gateway A, sets a reminder and takes a cool-off through gateway B; his seat is
+        # left at the end of the hand there, his chips back in his wallet.
+        bob = await sign_in(ports["A"], "bob", fresh)
+        async with ws_client(ports["A"], "bob", bob) as (on_bob, _):
+            seats = await free_seats(on_bob, other)
+            sat = await on_bob.request({"type": "sit", "table": other, "seat": seats[0]})
+            assert sat["type"] == "ok", sat
+            playing = asyncio.create_task(play_along(on_bob, other, seats[0]))
+            try:
+                limits = await b.put(
+                    "/api/me/limits", json={"reminder_minutes": 30}, headers=_bearer(bob)
+                )
+                assert limits.status_code == 200, limits.text
+                cool = await b.post("/api/me/cool-off", json={"hours": 24}, headers=_bearer(bob))
+                assert cool.status_code == 200, cool.text
+                assert cool.json()["tables_left"] == [other]
+                await until("bob's seat released", lambda: "bob" not in _seated(store, other))
+            finally:
+                playing.cancel()
+        mine = (await a.get("/api/me/limits", headers=_bearer(bob))).json()
+        assert mine["reminder_minutes"] == 30
+        assert mine["blocked"] == "cool-off"
+
         # Worker B's table closes: everyone leaves after the hand; then it is retired, leaves
         # the lobby and its lease is given up.
         closed = await a.post(
