@@ -18,6 +18,8 @@ import httpx
 import pytest
 from websockets.exceptions import ConnectionClosed
 
+from feltroom.cluster.client import TableClient
+from feltroom.cluster.gateway import GatewayHub
 from feltroom.cluster.worker import load_definitions
 from feltroom.room import Accounts, Argon2Settings, Cashier, RoomError, Settlement, audit
 from feltroom.room.leases import Leases
@@ -25,6 +27,7 @@ from feltroom.room.operators import OperatorLog, Operators
 from feltroom.room.storage import Storage
 from feltroom.room.tables_config import TableSpec, table_entries
 from feltroom.room.worker import WorkerRuntime
+from feltroom.server.session import Connection, _drain
 from feltroom.store import SqlStorage, open_storage
 from services import RedisServer
 
@@ -464,3 +467,30 @@ def _tables_file(folder: Path) -> Path:
 
 def _specs(folder: Path) -> list[TableSpec]:
     return [spec for spec, _ in table_entries(_tables_file(folder).read_text())]
+
+
+def test_a_gateway_sends_the_session_time_reminder_and_keeps_sweeping(
+    storage: SqlStorage,
+) -> None:
+    """Issue 25's reminder from a gateway (a hub without a room of its own): the player's
+    connection through it is reminded once each interval of session time."""
+    now = [1000.0]
+    accounts = Accounts(storage, argon2=Argon2Settings.cheap(), clock=lambda: now[0])
+    accounts.sign_up("alice", PASSWORD)
+    hub = GatewayHub(storage, accounts, TableClient("redis://:password@127.0.0.1:1/0"))
+
+    async def scenario() -> None:
+        await hub._begin_session("alice", hub.protection)
+        hub.set_reminder("alice", 30)
+        connection = Connection(hub, player="alice")
+        hub.by_player["alice"] = {connection}
+        now[0] += 29 * 60
+        assert hub.send_reminders() == 0
+        now[0] += 60
+        assert hub.send_reminders() == 1
+        assert hub.send_reminders() == 0  # once an interval
+        [frame] = _drain(connection)
+        reminder = json.loads(frame)
+        assert (reminder["type"], reminder["minutes"], reminder["every"]) == ("reminder", 30, 30)
+
+    asyncio.run(scenario())
