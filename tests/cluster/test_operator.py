@@ -7,6 +7,7 @@ nothing, and the books pass the audit."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import subprocess
@@ -29,6 +30,7 @@ from feltroom.room.tables_config import TableSpec, table_entries
 from feltroom.room.worker import WorkerRuntime
 from feltroom.server.session import Connection, _drain
 from feltroom.store import SqlStorage, open_storage
+from server.live import Client
 from services import RedisServer
 
 from .support import (
@@ -135,6 +137,7 @@ async def _operate(
     a = httpx.AsyncClient(base_url=f"http://127.0.0.1:{ports['A']}", timeout=60)
     b = httpx.AsyncClient(base_url=f"http://127.0.0.1:{ports['B']}", timeout=60)
     players: list[asyncio.Task[None]] = []
+    stack = contextlib.AsyncExitStack()  # (mallory's second connection)
     try:
         # The console is served by every gateway.
         page = await a.get("/admin")
@@ -191,9 +194,10 @@ async def _operate(
         assert message == f"table {table_id} is open; close-table closes it"
         assert len(_entries(store)) == before
 
+        # alice plays through gateway B, mallory through gateway A and B at once.
         async with (
             ws_client(ports["B"], "alice", alice) as (on_alice, _),
-            ws_client(ports["B"], "mallory", mallory) as (on_mallory, _),
+            ws_client(ports["A"], "mallory", mallory) as (on_mallory, _),
         ):
             seats = await free_seats(on_alice, table_id)
             assert len(seats) >= 2, seats
@@ -202,6 +206,7 @@ async def _operate(
                     {"type": "sit", "table": table_id, "seat": seat, "buy_in": 2000}
                 )
                 assert sat["type"] == "ok", sat
+            mallory_b = await stack.enter_async_context(ws_client(ports["B"], "mallory", mallory))
             players = [
                 asyncio.create_task(play_along(on_alice, table_id, seats[0])),
                 asyncio.create_task(play_along(on_mallory, table_id, seats[1])),
@@ -215,8 +220,11 @@ async def _operate(
             assert found["alice"]["watching"] == [table_id]
             assert found["alice"]["addresses"] == ["127.0.0.1"]
             assert len(found["alice"]["gateways"]) == 1
-            assert found["alice"]["gateways"] == found["mallory"]["gateways"]
-            assert online["connections"] == 2
+            assert found["mallory"]["connections"] == 2
+            assert len(found["mallory"]["gateways"]) == 2
+            assert set(found["alice"]["gateways"]) < set(found["mallory"]["gateways"])
+            assert found["mallory"]["watching"] == [table_id]  # (a seat is watched on hello)
+            assert online["connections"] == 3
             code, out, err = await asyncio.to_thread(_admin, ports["A"], "online")
             assert code == 0, err
             assert {p["player"] for p in json.loads(out)["players"]} == {"alice", "mallory"}
@@ -238,7 +246,7 @@ async def _operate(
                 headers=_bearer(op),
             )
             assert sent.status_code == 200, sent.text
-            assert sent.json()["connections"] == 2
+            assert sent.json()["connections"] == 3
             for client in (on_alice, on_mallory):  # (their frames are read by play_along)
                 lines = await until(
                     f"the broadcast at {client.name}",
@@ -259,19 +267,20 @@ async def _operate(
             assert kicked.json()["seat"] == seats[0]
             await until("alice's seat released", lambda: "alice" not in _seated(store, table_id))
 
-            # A suspension, with `feltroom admin --url` on gateway A: mallory's connection on
-            # gateway B is closed, her seat left at the end of the hand on worker B.
+            # A suspension, with `feltroom admin --url` on gateway A: mallory's connections on
+            # both gateways are closed, her seat left at the end of the hand on worker B.
             code, out, err = await asyncio.to_thread(
                 _admin, ports["A"], "--reason", "chargeback 4411", "suspend", "mallory"
             )
             assert code == 0, err
             done = json.loads(out)
-            assert done["connections_closed"] == 1
+            assert done["connections_closed"] == 2
             assert done["tables_left"] == [table_id]
             assert done["sessions_ended"] >= 1
             [ended] = await asyncio.wait_for(asyncio.gather(players[1], return_exceptions=True), 30)
             assert isinstance(ended, ConnectionClosed), ended
             assert on_mallory.ws.close_code == 1008
+            assert await _close_code(mallory_b[0]) == 1008
             await until(
                 "mallory's seat released", lambda: "mallory" not in _seated(store, table_id)
             )
@@ -401,8 +410,17 @@ async def _operate(
     finally:
         for task in players:
             task.cancel()
+        await stack.aclose()
         await a.aclose()
         await b.aclose()
+
+
+async def _close_code(client: Client) -> int | None:
+    """Read what the client was sent until the server closes the connection: its code."""
+    with contextlib.suppress(ConnectionClosed):
+        while True:
+            await client.recv(30)
+    return client.ws.close_code
 
 
 async def _sit(port: int, token: str, table_id: str) -> dict[str, Any]:
