@@ -22,6 +22,7 @@ serves it, and each action reaches what it acts on through the broker.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +40,8 @@ if TYPE_CHECKING:
     from .gateway import GatewayHub
 
 __all__ = ["ClusterRoom"]
+
+log = logging.getLogger("feltroom.cluster")
 
 _NOT_FOUND = ("NotSeated", "UnknownAccount", "UnknownTable")
 """The owners' refusals that are a 404 (as in the single process)."""
@@ -76,13 +79,22 @@ class ClusterRoom:
         except RemoteError as error:
             raise _api_error(error) from None
 
-    async def _everywhere(self, op: str, /, **args: Any) -> list[dict[str, Any]]:
-        """Run ``op`` on every gateway; each one's result (those that answered in time)."""
+    async def _everywhere(self, op: str, /, **args: Any) -> list[tuple[str, dict[str, Any]]]:
+        """Run ``op`` on every gateway; each one's name and result (those that answered in
+        time)."""
         try:
-            replies, _ = await self.client.gather(op, timeout=self.timeout, **args)
+            replies, heard = await self.client.gather(op, timeout=self.timeout, **args)
         except RemoteError as error:
             raise _api_error(error) from None
-        return [reply.get("result") or {} for reply in replies]
+        if len(replies) < heard:
+            log.warning(
+                "operator %s: %d of %d gateways answered within %g s",
+                op,
+                len(replies),
+                heard,
+                self.timeout,
+            )
+        return [(str(reply.get("gateway")), reply.get("result") or {}) for reply in replies]
 
     async def _defined(self) -> list[str]:
         def read() -> list[str]:
@@ -94,14 +106,9 @@ class ClusterRoom:
     # -------------------------------------------------------------- reads
 
     async def online(self) -> dict[str, Any]:
-        try:
-            replies, _ = await self.client.gather("online", timeout=self.timeout)
-        except RemoteError as error:
-            raise _api_error(error) from None
         players: dict[str, dict[str, Any]] = {}
         connections = 0
-        for reply in replies:
-            result = reply.get("result") or {}
+        for gateway, result in await self._everywhere("online"):
             connections += int(result.get("connections", 0))
             for entry in result.get("players", ()):
                 found = players.setdefault(
@@ -117,7 +124,7 @@ class ClusterRoom:
                 found["connections"] += entry["connections"]
                 found["addresses"].update(entry["addresses"])
                 found["watching"].update(entry["watching"])
-                found["gateways"].add(reply.get("gateway"))
+                found["gateways"].add(gateway)
         tables = await self._defined()
 
         def seats() -> list[tuple[str, str, int]]:
@@ -166,8 +173,16 @@ class ClusterRoom:
     # -------------------------------------------------------------- actions
 
     async def close_player(self, account: str, reason: str) -> int:
-        results = await self._everywhere("close_player", player=account, reason=reason)
-        return sum(int(r.get("closed", 0)) for r in results)
+        try:
+            results = await self._everywhere("close_player", player=account, reason=reason)
+        except ApiError as error:  # (the broker is away: the whole room waits for it)
+            raise ApiError(
+                error.status,
+                error.code,
+                f"done in the database (every session of {account!r} ended), but the gateways "
+                f"could not be told to close its connections: {error.message}",
+            ) from None
+        return sum(int(r.get("closed", 0)) for _, r in results)
 
     async def remove_account(self, account: str, entry: int, hooks: bool) -> dict[str, Any]:
         """Every table's owner takes the account out of play there (tournaments do not run in
@@ -242,7 +257,7 @@ class ClusterRoom:
 
     async def broadcast(self, text: str) -> int:
         results = await self._everywhere("broadcast", text=text)
-        return sum(int(r.get("connections", 0)) for r in results)
+        return sum(int(r.get("connections", 0)) for _, r in results)
 
     async def set_reminder(self, player: str, minutes: int) -> None:
         await self._everywhere("set_reminder", player=player, minutes=minutes)
