@@ -252,7 +252,10 @@ class GatewayHub(Hub):
             if message is None:
                 continue
             if message.get("channel") == gateways_channel():
-                await self._answer(json.loads(message["data"]))
+                try:
+                    await self._answer(json.loads(message["data"]))
+                except Exception:
+                    log.exception("gateway: an operator's request could not be answered")
                 continue
             try:
                 self._deliver(json.loads(message["data"]))
