@@ -5,6 +5,7 @@ read back from the database."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import subprocess
@@ -14,13 +15,18 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+import httpx
 from redis.exceptions import RedisError
+from websockets.asyncio.client import connect
 
 from feltroom.cluster.client import TableClient
 from feltroom.room.storage import LeaseRow, Storage
+from server.live import Client
 from services import free_port
 
 T = TypeVar("T")
+
+PASSWORD = "correct horse"
 
 TABLES = """
 [[table]]
@@ -136,6 +142,11 @@ class Workers:
             for name, process in self.processes.items()
         )
 
+    def owners(self, owned: dict[str, LeaseRow]) -> dict[str, str]:
+        """Which of the processes started here owns each table of ``owned``."""
+        pids = {str(p.pid): n for n, p in self.processes.items()}
+        return {t: pids[row.owner.split(".")[0].rsplit("-", 1)[1]] for t, row in owned.items()}
+
 
 def leases(storage: Storage) -> dict[str, LeaseRow]:
     """The running leases by table id."""
@@ -183,3 +194,58 @@ async def until_ok(call: Any, seconds: float = 20.0) -> Any:
             if time.monotonic() > end:
                 raise
             await asyncio.sleep(0.5)
+
+
+async def sign_in(port: int, name: str, password: str = PASSWORD) -> str:
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
+        response = await http.post("/api/signin", json={"name": name, "password": password})
+        response.raise_for_status()
+        token: str = response.json()["token"]
+    return token
+
+
+@contextlib.asynccontextmanager
+async def ws_client(port: int, name: str, token: str) -> AsyncIterator[tuple[Client, Any]]:
+    async with connect(f"ws://127.0.0.1:{port}/ws", max_size=None) as ws:
+        client = Client(ws, name)
+        welcome = await client.request({"type": "hello", "version": 1, "token": token})
+        assert welcome["type"] == "welcome", welcome
+        yield client, welcome
+
+
+async def play_along(client: Client, table_id: str, seat: int) -> None:
+    """Check or call whenever it is the client's turn (a turn it was shown before this
+    began, too); every frame is kept in its log."""
+    turns = [m for m in client.log if m["type"] == "turn"]
+    pending = turns[-1:]
+    while True:
+        message = pending.pop() if pending else await client.recv(60)
+        if message["type"] == "turn" and message["seat"] == seat and message.get("legal"):
+            legal = message["legal"]
+            action = "check" if legal.get("check") else "call"
+            await client.send(
+                {
+                    "type": "act",
+                    "table": table_id,
+                    "hand": message["hand"],
+                    "turn_id": message["turn_id"],
+                    "action": action,
+                }
+            )
+
+
+async def free_seats(client: Client, table_id: str) -> list[int]:
+    reply = await client.request({"type": "observe", "table": table_id})
+    assert reply["type"] == "ok", reply
+    snap = await client.wait_for(lambda m: m["type"] == "snapshot" and m["table"] == table_id)
+    taken = {entry["seat"] for entry in snap["view"]["seats"]}
+    return [seat for seat in range(1, 7) if seat not in taken]  # 6-max (support.TABLES)
+
+
+async def until_json(http: httpx.AsyncClient, path: str, check: Any) -> Any:
+    for _ in range(100):
+        body = (await http.get(path)).json()
+        if check(body):
+            return body
+        await asyncio.sleep(0.2)
+    raise AssertionError(f"{path} never showed what was expected: {body}")

@@ -10,12 +10,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import httpx
-from websockets.asyncio.client import connect
 
 from feltroom.cluster.client import TableClient
 from feltroom.room import Accounts, Argon2Settings, Cashier, audit
@@ -23,9 +21,17 @@ from feltroom.store import open_storage
 from server.live import CARD, Client
 from services import RedisServer
 
-from .support import Workers, leases, wait_for
-
-PASSWORD = "correct horse"
+from .support import (
+    PASSWORD,
+    Workers,
+    free_seats,
+    leases,
+    play_along,
+    sign_in,
+    until_json,
+    wait_for,
+    ws_client,
+)
 
 
 def test_players_on_two_gateways_play_at_a_table_of_another_process_and_resume_elsewhere(
@@ -53,11 +59,7 @@ def test_players_on_two_gateways_play_at_a_table_of_another_process_and_resume_e
             ),
             60,
         )
-        worker_pids = {str(p.pid): n for n, p in cluster.processes.items()}
-        where = {
-            table: worker_pids[row.owner.split(".")[0].rsplit("-", 1)[1]]
-            for table, row in owned.items()
-        }
+        where = cluster.owners(owned)
         table_id = next(t for t, w in sorted(where.items()) if w == "worker-b")
         asyncio.run(_play(cluster, ports, table_id, store))
     finally:
@@ -67,61 +69,15 @@ def test_players_on_two_gateways_play_at_a_table_of_another_process_and_resume_e
     store.close()
 
 
-async def _sign_in(port: int, name: str) -> str:
-    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as http:
-        response = await http.post("/api/signin", json={"name": name, "password": PASSWORD})
-        response.raise_for_status()
-        token: str = response.json()["token"]
-    return token
-
-
-@contextlib.asynccontextmanager
-async def _client(port: int, name: str, token: str) -> AsyncIterator[tuple[Client, Any]]:
-    async with connect(f"ws://127.0.0.1:{port}/ws", max_size=None) as ws:
-        client = Client(ws, name)
-        welcome = await client.request({"type": "hello", "version": 1, "token": token})
-        assert welcome["type"] == "welcome", welcome
-        yield client, welcome
-
-
-async def _play_along(client: Client, table_id: str, seat: int) -> None:
-    """Check or call whenever it is the client's turn (a turn it was shown before this
-    began, too); every frame is kept in its log."""
-    turns = [m for m in client.log if m["type"] == "turn"]
-    pending = turns[-1:]
-    while True:
-        message = pending.pop() if pending else await client.recv(60)
-        if message["type"] == "turn" and message["seat"] == seat and message.get("legal"):
-            legal = message["legal"]
-            action = "check" if legal.get("check") else "call"
-            await client.send(
-                {
-                    "type": "act",
-                    "table": table_id,
-                    "hand": message["hand"],
-                    "turn_id": message["turn_id"],
-                    "action": action,
-                }
-            )
-
-
-async def _free_seats(client: Client, table_id: str) -> list[int]:
-    reply = await client.request({"type": "observe", "table": table_id})
-    assert reply["type"] == "ok", reply
-    snap = await client.wait_for(lambda m: m["type"] == "snapshot" and m["table"] == table_id)
-    taken = {entry["seat"] for entry in snap["view"]["seats"]}
-    return [seat for seat in range(1, 7) if seat not in taken]  # 6-max (support.TABLES)
-
-
 async def _play(cluster: Workers, ports: dict[str, int], table_id: str, store: Any) -> None:
     # Sessions live in PostgreSQL: a token signed in on one gateway works on the other.
-    alice_token = await _sign_in(ports["A"], "alice")
-    bob_token = await _sign_in(ports["B"], "bob")
+    alice_token = await sign_in(ports["A"], "alice")
+    bob_token = await sign_in(ports["B"], "bob")
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{ports['B']}") as http:
         me = await http.get("/api/me", headers={"Authorization": f"Bearer {alice_token}"})
         assert me.json()["player"] == "alice"
         # The lobby is every worker's tables, whichever gateway is asked.
-        lobby = await _until_json(http, "/api/lobby", lambda b: len(b["tables"]) == 2)
+        lobby = await until_json(http, "/api/lobby", lambda b: len(b["tables"]) == 2)
         assert sorted(t["id"] for t in lobby["tables"]) == ["c1", "c2"]
         # A gateway is ready when the database and the broker answer (docs/operations.md).
         ready = await http.get("/readyz")
@@ -144,10 +100,10 @@ async def _play(cluster: Workers, ports: dict[str, int], table_id: str, store: A
     try:
         await asyncio.sleep(0.3)
         async with (
-            _client(ports["A"], "alice", alice_token) as (alice, _),
-            _client(ports["B"], "bob", bob_token) as (bob, _),
+            ws_client(ports["A"], "alice", alice_token) as (alice, _),
+            ws_client(ports["B"], "bob", bob_token) as (bob, _),
         ):
-            seats = await _free_seats(alice, table_id)
+            seats = await free_seats(alice, table_id)
             assert len(seats) >= 2, seats
             sat = await alice.request(
                 {"type": "sit", "table": table_id, "seat": seats[0], "buy_in": 2000}
@@ -163,8 +119,8 @@ async def _play(cluster: Workers, ports: dict[str, int], table_id: str, store: A
             )
             assert refused["type"] == "error", refused
             players = [
-                asyncio.create_task(_play_along(alice, table_id, seats[0])),
-                asyncio.create_task(_play_along(bob, table_id, seats[1])),
+                asyncio.create_task(play_along(alice, table_id, seats[0])),
+                asyncio.create_task(play_along(bob, table_id, seats[1])),
             ]
             await _until(
                 "two hands dealt to alice and bob",
@@ -179,7 +135,7 @@ async def _play(cluster: Workers, ports: dict[str, int], table_id: str, store: A
             await asyncio.gather(*players, return_exceptions=True)
             # Gateway A dies; alice comes back through gateway B with the same token.
             cluster.kill("gateway-A")
-            async with _client(ports["B"], "alice", alice_token) as (again, welcome):
+            async with ws_client(ports["B"], "alice", alice_token) as (again, welcome):
                 assert {"table": table_id, "seat": seats[0]} in welcome["seats"]
                 snap = await again.wait_for(
                     lambda m: m["type"] == "snapshot" and m["table"] == table_id
@@ -192,8 +148,8 @@ async def _play(cluster: Workers, ports: dict[str, int], table_id: str, store: A
                     assert back["type"] == "ok", back
                 dealt = _dealt(again)
                 players = [
-                    asyncio.create_task(_play_along(again, table_id, seats[0])),
-                    asyncio.create_task(_play_along(bob, table_id, seats[1])),
+                    asyncio.create_task(play_along(again, table_id, seats[0])),
+                    asyncio.create_task(play_along(bob, table_id, seats[1])),
                 ]
                 await _until(
                     "alice dealt again through gateway B",
@@ -271,15 +227,6 @@ def _check_the_wire(
                     assert not seen & cards, f"{who} saw {owner}'s hole cards: {message}"
 
 
-async def _until_json(http: httpx.AsyncClient, path: str, check: Any) -> Any:
-    for _ in range(100):
-        body = (await http.get(path)).json()
-        if check(body):
-            return body
-        await asyncio.sleep(0.2)
-    raise AssertionError(f"{path} never showed what was expected: {body}")
-
-
 async def _until(what: str, check: Any, seconds: float = 30.0, explain: Any = lambda: "") -> None:
     loop = asyncio.get_running_loop()
     end = loop.time() + seconds
@@ -324,7 +271,7 @@ def test_a_player_on_two_gateways_is_disconnected_only_when_both_close(
 
 
 async def _two_gateways(cluster: Workers, ports: dict[str, int]) -> None:
-    token = await _sign_in(ports["A"], "carol")
+    token = await sign_in(ports["A"], "carol")
     tap = TableClient(cluster.broker)
     await tap.start()
 
@@ -335,9 +282,9 @@ async def _two_gateways(cluster: Workers, ports: dict[str, int]) -> None:
         return bool(mine[0]["disconnected"]) if mine else None
 
     try:
-        async with _client(ports["B"], "carol", token) as (on_b, _):
-            async with _client(ports["A"], "carol", token) as (on_a, _):
-                seats = await _free_seats(on_a, "c1")
+        async with ws_client(ports["B"], "carol", token) as (on_b, _):
+            async with ws_client(ports["A"], "carol", token) as (on_a, _):
+                seats = await free_seats(on_a, "c1")
                 sat = await on_a.request(
                     {"type": "sit", "table": "c1", "seat": seats[0], "buy_in": 2000}
                 )

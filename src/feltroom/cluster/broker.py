@@ -7,6 +7,9 @@ docs/cluster.md).
   and encoded (the frames a connection is sent); hole cards cross it, so the broker belongs on a
   private network and requires a password.
 - ``replies:<client>``: a pub/sub channel of the replies to one client's commands.
+- ``gateways``: a pub/sub channel every gateway listens to: the operator's requests that
+  concern every connection (close a player's connections, a broadcast, who is online); each
+  gateway answers on the sender's reply channel.
 - ``worker:<owner>``: a key per live worker, expiring with its heartbeat (rebalancing).
 - ``lobby:<table>``: the table's lobby entry, written by its owner every third of the lease and
   expiring with it; ``status:<owner>``: a worker's figures. The gateways' lobby is the table
@@ -15,6 +18,8 @@ docs/cluster.md).
 
 from __future__ import annotations
 
+import os
+import socket
 from collections.abc import Awaitable, Callable, Iterable
 from urllib.parse import urlsplit
 
@@ -29,7 +34,9 @@ __all__ = [
     "command_stream",
     "connect",
     "events_channel",
+    "gateways_channel",
     "lobby_key",
+    "process_name",
     "reply_channel",
     "status_key",
     "worker_key",
@@ -49,6 +56,16 @@ def events_channel(table_id: str) -> str:
 
 def reply_channel(client: str) -> str:
     return f"{PREFIX}replies:{client}"
+
+
+def gateways_channel() -> str:
+    return f"{PREFIX}gateways"
+
+
+def process_name() -> str:
+    """This process's name on the cluster: the host and the process id."""
+    host = socket.gethostname().split(".")[0][:16] or "host"
+    return f"{host}-{os.getpid()}"[:32]
 
 
 def worker_key(owner: str) -> str:

@@ -4,8 +4,9 @@ tests and ``feltroom bench failover`` use it directly.
 
 ``call`` appends the command to the table's stream with a deadline and waits for the owner's
 reply on this client's reply channel; a refused command raises ``RemoteError`` with the owner's
-error type and message (nothing changed). ``watch`` yields each batch a table's owner publishes:
-the frames for observers and for each person, the owner and its lease epoch.
+error type and message (nothing changed). ``gather`` asks every gateway at once (the
+``gateways`` channel) and collects their answers. ``watch`` yields each batch a table's owner
+publishes: the frames for observers and for each person, the owner and its lease epoch.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from redis.exceptions import RedisError
 
 from feltroom.errors import FeltroomError
 
-from .broker import command_stream, connect, events_channel, reply_channel
+from .broker import command_stream, connect, events_channel, gateways_channel, reply_channel
 
 __all__ = ["RemoteError", "TableClient"]
 
@@ -41,14 +42,33 @@ class RemoteError(FeltroomError):
         return f"{self.kind}: {self.message}"
 
 
-class TableClient:
-    """One process's side: its reply channel and the tables it watches."""
+class _Gathering:
+    """The answers to one request to every gateway, until all have answered."""
 
-    def __init__(self, broker_url: str, *, timeout: float = 10.0) -> None:
+    def __init__(self) -> None:
+        self.replies: list[dict[str, Any]] = []
+        self.expected: int | None = None
+        self.done = asyncio.Event()
+
+    def add(self, reply: dict[str, Any]) -> None:
+        self.replies.append(reply)
+        self.check()
+
+    def check(self) -> None:
+        if self.expected is not None and len(self.replies) >= self.expected:
+            self.done.set()
+
+
+class TableClient:
+    """One process's side: its reply channel and the tables it watches. ``name`` (unique on
+    the cluster) names the reply channel; by default a random one."""
+
+    def __init__(self, broker_url: str, *, timeout: float = 10.0, name: str | None = None) -> None:
         self.redis = connect(broker_url)
-        self.name = f"client-{secrets.token_hex(6)}"
+        self.name = name or f"client-{secrets.token_hex(6)}"
         self.timeout = timeout
         self._waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._gathering: dict[str, _Gathering] = {}
         self._replies: PubSub | None = None
         self._reader: asyncio.Task[None] | None = None
 
@@ -79,12 +99,28 @@ class TableClient:
             if message is None:
                 continue
             reply = json.loads(message["data"])
+            gathering = self._gathering.get(reply.get("id"))
+            if gathering is not None:
+                gathering.add(reply)
+                continue
             future = self._waiting.pop(reply.get("id"), None)
             if future is not None and not future.done():
                 future.set_result(reply)
 
-    async def call(self, table_id: str, op: str, player: str, **args: Any) -> dict[str, Any]:
-        """Run ``op`` for ``player`` at the table's owner; its result, or ``RemoteError``."""
+    async def call(
+        self,
+        table_id: str,
+        op: str,
+        player: str,
+        /,
+        *,
+        timeout: float | None = None,
+        **args: Any,
+    ) -> dict[str, Any]:
+        """Run ``op`` for ``player`` at the table's owner; its result, or ``RemoteError``
+        (``table_unavailable`` when no owner answers within ``timeout`` seconds, by default
+        the client's)."""
+        timeout = self.timeout if timeout is None else timeout
         request = secrets.token_hex(8)
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._waiting[request] = future
@@ -94,16 +130,16 @@ class TableClient:
             "op": op,
             "player": player,
             "args": json.dumps(args),
-            "deadline": str(time.time() + self.timeout),
+            "deadline": str(time.time() + timeout),
         }
         try:
             await self.redis.xadd(command_stream(table_id), fields, maxlen=10_000)
-            reply = await asyncio.wait_for(future, self.timeout)
+            reply = await asyncio.wait_for(future, timeout)
         except (TimeoutError, RedisError, OSError):
             raise RemoteError(
                 "table_unavailable",
-                f"table {table_id} did not answer within {self.timeout} s (its owner may be "
-                "changing); try again",
+                f"table {table_id} did not answer within {timeout:g} s (no worker owns it "
+                "now, or its owner is changing); try again",
             ) from None
         finally:
             self._waiting.pop(request, None)
@@ -112,6 +148,36 @@ class TableClient:
             raise RemoteError(str(error.get("type")), str(error.get("message")))
         result: dict[str, Any] = reply.get("result") or {}
         return result
+
+    async def gather(
+        self, op: str, /, *, timeout: float | None = None, **args: Any
+    ) -> tuple[list[dict[str, Any]], int]:
+        """Ask every gateway (the ``gateways`` channel) to run ``op``; the answers of those
+        that answered within ``timeout`` seconds, and how many gateways heard the request (the
+        broker's count of the channel's listeners when it was published). ``RemoteError``
+        (``broker_unavailable``) when the broker does not take the request."""
+        request = secrets.token_hex(8)
+        gathering = self._gathering[request] = _Gathering()
+        message = json.dumps({"id": request, "reply": self.name, "op": op, "args": args})
+        try:
+            gathering.expected = int(await self.redis.publish(gateways_channel(), message))
+            gathering.check()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(
+                    gathering.done.wait(), self.timeout if timeout is None else timeout
+                )
+        except (RedisError, OSError) as error:
+            raise RemoteError(
+                "broker_unavailable", f"the broker did not take the request ({error}); try again"
+            ) from None
+        finally:
+            self._gathering.pop(request, None)
+        return list(gathering.replies), gathering.expected
+
+    async def answer(self, request: dict[str, Any], reply: dict[str, Any]) -> None:
+        """Answer a request of ``gather``'s (a gateway)."""
+        reply = {"id": request.get("id"), **reply}
+        await self.redis.publish(reply_channel(str(request.get("reply"))), json.dumps(reply))
 
     async def watch(self, table_id: str) -> AsyncIterator[dict[str, Any]]:
         """Every batch the table's owner publishes from now on (a new subscription)."""

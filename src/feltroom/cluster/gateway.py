@@ -19,6 +19,11 @@ not have is a room. ``GatewayHub`` is the hub whose tables run elsewhere:
 - **The lobby** is the table definitions in the database joined with the entries the owners
   write to the broker (``lobby:<table>``); chat lines cross the table's channel to every
   gateway.
+- **The operator API and console** (docs/operator.md) are served by every gateway
+  (``feltroom.cluster.operator.ClusterRoom``): an action on a table goes to its owner like a
+  player's command; what concerns connections (closing a suspended player's, a broadcast, who
+  is online) goes to every gateway on the ``gateways`` channel, and each answers for its own.
+  The player's protection calls (``/api/me/limits``...) and session-time reminder too.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import secrets
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -41,11 +47,15 @@ from feltroom.cluster.broker import broker_check
 from feltroom.room.accounts import Accounts
 from feltroom.room.errors import RoomError
 from feltroom.room.histories import HandHistories
+from feltroom.room.operators import OperatorLog
+from feltroom.room.protection import Protection
 from feltroom.room.signins import SignInLog
 from feltroom.room.storage import Storage
 from feltroom.server import protocol
-from feltroom.server.app import room_app
+from feltroom.server.app import STATIC, room_app
 from feltroom.server.observe import probe_routes
+from feltroom.server.operator_api import operator_routes
+from feltroom.server.protection_api import protection_routes
 from feltroom.server.rest import RestLimits, RoomServices
 from feltroom.server.session import (
     ANSWERED,
@@ -57,8 +67,9 @@ from feltroom.server.session import (
     welcome,
 )
 
-from .broker import Presence, events_channel, lobby_key, status_key
+from .broker import Presence, events_channel, gateways_channel, lobby_key, process_name, status_key
 from .client import RemoteError, TableClient
+from .operator import ClusterRoom
 
 __all__ = ["GatewayHub", "Unavailable", "gateway_app"]
 
@@ -89,6 +100,7 @@ class GatewayHub(Hub):
         self._setup(accounts, settings, time.monotonic)
         self.storage = storage
         self.client = client
+        self.protection = Protection(storage, OperatorLog(storage, accounts.clock), accounts.clock)
         self.refresh_every = refresh_every
         self.started_at = time.time()
         self.tables: list[str] = []
@@ -117,6 +129,7 @@ class GatewayHub(Hub):
         self._pubsub = self.client.redis.pubsub()
         # One channel of its own from the start, so that reading never waits on no channel.
         await self._pubsub.subscribe(events_channel(f"gateway.{self.client.name}"))
+        await self._pubsub.subscribe(gateways_channel())  # the operator's requests
         await self._refresh()
         self._tasks = [
             asyncio.create_task(self._events_loop(), name="table events"),
@@ -238,10 +251,40 @@ class GatewayHub(Hub):
                         task.add_done_callback(self._views.discard)
             if message is None:
                 continue
+            if message.get("channel") == gateways_channel():
+                try:
+                    await self._answer(json.loads(message["data"]))
+                except Exception:
+                    log.exception("gateway: an operator's request could not be answered")
+                continue
             try:
                 self._deliver(json.loads(message["data"]))
             except Exception:
                 log.exception("gateway: a batch could not be delivered")
+
+    async def _answer(self, request: dict[str, Any]) -> None:
+        """An operator's request to every gateway (``TableClient.gather``), for this one's
+        connections."""
+        op, args = request.get("op"), request.get("args") or {}
+        result: dict[str, Any]
+        if op == "close_player":
+            result = {"closed": self.close_player(str(args["player"]), str(args["reason"]))}
+        elif op == "broadcast":
+            result = {"connections": self.broadcast(str(args["text"]))}
+        elif op == "online":
+            result = {"players": self.connected(), "connections": len(self.connections)}
+        elif op == "set_reminder":
+            player = str(args["player"])
+            if player in self.reminders or player in self.by_player:
+                self.set_reminder(player, int(args["minutes"]))
+            result = {}
+        else:
+            log.warning("gateway: unknown request %r", op)
+            return
+        try:
+            await self.client.answer(request, {"gateway": self.client.name, "result": result})
+        except (RedisError, OSError) as error:
+            log.warning("gateway: the answer to %s was not sent: %s", op, error)
 
     async def _refresh_view(self, connection: Connection, table_id: str) -> None:
         if connection.player is None or connection.closed:
@@ -342,6 +385,7 @@ class GatewayHub(Hub):
 
     async def _hello(self, connection: Connection, m: Any) -> Message | None:
         player = await self._authenticate(connection, m)
+        await self._begin_session(player, self.protection)
         await self._here([player])
         seats = await run_in_threadpool(self._seats_of, player)
         connection.send(welcome(m.id, player, seats, self._now()))
@@ -462,7 +506,9 @@ def gateway_app(
     histories: HandHistories | None = None,
 ) -> Starlette:
     """The application of a gateway: the single process's routes over a ``GatewayHub``."""
-    hub = GatewayHub(storage, accounts, TableClient(broker_url), hub_settings)
+    name = f"gateway-{process_name()}.{secrets.token_hex(3)}"
+    hub = GatewayHub(storage, accounts, TableClient(broker_url, name=name), hub_settings)
+    operator_room = ClusterRoom(hub)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -482,7 +528,11 @@ def gateway_app(
         limits=limits,
         sign_ins=sign_ins,
         shared_throttles=True,
-        extra_routes=probe_routes(
-            storage, lambda: False, ready_checks={"broker": broker_check(broker_url)}
-        ),
+        extra_routes=[
+            *protection_routes(operator_room),
+            *operator_routes(operator_room, STATIC),
+            *probe_routes(
+                storage, lambda: False, ready_checks={"broker": broker_check(broker_url)}
+            ),
+        ],
     )

@@ -22,10 +22,8 @@ import dataclasses
 import json
 import logging
 import math
-import os
 import secrets
 import signal
-import socket
 import threading
 import time
 import zlib
@@ -56,6 +54,7 @@ from .broker import (
     connect,
     events_channel,
     lobby_key,
+    process_name,
     reply_channel,
     status_key,
     worker_key,
@@ -65,11 +64,20 @@ __all__ = ["ClusterWorker", "load_definitions", "worker_name"]
 
 log = logging.getLogger("feltroom.cluster")
 
+OPERATOR_OPS = (
+    "close-table",
+    "reopen-table",
+    "retire-table",
+    "kick",
+    "remove_account",
+    "operator_table",
+)
+"""The commands of the operator API (``feltroom.cluster.operator``) a table's owner runs."""
+
 
 def worker_name() -> str:
     """A default worker name: the host and the process (unique on the cluster)."""
-    host = socket.gethostname().split(".")[0][:16] or "host"
-    return f"{host}-{os.getpid()}"[:32]
+    return process_name()
 
 
 def load_definitions(storage: Storage, path: str | Path) -> list[TableSpec]:
@@ -468,10 +476,33 @@ class ClusterWorker:
             return {"frames": frames, **self._position(table_id)}
         if op == "snapshot":
             return {"frames": self._snapshot_frames(room.runner(table_id), player)}
+        if op in OPERATOR_OPS:  # an operator's action a gateway forwarded (docs/operator.md)
+            return await self._operator(table_id, op, player, args)
         raise RoomError(
             f"unknown command {op!r}; valid: join, act, add_chips, join_waiting_list, "
-            f"{', '.join(simple)}, message, resume_view, snapshot"
+            f"{', '.join(simple)}, message, resume_view, snapshot, {', '.join(OPERATOR_OPS)}"
         )
+
+    async def _operator(
+        self, table_id: str, op: str, player: str, args: dict[str, Any]
+    ) -> dict[str, Any]:
+        """The operator's actions at a table of this worker: ``player`` is the operator (the
+        account, for ``remove_account``); each is written to the operator log here, by the
+        table's owner, as the single process does it."""
+        room = self.runtime
+        if op == "operator_table":
+            return room.runner(table_id).operator_view()
+        if op == "remove_account":
+            return {"left": await room.remove_from(table_id, player, int(args["entry"]))}
+        reason = str(args["reason"])
+        if op == "kick":
+            return await room.kick(table_id, str(args["player"]), player, reason)
+        actions = {
+            "close-table": room.close_table,
+            "reopen-table": room.reopen_table,
+            "retire-table": room.retire_table,
+        }
+        return await actions[op](table_id, player, reason)
 
     # -------------------------------------------------------------- events
 

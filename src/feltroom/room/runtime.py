@@ -112,6 +112,8 @@ __all__ = [
     "TournamentListener",
     "WatchedTable",
     "Writer",
+    "closed_tables",
+    "define_table",
     "hand_record",
 ]
 
@@ -988,6 +990,23 @@ class TableRunner:
             entry["last_error"] = self.error
         return entry
 
+    def operator_view(self) -> dict[str, Any]:
+        """What the operator sees of the table beyond its lobby entry: the hand in progress
+        and each seat's player (``GET /api/operator/tables``)."""
+        players = [
+            {
+                "player": p.account,
+                "seat": n,
+                "stack": p.stack,
+                "sitting_out": p.sitting_out,
+                "disconnected": p.disconnected,
+                "bot": p.account in self.bots,
+                "leaving": p.account in self.operator_leaves,
+            }
+            for n, p in sorted(self.table.seats.items())
+        ]
+        return {"players": players, "hand": self.playing}
+
     # -------------------------------------------------------------- a person's seat
 
     async def command(self, events: Sequence[TableEvent], now: float) -> None:
@@ -1206,7 +1225,7 @@ class RoomRuntime:
             spec = runner.spec
             await self.writer.call(self.books_settlement.open_table, spec.table_id, spec.currency)
             await runner.load(now)
-        closed = await self.writer.call(_closed_tables, self.books, list(self.runners))
+        closed = await self.writer.call(closed_tables, self.books, list(self.runners))
         for table_id, entry in closed.items():
             self.runners[table_id].closed = entry
         await self._resume_tournaments(now)
@@ -1842,25 +1861,35 @@ class RoomRuntime:
         hand in progress, the chips back in the wallet, under ``entry``), every waiting list;
         then the suspend hooks (tournaments, R-TOURN-15). Returns the tables it sat at.
         ``hooks=False`` (a cool-off or self-exclusion): tournament entries play on."""
-        left = []
-        for runner in list(self.runners.values()):
-            async with runner.lock:
-                now = self.clock()
-                table = runner.table
-                events = table.leave_waiting_list(account, now)
-                seat = table.seat_of(account)
-                if seat is not None:
-                    runner.operator_leaves[account] = entry
-                    with contextlib.suppress(IllegalAction):
-                        events += table.leave(seat, now)
-                    left.append(runner.table_id)
-                await runner.command(events, now)
+        left = [
+            runner.table_id
+            for runner in list(self.runners.values())
+            if await self.remove_from(runner.table_id, account, entry)
+        ]
         for hook in list(self.suspend_hooks) if hooks else []:
             try:
                 await hook(account, entry)
             except Exception:
                 log.exception("a suspend hook failed for %s", account)
         return left
+
+    async def remove_from(self, table_id: str, account: str, entry: int) -> bool:
+        """Take ``account`` out of one table (``remove_account``; a cluster's worker does it
+        table by table, as the gateway asks the owner of each): its seat is left at the end of
+        the hand in progress, the chips back in the wallet under ``entry``, and it leaves the
+        waiting list. Whether it had a seat there."""
+        runner = self.runner(table_id)
+        async with runner.lock:
+            now = self.clock()
+            table = runner.table
+            events = table.leave_waiting_list(account, now)
+            seat = table.seat_of(account)
+            if seat is not None:
+                runner.operator_leaves[account] = entry
+                with contextlib.suppress(IllegalAction):
+                    events += table.leave(seat, now)
+            await runner.command(events, now)
+        return seat is not None
 
     async def _disqualify_in_tournaments(self, account: str, entry: int) -> None:
         """R-TOURN-15: a suspended account is disqualified in every tournament it plays (an
@@ -1915,7 +1944,16 @@ class RoomRuntime:
         JSON) is stored, so the room loads it again after a restart."""
         if spec.table_id in self.runners:
             raise RoomError(f"there is a table {spec.table_id!r} already; choose another id")
-        entry = await self.writer.call(self._add_definition, spec, definition, operator, reason)
+        entry = await self.writer.call(
+            define_table,
+            self.books,
+            self.books_log,
+            self.books_settlement,
+            spec,
+            definition,
+            operator,
+            reason,
+        )
         runner = TableRunner(self, len(self.runners) + 1, spec)
         runner.stats = TableStats(self.clock())
         self.runners[spec.table_id] = runner
@@ -1963,22 +2001,34 @@ class RoomRuntime:
             tx.set_table_status(table_id, status)  # tables not from definitions: in memory only
             return self.books_log.add(tx, operator, action, table_id, reason, details)
 
-    def _add_definition(self, spec: TableSpec, definition: str, operator: str, reason: str) -> int:
-        """(Writer thread) the new table's definition, its escrow and the log entry."""
-        with self.books.transaction() as tx:
-            if not tx.add_table_definition(spec.table_id, definition):
-                raise RoomError(
-                    f"a table {spec.table_id!r} is defined already (perhaps retired: a table "
-                    "id is never used twice); choose another id"
-                )
-            entry = self.books_log.add(
-                tx, operator, "add-table", spec.table_id, reason, {"definition": definition}
+
+def define_table(
+    storage: Storage,
+    log: OperatorLog,
+    settlement: Settlement,
+    spec: TableSpec,
+    definition: str,
+    operator: str,
+    reason: str,
+) -> int:
+    """(Blocking) a new table's definition (a tables file entry, as JSON), the operator log's
+    entry, in one transaction, then the table's escrow: ``add-table`` in the single process
+    (the writer's thread) and on a cluster's gateway (a worker then takes the table through
+    its lease, docs/cluster.md). Returns the entry's id."""
+    with storage.transaction() as tx:
+        if not tx.add_table_definition(spec.table_id, definition):
+            raise RoomError(
+                f"a table {spec.table_id!r} is defined already (perhaps retired: a table "
+                "id is never used twice); choose another id"
             )
-        self.books_settlement.open_table(spec.table_id, spec.currency)
-        return entry
+        entry = log.add(
+            tx, operator, "add-table", spec.table_id, reason, {"definition": definition}
+        )
+    settlement.open_table(spec.table_id, spec.currency)
+    return entry
 
 
-def _closed_tables(storage: GroupStorage, table_ids: list[str]) -> dict[str, int]:
+def closed_tables(storage: Storage, table_ids: list[str]) -> dict[str, int]:
     """The tables among ``table_ids`` that an operator closed, with the close's log entry."""
     with storage.transaction(write=False) as tx:
         statuses = tx.table_statuses()

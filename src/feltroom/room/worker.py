@@ -10,6 +10,9 @@
   once the hand in progress is settled the table stops and its lease lapses, so no hand is void.
 - ``lost`` stops a table at once when its lease lapsed or moved (the settlement's fence already
   refuses every write about it).
+- The operator's actions (docs/operator.md) reach the table's owner through the broker: a table
+  closed stays closed when another worker adopts it; a retired table stops and its lease is
+  given up.
 
 Its settlement carries the worker's fence and shard: nothing is written about a table whose lease
 the worker no longer holds. Unlike ``RoomRuntime.start`` it never voids other tables' hands.
@@ -29,7 +32,7 @@ from feltroom.room.cashier import Cashier
 from feltroom.room.errors import RoomError
 from feltroom.room.leases import Leases
 from feltroom.room.lobby import TableStats
-from feltroom.room.runtime import RoomRuntime, RuntimeSettings, TableRunner
+from feltroom.room.runtime import RoomRuntime, RuntimeSettings, TableRunner, closed_tables
 from feltroom.room.settlement import Settlement
 from feltroom.room.tables_config import TableSpec
 from feltroom.selftest import run_selftest
@@ -86,6 +89,9 @@ class WorkerRuntime(RoomRuntime):
         now = self.clock()
         runner.stats = TableStats(now)
         await runner.load(now)
+        # A table an operator closed stays closed whichever worker runs it.
+        closed = await self.writer.call(closed_tables, self.books, [spec.table_id])
+        runner.closed = closed.get(spec.table_id)
         self.runners[spec.table_id] = runner
         self.table_tasks[spec.table_id] = asyncio.create_task(
             runner.run_forever(), name=f"table {spec.table_id}"
@@ -132,6 +138,14 @@ class WorkerRuntime(RoomRuntime):
         while task is not None and not task.done():
             task.cancel()
             await asyncio.wait({task}, timeout=0.5)
+
+    async def retire_table(self, table_id: str, operator: str, reason: str) -> dict[str, Any]:
+        """Retire the table (``RoomRuntime.retire_table``), then stop it here and give its
+        lease up: no worker takes a retired table again."""
+        result = await super().retire_table(table_id, operator, reason)
+        await self._stop_table(table_id)
+        await asyncio.to_thread(self.leases.release, table_id)
+        return result
 
     async def lost(self, table_id: str) -> None:
         """The lease lapsed or moved: stop the table now (nothing more is written about it)."""

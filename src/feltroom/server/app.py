@@ -56,7 +56,7 @@ from feltroom.server.access import AccessLog
 from feltroom.server.headers import SecurityHeaders
 from feltroom.server.metrics import RoomCollector
 from feltroom.server.observe import ReadyCheck, health_routes, metrics_app
-from feltroom.server.operator_api import operator_routes
+from feltroom.server.operator_api import LocalRoom, operator_routes
 from feltroom.server.protection_api import protection_routes
 from feltroom.server.protocol import MAX_FRAME
 from feltroom.server.rest import (
@@ -163,6 +163,7 @@ def create_app(
     ``app.state.metrics``."""
     hub = Hub(runtime, hub_settings)
     collector = RoomCollector(runtime, hub)
+    operator_room = LocalRoom(runtime, hub)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -195,8 +196,8 @@ def create_app(
         sign_ins=sign_ins,
         extra_routes=[
             *tournament_routes(runtime, limits),
-            *protection_routes(runtime, hub),
-            *operator_routes(runtime, hub, STATIC),
+            *protection_routes(operator_room),
+            *operator_routes(operator_room, STATIC),
             *health_routes(
                 runtime, collector, metrics_allow=metrics_allow, ready_checks=ready_checks
             ),

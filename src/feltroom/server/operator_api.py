@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Protocol
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -34,11 +34,14 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from feltroom.integrity.report import DEFAULT_THRESHOLD
+from feltroom.room.accounts import Accounts
 from feltroom.room.errors import NotAnOperator, NotSeated, RoomError, UnknownAccount
 from feltroom.room.operator import run_integrity
 from feltroom.room.operators import MAX_REASON, Operators, check_reason
+from feltroom.room.protection import Protection
 from feltroom.room.runtime import RoomRuntime
-from feltroom.room.tables_config import spec_of
+from feltroom.room.storage import Storage
+from feltroom.room.tables_config import TableSpec, spec_of
 from feltroom.server.rest import (
     ApiError,
     _client_address,
@@ -53,7 +56,7 @@ from feltroom.server.rest import (
 )
 from feltroom.server.session import Hub
 
-__all__ = ["ACCOUNT_ACTIONS", "TABLE_ACTIONS", "operator_routes"]
+__all__ = ["ACCOUNT_ACTIONS", "TABLE_ACTIONS", "LocalRoom", "OperatorRoom", "operator_routes"]
 
 ACCOUNT_ACTIONS = ("suspend", "reinstate", "reset-password", "verify")
 TABLE_ACTIONS = ("close-table", "reopen-table", "retire-table")
@@ -90,22 +93,125 @@ def _refused(error: RoomError) -> ApiError:
     return ApiError(409, "refused", str(error))
 
 
-def operator_routes(runtime: RoomRuntime, hub: Hub, static: Any) -> list[Route]:
+class OperatorRoom(Protocol):
+    """The live room as the operator API acts on it: the single process's
+    (``LocalRoom``: its runtime and hub) or a cluster's, from any gateway
+    (``feltroom.cluster.operator.ClusterRoom``: the tables' owners and every gateway through
+    the broker). Refusals raise ``RoomError`` (or ``ApiError``), having changed nothing."""
+
+    accounts: Accounts
+    storage: Storage
+    protection: Protection
+
+    async def online(self) -> dict[str, Any]:
+        """``{"players": [...], "connections": N}``: who is connected, from where, watching
+        and seated where."""
+        ...
+
+    async def tables(self) -> list[dict[str, Any]]:
+        """Each table's lobby entry with ``players`` (``TableRunner.operator_view``) and
+        ``hand``."""
+        ...
+
+    async def check_table(self, table_id: str) -> None:
+        """``ApiError`` 404 unless the room has the table."""
+        ...
+
+    async def close_player(self, account: str, reason: str) -> int:
+        """Close every connection of ``account`` (1008, ``reason``); how many."""
+        ...
+
+    async def remove_account(self, account: str, entry: int, hooks: bool) -> dict[str, Any]:
+        """``RoomRuntime.remove_account`` wherever the tables run: ``{"tables_left": [...]}``."""
+        ...
+
+    async def table_action(
+        self, action: str, table_id: str, operator: str, reason: str
+    ) -> dict[str, Any]:
+        """``close-table``, ``reopen-table`` or ``retire-table`` at the table."""
+        ...
+
+    async def add_table(
+        self, spec: TableSpec, definition: str, operator: str, reason: str
+    ) -> dict[str, Any]: ...
+
+    async def kick(
+        self, table_id: str, player: str, operator: str, reason: str
+    ) -> dict[str, Any]: ...
+
+    async def broadcast(self, text: str) -> int:
+        """The room's chat line to every table; the connections reached."""
+        ...
+
+    async def set_reminder(self, player: str, minutes: int) -> None:
+        """The player's session-time reminder, wherever they are connected."""
+        ...
+
+
+class LocalRoom:
+    """The single process's room (``feltroom serve``, ``--role all``)."""
+
+    def __init__(self, runtime: RoomRuntime, hub: Hub) -> None:
+        self.runtime = runtime
+        self.hub = hub
+        self.accounts = runtime.accounts
+        self.storage = runtime.settlement.storage
+        self.protection = runtime.protection
+
+    async def online(self) -> dict[str, Any]:
+        return {"players": self.hub.online(), "connections": len(self.hub.connections)}
+
+    async def tables(self) -> list[dict[str, Any]]:
+        runners = self.runtime.runners
+        return [{**e, **runners[e["id"]].operator_view()} for e in self.runtime.lobby()]
+
+    async def check_table(self, table_id: str) -> None:
+        if table_id not in self.runtime.runners:
+            known = ", ".join(self.runtime.runners) or "none"
+            raise ApiError(404, "not_found", f"no table {table_id!r}; the tables are {known}")
+
+    async def close_player(self, account: str, reason: str) -> int:
+        return self.hub.close_player(account, reason)
+
+    async def remove_account(self, account: str, entry: int, hooks: bool) -> dict[str, Any]:
+        return {"tables_left": await self.runtime.remove_account(account, entry, hooks=hooks)}
+
+    async def table_action(
+        self, action: str, table_id: str, operator: str, reason: str
+    ) -> dict[str, Any]:
+        call = {
+            "close-table": self.runtime.close_table,
+            "reopen-table": self.runtime.reopen_table,
+            "retire-table": self.runtime.retire_table,
+        }[action]
+        return await call(table_id, operator, reason)
+
+    async def add_table(
+        self, spec: TableSpec, definition: str, operator: str, reason: str
+    ) -> dict[str, Any]:
+        return await self.runtime.add_table(spec, definition, operator, reason)
+
+    async def kick(self, table_id: str, player: str, operator: str, reason: str) -> dict[str, Any]:
+        return await self.runtime.kick(table_id, player, operator, reason)
+
+    async def broadcast(self, text: str) -> int:
+        return self.hub.broadcast(text)
+
+    async def set_reminder(self, player: str, minutes: int) -> None:
+        self.hub.set_reminder(player, minutes)
+
+
+def operator_routes(room: OperatorRoom, static: Any) -> list[Route]:
     """The operator API and console of a room; ``static`` is the folder of ``admin.html``."""
-    operators = Operators(runtime.accounts)
+    operators = Operators(room.accounts)
 
     async def operator_of(request: Request) -> str:
-        player, _ = await authenticated(request, runtime.accounts)
+        player, _ = await authenticated(request, room.accounts)
         try:
             await run_in_threadpool(operators.check_operator, player, _client_address(request))
         except NotAnOperator as error:
             raise ApiError(403, "not_operator", str(error)) from None
         return player
-
-    def table_of(table_id: str) -> None:
-        if table_id not in runtime.runners:
-            known = ", ".join(runtime.runners) or "none"
-            raise ApiError(404, "not_found", f"no table {table_id!r}; the tables are {known}")
 
     # -- reads
 
@@ -116,29 +222,12 @@ def operator_routes(runtime: RoomRuntime, hub: Hub, static: Any) -> list[Route]:
 
     async def online(request: Request) -> Response:
         await operator_of(request)
-        players = hub.online()
-        return JSONResponse({"players": players, "connections": len(hub.connections)})
+        return JSONResponse(await room.online())
 
     async def tables(request: Request) -> Response:
         await operator_of(request)
-        found = []
-        names: set[str] = set()
-        for entry in runtime.lobby():
-            runner = runtime.runners[entry["id"]]
-            seated: list[dict[str, Any]] = [
-                {
-                    "player": p.account,
-                    "seat": n,
-                    "stack": p.stack,
-                    "sitting_out": p.sitting_out,
-                    "disconnected": p.disconnected,
-                    "bot": p.account in runner.bots,
-                    "leaving": p.account in runner.operator_leaves,
-                }
-                for n, p in sorted(runner.table.seats.items())
-            ]
-            names |= {p.account for p in runner.table.seats.values()}
-            found.append({**entry, "players": seated, "hand": runner.playing})
+        found = await room.tables()
+        names = {p["player"] for entry in found for p in entry["players"]}
         flags = await run_in_threadpool(operators.describe, sorted(names))
         for entry in found:
             for player in entry["players"]:
@@ -160,7 +249,7 @@ def operator_routes(runtime: RoomRuntime, hub: Hub, static: Any) -> list[Route]:
         since = _query_time(request, "since")
         account = request.query_params.get("account")
         code, report = await run_in_threadpool(
-            run_integrity, runtime.settlement.storage, since, DEFAULT_THRESHOLD, account
+            run_integrity, room.storage, since, DEFAULT_THRESHOLD, account
         )
         if code != 0:
             raise ApiError(404, "not_found", report["error"], details={"account": account})
@@ -173,30 +262,25 @@ def operator_routes(runtime: RoomRuntime, hub: Hub, static: Any) -> list[Route]:
         account, reason = b["account"], b["reason"]
         if action == "suspend":
             result = await run_in_threadpool(operators.suspend, account, operator, reason)
-            result["connections_closed"] = hub.close_player(
+            result["connections_closed"] = await room.close_player(
                 account, "this account is suspended by the room"
             )
-            result["tables_left"] = await runtime.remove_account(account, result["entry"])
+            result.update(await room.remove_account(account, result["entry"], True))
             return result
         if action == "reinstate":
             return await run_in_threadpool(operators.reinstate, account, operator, reason)
         if action == "verify":
             return await run_in_threadpool(operators.verify, account, operator, reason)
         result = await run_in_threadpool(operators.reset_password, account, operator, reason)
-        result["connections_closed"] = hub.close_player(
+        result["connections_closed"] = await room.close_player(
             account, "the room reset this account's password; sign in again"
         )
         return result
 
     async def table_action(action: str, operator: str, body: dict[str, Any]) -> dict[str, Any]:
         b = _fields(body, {"table": str, "reason": str})
-        table_of(b["table"])
-        call = {
-            "close-table": runtime.close_table,
-            "reopen-table": runtime.reopen_table,
-            "retire-table": runtime.retire_table,
-        }[action]
-        return await call(b["table"], operator, b["reason"])
+        await room.check_table(b["table"])
+        return await room.table_action(action, b["table"], operator, b["reason"])
 
     async def add_table(action: str, operator: str, body: dict[str, Any]) -> dict[str, Any]:
         b = _fields(body, {"definition": dict, "reason": str})
@@ -205,12 +289,12 @@ def operator_routes(runtime: RoomRuntime, hub: Hub, static: Any) -> list[Route]:
         except (RoomError, ValueError) as error:
             raise _invalid(f"{error}; docs/tables.md lists a table's settings") from None
         definition = json.dumps(b["definition"], sort_keys=True)
-        return await runtime.add_table(spec, definition, operator, b["reason"])
+        return await room.add_table(spec, definition, operator, b["reason"])
 
     async def kick(action: str, operator: str, body: dict[str, Any]) -> dict[str, Any]:
         b = _fields(body, {"table": str, "player": str, "reason": str})
-        table_of(b["table"])
-        return await runtime.kick(b["table"], b["player"], operator, b["reason"])
+        await room.check_table(b["table"])
+        return await room.kick(b["table"], b["player"], operator, b["reason"])
 
     async def broadcast(action: str, operator: str, body: dict[str, Any]) -> dict[str, Any]:
         b = _fields(body, {"text": str, "reason": str})
@@ -223,7 +307,7 @@ def operator_routes(runtime: RoomRuntime, hub: Hub, static: Any) -> list[Route]:
         entry = await run_in_threadpool(
             operators.log.record, operator, "broadcast", "room", b["reason"], {"text": text}
         )
-        return {"text": text, "connections": hub.broadcast(text), "entry": entry}
+        return {"text": text, "connections": await room.broadcast(text), "entry": entry}
 
     actions: dict[str, Callable[[str, str, dict[str, Any]], Awaitable[dict[str, Any]]]] = {
         **dict.fromkeys(ACCOUNT_ACTIONS, account_action),

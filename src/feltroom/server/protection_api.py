@@ -28,7 +28,7 @@ from starlette.routing import Route
 from feltroom.room.errors import NotAnOperator, RoomError, UnknownAccount
 from feltroom.room.operators import Operators
 from feltroom.room.protection import COOL_OFF_HOURS, EXCLUSION_MONTHS
-from feltroom.room.runtime import RoomRuntime
+from feltroom.server.operator_api import OperatorRoom
 from feltroom.server.rest import (
     ApiError,
     _client_address,
@@ -39,7 +39,6 @@ from feltroom.server.rest import (
     authenticated,
     guard,
 )
-from feltroom.server.session import Hub
 
 __all__ = ["protection_routes"]
 
@@ -59,13 +58,15 @@ def _only(body: dict[str, Any], allowed: tuple[str, ...]) -> None:
         raise _invalid(f"unknown field {extra[0]!r}; the fields are {', '.join(allowed)}")
 
 
-def protection_routes(runtime: RoomRuntime, hub: Hub) -> list[Route]:
-    """The protection routes of a room; ``hub`` gets the player's reminder and cool-offs."""
-    protection = runtime.protection
-    operators = Operators(runtime.accounts)
+def protection_routes(room: OperatorRoom) -> list[Route]:
+    """The protection routes of a room (the single process's or a cluster's gateway's,
+    ``feltroom.server.operator_api.OperatorRoom``): it takes a player who takes a break out of
+    play and gets the player's reminder."""
+    protection = room.protection
+    operators = Operators(room.accounts)
 
     async def player_of(request: Request) -> str:
-        player, _ = await authenticated(request, runtime.accounts)
+        player, _ = await authenticated(request, room.accounts)
         return player
 
     async def call(function: Any, *args: Any) -> dict[str, Any]:
@@ -98,11 +99,11 @@ def protection_routes(runtime: RoomRuntime, hub: Hub) -> list[Route]:
         except RoomError as error:
             raise _invalid(str(error)) from None
         if reminder is not None:
-            hub.set_reminder(player, reminder)
+            await room.set_reminder(player, reminder)
         return JSONResponse(result)
 
     async def out_of_play(player: str, result: dict[str, Any]) -> Response:
-        result["tables_left"] = await runtime.remove_account(player, result["entry"], hooks=False)
+        result.update(await room.remove_account(player, result["entry"], False))
         return JSONResponse(result)
 
     async def cool_off(request: Request) -> Response:
@@ -138,7 +139,7 @@ def protection_routes(runtime: RoomRuntime, hub: Hub) -> list[Route]:
         return await out_of_play(player, await call(protection.exclude, player, months))
 
     async def operator_view(request: Request) -> Response:
-        player, _ = await authenticated(request, runtime.accounts)
+        player, _ = await authenticated(request, room.accounts)
         try:
             await run_in_threadpool(operators.check_operator, player, _client_address(request))
         except NotAnOperator as error:

@@ -31,6 +31,7 @@ from feltroom.room import RoomError
 from feltroom.room.accounts import Accounts, token_hash
 from feltroom.room.errors import InsufficientFunds, NotSeated, StaleHand, StaleTurn
 from feltroom.room.events import PlayerMoved, TableReloaded, TournamentEvent, TournamentNews
+from feltroom.room.protection import Protection
 from feltroom.room.runtime import RoomRuntime, TableRunner, WatchedTable
 from feltroom.room.tournament_runtime import TournamentRunner, TournamentTableRef
 from feltroom.rules import Action, Call, Check, Fold, LegalActions, RaiseTo
@@ -315,9 +316,9 @@ class Hub:
         """The room's message to every table: a chat line from ``room`` (a reserved name, so
         no player can pass for it) to everyone watching each table. Returns the connections
         reached."""
-        now = self.runtime.clock()
+        now = self._now()
         reached: set[Connection] = set()
-        for table_id in list(self.runtime.runners):
+        for table_id in self._table_ids():
             line = {"type": "chat", "table": table_id, "player": "room", "text": text, "time": now}
             for connection in list(self.by_table.get(table_id, ())):
                 connection.send(line)
@@ -327,6 +328,20 @@ class Hub:
     def online(self) -> list[dict[str, Any]]:
         """Who is connected and where: per player, the connections, their addresses, the
         tables watched and the seats held."""
+        return [
+            {
+                **entry,
+                "seats": [
+                    {"table": t, "seat": seat} for t, seat in self.runtime.seats_of(entry["player"])
+                ],
+            }
+            for entry in self.connected()
+        ]
+
+    def connected(self) -> list[dict[str, Any]]:
+        """The players connected here: per player, the connections, their addresses and the
+        tables watched (``online`` adds the seats; a cluster's gateway reads them from the
+        database)."""
         found = []
         for player, connections in sorted(self.by_player.items()):
             live = [c for c in connections if not c.closed]
@@ -338,9 +353,6 @@ class Hub:
                     "connections": len(live),
                     "addresses": sorted({c.address for c in live}),
                     "watching": sorted({t for c in live for t in c.tables}),
-                    "seats": [
-                        {"table": t, "seat": seat} for t, seat in self.runtime.seats_of(player)
-                    ],
                 }
             )
         return found
@@ -352,7 +364,7 @@ class Hub:
     def send_reminders(self) -> int:
         """Send a ``reminder`` to every connection of each player whose session passed one
         more of their intervals; returns how many players were reminded."""
-        now = self.runtime.clock()
+        now = self._now()
         reminded = 0
         for player, started in list(self.session_started.items()):
             minutes = self.reminders.get(player, 0)
@@ -912,13 +924,7 @@ class Hub:
 
     async def _hello(self, connection: Connection, m: Any) -> Message | None:
         player = await self._authenticate(connection, m)
-        if player not in self.session_started:  # the session-time reminder (issue 25)
-            self.session_started[player] = self.runtime.clock()
-            try:
-                protection = await run_in_threadpool(self.runtime.protection.view, player)
-            except FeltroomError:  # the account went meanwhile: no reminder
-                protection = {"reminder_minutes": 0}
-            self.reminders[player] = protection["reminder_minutes"]
+        await self._begin_session(player, self.runtime.protection)
         seats = self.runtime.seats_of(player)
         tournament_seats = self.runtime.tournament_seats_of(player)
         everywhere = [*seats, *((table_id, seat) for _, table_id, seat in tournament_seats)]
@@ -938,6 +944,18 @@ class Hub:
             if view is not None:
                 connection.send({"type": "tournament", "ref": None, **view})
         return None
+
+    async def _begin_session(self, player: str, protection: Protection) -> None:
+        """The player's first connection here said hello: their session time starts, and
+        their reminder interval is read (issue 25)."""
+        if player in self.session_started:
+            return
+        self.session_started[player] = self._now()
+        try:
+            settings = await run_in_threadpool(protection.view, player)
+        except FeltroomError:  # the account went meanwhile: no reminder
+            settings = {"reminder_minutes": 0}
+        self.reminders[player] = settings["reminder_minutes"]
 
     async def _authenticate(self, connection: Connection, m: Any) -> str:
         """``hello``: the session of the token (any process of the room knows it: sessions are
