@@ -5,6 +5,7 @@ database per test, and a throwaway password-protected Redis (``services.py``).""
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import shutil
 import tempfile
@@ -31,6 +32,23 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
             f"the full corpora are absent ({SHARED} not found); the same checks ran on "
             "tests/data; put the project's shared/ folder beside the checkout to run them"
         )
+
+
+@pytest.fixture(autouse=True)
+def _logging_as_it_was() -> Iterator[None]:
+    """A test that runs ``feltroom serve`` in this process configures its logging: the stream
+    handler it adds writes to that test's captured output, closed once it ends, and the levels
+    it sets would show later tests' access lines. Both are undone after each test."""
+    root = logging.getLogger()
+    handlers = list(root.handlers)
+    names = ("", "feltroom", "feltroom.access", "uvicorn", "uvicorn.error")
+    levels = {name: logging.getLogger(name).level for name in names}
+    yield
+    for handler in list(root.handlers):
+        if handler not in handlers and type(handler) is logging.StreamHandler:
+            root.removeHandler(handler)
+    for name, level in levels.items():
+        logging.getLogger(name).setLevel(level)
 
 
 @pytest.fixture
