@@ -324,6 +324,7 @@ class Operators:
                 raise RoomError(
                     f"{name!r} is an operator; revoke-operator first, then remove the account"
                 )
+            self._not_in_play(tx, user, "remove")
             held = [
                 f"{format_units(row.balance, currency(row.currency))} {row.currency} ({row.key})"
                 for row in sorted(
@@ -336,7 +337,6 @@ class Operators:
                     f"{name!r} still holds {', '.join(held)}; an account is removed only with "
                     "a zero balance in every currency (withdraw it first)"
                 )
-            self._not_in_play(tx, user, "remove")
             ended = tx.delete_sessions_of(name)
             tx.remove_user(name, self.log.clock())
             entry = self.log.add(

@@ -15,8 +15,9 @@ or 409 with a message saying what is valid) writes nothing and changes nothing.
   (docs/integrity.md), or one account's;
 - ``GET /api/operator/protection?account=NAME``: a player's limits, cool-off, self-exclusion and
   verification (``feltroom.server.protection_api``);
-- ``POST /api/operator/<action>``: ``suspend``, ``reinstate``, ``reset-password``, ``verify``
-  (``{"account", "reason"}``), ``close-table``, ``reopen-table``, ``retire-table``
+- ``POST /api/operator/<action>``: ``suspend``, ``reinstate``, ``reset-password``, ``verify``,
+  ``remove`` (``{"account", "reason"}``), ``rename`` (``{"account", "to", "reason"}``),
+  ``close-table``, ``reopen-table``, ``retire-table``
   (``{"table", "reason"}``), ``add-table`` (``{"definition": {a tables file's [[table]]
   entry}, "reason"}``), ``kick`` (``{"table", "player", "reason"}``), ``broadcast``
   (``{"text", "reason"}``).
@@ -188,6 +189,35 @@ def operator_routes(runtime: RoomRuntime, hub: Hub, static: Any) -> list[Route]:
         )
         return result
 
+    def not_seated_live(account: str, action: str) -> None:
+        """Refuse an account seated at a table of this room (the books may not know yet)."""
+        tables = [t for t, r in runtime.runners.items() if r.table.seat_of(account) is not None]
+        if tables:
+            raise RoomError(
+                f"{account!r} sits at {', '.join(tables)}; {action} it once it has left "
+                "(kick it first if need be)"
+            )
+
+    async def rename(action: str, operator: str, body: dict[str, Any]) -> dict[str, Any]:
+        b = _fields(body, {"account": str, "to": str, "reason": str})
+        account, new_name = b["account"], b["to"]
+        not_seated_live(account, action)
+        result = await run_in_threadpool(operators.rename, account, new_name, operator, b["reason"])
+        result["connections_closed"] = hub.close_player(
+            account, f"the room renamed this account to {new_name}; sign in as {new_name}"
+        )
+        await runtime.remove_account(account, result["entry"], hooks=False)  # waiting lists
+        return result
+
+    async def remove(action: str, operator: str, body: dict[str, Any]) -> dict[str, Any]:
+        b = _fields(body, {"account": str, "reason": str})
+        account = b["account"]
+        not_seated_live(account, action)
+        result = await run_in_threadpool(operators.remove, account, operator, b["reason"])
+        result["connections_closed"] = hub.close_player(account, "the room removed this account")
+        await runtime.remove_account(account, result["entry"], hooks=False)  # waiting lists
+        return result
+
     async def table_action(action: str, operator: str, body: dict[str, Any]) -> dict[str, Any]:
         b = _fields(body, {"table": str, "reason": str})
         table_of(b["table"])
@@ -228,6 +258,8 @@ def operator_routes(runtime: RoomRuntime, hub: Hub, static: Any) -> list[Route]:
     actions: dict[str, Callable[[str, str, dict[str, Any]], Awaitable[dict[str, Any]]]] = {
         **dict.fromkeys(ACCOUNT_ACTIONS, account_action),
         **dict.fromkeys(TABLE_ACTIONS, table_action),
+        "rename": rename,
+        "remove": remove,
         "add-table": add_table,
         "kick": kick,
         "broadcast": broadcast,
