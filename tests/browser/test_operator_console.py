@@ -136,6 +136,7 @@ def test_the_operator_renames_and_removes_an_account(room: Any, browser: Any) ->
     page.click('#account-form button[data-action="rename"]')
     expect(page.locator("#result")).to_contain_text("rename done (log entry")
     expect(page.locator("#result")).to_contain_text("kim is now kimberly.")
+    expect(page.locator("#account-name")).to_have_value("kimberly")
     page.once("dialog", lambda dialog: dialog.accept())
     page.fill("#account-name", "lee")
     page.click('#account-form button[data-action="remove"]')

@@ -43,7 +43,11 @@ async function act(action, fields) {
     const answer = await api("POST", `/api/operator/${action}`, { ...fields, reason });
     let text = `${action} done (log entry ${answer.entry}).`;
     if (answer.password) text += ` New password for ${answer.account}: ${answer.password}`;
-    if (answer.renamed_to) text += ` ${answer.account} is now ${answer.renamed_to}.`;
+    if (answer.renamed_to) {
+      text += ` ${answer.account} is now ${answer.renamed_to}.`;
+      $("account-name").value = answer.renamed_to; // the next action is on the account's new name
+      $("account-new-name").value = "";
+    }
     if (answer.removed) text += ` The account ${answer.account} is removed.`;
     say(text);
   } catch (error) {
