@@ -4,8 +4,9 @@ With ``--url URL`` the actions go to the running room's operator API (``/api/ope
 command signs in as ``--operator NAME`` (the password from ``FELTROOM_OPERATOR_PASSWORD`` or
 asked on the terminal), acts with ``--reason TEXT``, and signs out. With ``--db URL`` it works on
 the database alone (the room need not run): ``grant-operator``, ``revoke-operator``,
-``verify``, ``reset-protections``, ``cancel-tournament`` and ``log``. Every action prints one JSON
-object; a refusal prints the reason to standard error and exits 2, having changed nothing.
+``verify``, ``rename``, ``remove``, ``reset-protections``, ``cancel-tournament`` and
+``log``. Every action prints one JSON object; a refusal prints the reason to standard error and
+exits 2, having changed nothing.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ LIVE_ACTIONS = (
     "reinstate",
     "reset-password",
     "verify",
+    "rename",
+    "remove",
     "close-table",
     "reopen-table",
     "add-table",
@@ -47,6 +50,8 @@ OFFLINE_ACTIONS = (
     "grant-operator",
     "revoke-operator",
     "verify",
+    "rename",
+    "remove",
     "reset-protections",
     "cancel-tournament",
     "log",
@@ -128,6 +133,14 @@ def add_admin_parser(commands: Any, handler: Callable[[argparse.Namespace], int]
         action(name, f"{text} (--url)").add_argument("account", metavar="NAME")
     action(
         "verify", "mark an account verified: it may play real money (--url or --db)"
+    ).add_argument("account", metavar="NAME")
+    rename = action(
+        "rename", "give an account a new name; its balances and history follow (--url or --db)"
+    )
+    rename.add_argument("account", metavar="NAME")
+    rename.add_argument("--to", required=True, metavar="NAME", help="the new name")
+    action(
+        "remove", "remove an account with a zero balance and no seat (--url or --db)"
     ).add_argument("account", metavar="NAME")
     for name, text in (
         ("close-table", "no new hands; the players leave with their chips"),
@@ -232,8 +245,10 @@ def _body(args: argparse.Namespace) -> dict[str, Any]:
     if operation in ("online", "log"):
         return {}
     body: dict[str, Any] = {"reason": args.reason}
-    if operation in ("suspend", "reinstate", "reset-password", "verify"):
+    if operation in ("suspend", "reinstate", "reset-password", "verify", "remove"):
         body["account"] = args.account
+    elif operation == "rename":
+        body.update(account=args.account, to=args.to)
     elif operation in ("close-table", "reopen-table", "retire-table"):
         body["table"] = args.table
     elif operation == "kick":

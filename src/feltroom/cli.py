@@ -456,6 +456,7 @@ def _room_command(args: argparse.Namespace) -> int:
                 addresses=getattr(args, "addresses", ""),
                 since=None if since is None else _date(since),
                 limit=getattr(args, "limit", 1000),
+                to=getattr(args, "to", None),
             )
         elif args.command == "integrity":
             code, result = operator.run_integrity(storage, args.since, args.threshold, args.account)

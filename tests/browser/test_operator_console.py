@@ -116,3 +116,46 @@ def test_the_operator_acts_on_the_live_room_with_a_reason_on_record(
     report = audit(runtime.settlement.storage, shuffles=0)
     assert report["problems"] == []
     assert page.errors == []  # type: ignore[attr-defined]
+
+
+def test_the_operator_renames_and_removes_an_account(room: Any, browser: Any) -> None:
+    runtime = room.runtime
+    runtime.accounts.sign_up("chief", "password-chief")
+    Operators(runtime.accounts).grant("chief", "", "root", "head of the floor")
+    runtime.accounts.sign_up("kim", "password-kim")
+    runtime.accounts.sign_up("lee", "password-lee")
+    runtime.cashier.grant("lee", 50, "welcome-lee")
+    page = console(browser, room.url, "chief")
+    expect(page.locator("#who")).to_contain_text("Operator: chief")
+    page.fill("#reason", "the player asked")
+    page.fill("#account-name", "kim")
+    page.fill("#account-new-name", "LEE")  # the sign-up rules: taken in any letter case
+    page.click('#account-form button[data-action="rename"]')
+    expect(page.locator("#result")).to_contain_text("rename refused: the name 'LEE' is taken")
+    page.fill("#account-new-name", "kimberly")
+    page.click('#account-form button[data-action="rename"]')
+    expect(page.locator("#result")).to_contain_text("rename done (log entry")
+    expect(page.locator("#result")).to_contain_text("kim is now kimberly.")
+    expect(page.locator("#account-name")).to_have_value("kimberly")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.fill("#account-name", "lee")
+    page.click('#account-form button[data-action="remove"]')
+    expect(page.locator("#result")).to_contain_text("remove refused: 'lee' still holds 50 PLAY")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.fill("#account-name", "kimberly")
+    page.click('#account-form button[data-action="remove"]')
+    expect(page.locator("#result")).to_contain_text("The account kimberly is removed.")
+    log = page.locator("#log tbody tr")
+    expect(log.first).to_contain_text("remove")
+    entries = OperatorLog(runtime.settlement.storage).entries()  # the room is the module's
+    assert [(e["action"], e["target"]) for e in entries][-3:] == [
+        ("grant-operator", "chief"),
+        ("rename", "kim"),
+        ("remove", "kimberly"),
+    ]
+    with runtime.settlement.storage.transaction(write=False) as tx:
+        assert tx.get_user("kimberly") is None
+        assert tx.get_user("lee") is not None
+    report = audit(runtime.settlement.storage, shuffles=0)
+    assert report["problems"] == []
+    assert page.errors == []  # type: ignore[attr-defined]

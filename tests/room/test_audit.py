@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from books import wallet_of
 from feltroom.room import HandOutcome, PlayerOutcome, Settlement, audit
 from feltroom.store import SqlStorage
 
@@ -93,14 +94,11 @@ def test_clean_books_pass(storage: SqlStorage, books: int) -> None:
 def test_a_transfer_across_currencies_breaks_the_zero_sums(
     storage: SqlStorage, books: int, db_url: str
 ) -> None:
+    alice, bob = wallet_of(storage, "alice", "USD"), wallet_of(storage, "bob", "PLAY")
     with raw(db_url) as connection:
-        _insert_transfer(connection, "forged1", "wallet:alice:USD", "wallet:bob:PLAY", 5)
-        connection.execute(
-            "UPDATE accounts SET balance = balance - 5 WHERE key = 'wallet:alice:USD'"
-        )
-        connection.execute(
-            "UPDATE accounts SET balance = balance + 5 WHERE key = 'wallet:bob:PLAY'"
-        )
+        _insert_transfer(connection, "forged1", alice, bob, 5)
+        connection.execute(f"UPDATE accounts SET balance = balance - 5 WHERE key = '{alice}'")
+        connection.execute(f"UPDATE accounts SET balance = balance + 5 WHERE key = '{bob}'")
     problems = _problems(storage)
     assert any("currency PLAY: balances sum to 5 units, not zero" in p for p in problems)
     assert any("currency USD: balances sum to -5 units, not zero" in p for p in problems)
@@ -110,12 +108,11 @@ def test_a_transfer_across_currencies_breaks_the_zero_sums(
 def test_a_running_balance_edited_by_hand_is_caught(
     storage: SqlStorage, books: int, db_url: str
 ) -> None:
+    bob = wallet_of(storage, "bob", "PLAY")
     with raw(db_url) as connection:
-        connection.execute(
-            "UPDATE accounts SET balance = balance + 100 WHERE key = 'wallet:bob:PLAY'"
-        )
+        connection.execute(f"UPDATE accounts SET balance = balance + 100 WHERE key = '{bob}'")
     problems = _problems(storage)
-    assert any("account wallet:bob:PLAY: running balance" in p for p in problems)
+    assert any(f"account {bob}: running balance" in p for p in problems)
     assert any("currency PLAY: running balances sum to 100 units" in p for p in problems)
 
 
@@ -157,14 +154,13 @@ def test_a_duplicated_transfer_id_is_caught(storage: SqlStorage, books: int, db_
 def test_a_negative_balance_and_a_non_positive_amount_are_caught(
     storage: SqlStorage, books: int, db_url: str
 ) -> None:
+    carol = wallet_of(storage, "carol", "PLAY")
     with raw(db_url) as connection:
         connection.execute("PRAGMA ignore_check_constraints = ON")
-        _insert_transfer(connection, "forged2", "house:PLAY", "wallet:carol:PLAY", 10)
-        _insert_transfer(connection, "forged3", "external:PLAY", "wallet:carol:PLAY", 0)
+        _insert_transfer(connection, "forged2", "house:PLAY", carol, 10)
+        _insert_transfer(connection, "forged3", "external:PLAY", carol, 0)
         connection.execute("UPDATE accounts SET balance = balance - 10 WHERE key = 'house:PLAY'")
-        connection.execute(
-            "UPDATE accounts SET balance = balance + 10 WHERE key = 'wallet:carol:PLAY'"
-        )
+        connection.execute(f"UPDATE accounts SET balance = balance + 10 WHERE key = '{carol}'")
     problems = _problems(storage)
     assert "account house:PLAY: negative balance -7" in problems
     assert "transfer forged3: amount 0 is not positive" in problems

@@ -11,6 +11,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from books import wallet_balance
 from feltroom.room import (
     Accounts,
     Argon2Settings,
@@ -151,9 +152,7 @@ def _run(storage: object, data: st.DataObject) -> None:
         report = audit(storage, shuffles=0)
         assert report["pass"], report["problems"]
     for (player, code), units in wallets.items():
-        with storage.transaction(write=False) as tx:
-            row = tx.get_account(f"wallet:{player}:{code}")
-        assert (row.balance if row else 0) == units
+        assert wallet_balance(storage, player, code) == units
     for table in TABLES:
         seats = settlement.seats(table)
         assert {p: row.stack for p, row in seats.items()} == stacks[table]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from books import wallet_of
 from feltroom.room import (
     Cashier,
     CurrencyMismatch,
@@ -19,7 +20,6 @@ from feltroom.room.ledger import (
     escrow_key,
     external_key,
     new_transfer,
-    wallet_key,
 )
 from feltroom.store import SqlStorage
 
@@ -68,7 +68,7 @@ def test_R_GAME_6_the_store_refuses_a_transfer_across_currencies(
 ) -> None:
     cashier.deposit("alice", "USD", "5", "d")
     crossing = new_transfer(
-        TransferKind.DEPOSIT, "PLAY", external_key("PLAY"), wallet_key("alice", "USD"), 5
+        TransferKind.DEPOSIT, "PLAY", external_key("PLAY"), wallet_of(storage, "alice", "USD"), 5
     )
     with pytest.raises(CurrencyMismatch), storage.transaction() as tx:
         tx.post_transfer(crossing)
@@ -80,7 +80,7 @@ def test_no_account_but_external_goes_negative(
 ) -> None:
     settlement.open_table("t", "PLAY")
     overdraw = new_transfer(
-        TransferKind.CASH_OUT, "PLAY", escrow_key("t"), wallet_key("alice", "PLAY"), 1
+        TransferKind.CASH_OUT, "PLAY", escrow_key("t"), wallet_of(storage, "alice", "PLAY"), 1
     )
     with pytest.raises(InsufficientFunds), storage.transaction() as tx:
         tx.post_transfer(overdraw)

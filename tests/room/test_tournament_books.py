@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from books import wallet_balance
 from feltroom.room import Cashier, InsufficientFunds, TransferKind, audit
 from feltroom.room.ledger import AccountKind, ensure_system_account, new_transfer
 from feltroom.room.tournaments import TournamentBooks, prizepool_key
@@ -50,14 +51,14 @@ def test_R_TOURN_2_R_TOURN_11_a_sit_and_go_in_the_books(
         books.book(d.register(name, 0.0))
     assert books.pool_left() == 300
     assert balance(storage, "house:PLAY") == 30
-    assert all(balance(storage, f"wallet:{name}:PLAY") == 890 for name in players)
+    assert all(wallet_balance(storage, name, "PLAY") == 890 for name in players)
     out = bust_all_but_one(d)
     transfers = books.book(out)
     assert {t.kind for t in transfers} == {TransferKind.PRIZE}
     places = {p.account: p.prize for p in out if isinstance(p, PlaceFinal)}
     assert sorted(places.values()) == [0, 0, 300]
     for name in players:
-        assert balance(storage, f"wallet:{name}:PLAY") == 890 + places[name]
+        assert wallet_balance(storage, name, "PLAY") == 890 + places[name]
     assert books.pool_left() == 0
     report = audit(storage, shuffles=0)
     assert report["problems"] == []
@@ -83,7 +84,7 @@ def test_R_TOURN_2_unregistering_refunds_buy_in_and_fee(
     d = Director(settings, rng=random.Random(1), start_at=100.0)
     books.book(d.register("alice", 0.0))
     books.book(d.unregister("alice", 1.0))
-    assert balance(storage, "wallet:alice:PLAY") == 1000
+    assert wallet_balance(storage, "alice", "PLAY") == 1000
     assert books.pool_left() == 0
     assert balance(storage, "house:PLAY") == 0
     assert audit(storage, shuffles=0)["problems"] == []
@@ -110,6 +111,6 @@ def test_R_TOURN_2_R_TOURN_13_overlay_and_cancellation(
     assert balance(storage, "house:PLAY") == 500 + 30 - 300
     books.book(d.cancel(5.0))
     assert books.pool_left() == 0
-    total = sum(balance(storage, f"wallet:{name}:PLAY") for name in players)
+    total = sum(wallet_balance(storage, name, "PLAY") for name in players)
     assert total == 3 * 890 + 600
     assert audit(storage, shuffles=0)["problems"] == []

@@ -13,6 +13,7 @@ import re
 import warnings
 from decimal import Decimal
 
+from books import wallet_balance
 from feltroom.deal_proof import verify
 from feltroom.history import ohh, pokerstars_import
 from feltroom.history.tournament_info import ordinal
@@ -56,9 +57,7 @@ async def enter(room: RoomRuntime, tournament_id: str, names: list[str]) -> None
 
 
 def wallet(storage: SqlStorage, name: str) -> int:
-    with storage.transaction(write=False) as tx:
-        row = tx.get_account(f"wallet:{name}:PLAY")
-        return 0 if row is None else row.balance
+    return wallet_balance(storage, name, "PLAY")
 
 
 def test_house_bots_fill_a_sit_and_go_and_play_it_to_its_end(

@@ -417,3 +417,99 @@ def test_feltroom_admin_url_acts_through_the_api(
     code, text = _cli("admin", "--db", db_url, "log", "--since", "soon")
     assert code == 2
     _audit_passes(storage)
+
+
+def test_rename_and_remove_on_the_live_room_and_through_feltroom_admin(
+    storage: SqlStorage, db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rename closes the player's connections telling the new name, and the player signs in
+    under it with the same balance; a seated player is neither renamed nor removed; a removal
+    needs a zero balance; `feltroom admin --url` and `--db` do the same; every refusal changes
+    nothing."""
+    runtime = room_for(storage, HEADS_UP, between_hands=30.0)
+
+    async def scenario() -> None:
+        async with live_server(runtime) as live:
+            op = await _operator(live)
+            alice = await live.account("alice")
+            bob = await live.account("bob")
+            async with (
+                live.client("alice", alice) as alice_client,
+                live.client("bob", bob) as bob_client,
+                httpx.AsyncClient(base_url=live.http, headers=_bearer(op)) as http,
+            ):
+                reply = await bob_client.request(
+                    {"type": "sit", "table": "hu", "seat": 2, "buy_in": 200}
+                )
+                assert reply["type"] == "ok", reply
+                for action, body in (
+                    ("rename", {"account": "bob", "to": "robert", "reason": "r"}),
+                    ("remove", {"account": "bob", "reason": "r"}),
+                ):
+                    response = await http.post(f"/api/operator/{action}", json=body)
+                    assert "'bob' sits at hu" in _error(response, 409, "refused")
+                body = {"account": "alice", "to": "house", "reason": "r"}
+                response = await http.post("/api/operator/rename", json=body)
+                assert "is reserved" in _error(response, 409, "refused")
+                body = {"account": "alice", "to": "BOB", "reason": "r"}
+                response = await http.post("/api/operator/rename", json=body)
+                assert "is taken (as 'bob'" in _error(response, 409, "refused")
+                response = await http.post(
+                    "/api/operator/rename", json={"account": "alice", "reason": "r"}
+                )
+                assert "'to' is missing" in _error(response, 400, "invalid_field")
+                response = await http.post(
+                    "/api/operator/remove", json={"account": "alice", "reason": "r"}
+                )
+                assert "still holds 10000 PLAY" in _error(response, 409, "refused")
+                assert [e["action"] for e in _entries(storage)] == ["grant-operator"]
+                body = {"account": "alice", "to": "alicia", "reason": "asked by the player"}
+                response = await http.post("/api/operator/rename", json=body)
+                assert response.status_code == 200, response.text
+                result = response.json()
+                assert (result["renamed_to"], result["connections_closed"]) == ("alicia", 1)
+                with pytest.raises(websockets.ConnectionClosed) as closed:
+                    await _drain(alice_client)
+                assert closed.value.rcvd is not None
+                assert closed.value.rcvd.reason == (
+                    "the room renamed this account to alicia; sign in as alicia"
+                )
+                signin = await http.post(
+                    "/api/signin", json={"name": "alicia", "password": "password-alice"}
+                )
+                assert signin.status_code == 200
+                assert runtime.cashier.balance("alicia")["balances"] == {"PLAY": "10000"}
+            monkeypatch.setenv("FELTROOM_OPERATOR_PASSWORD", "password-op")
+            admin = ("admin", "--url", live.http, "--operator", "op", "--reason", "closing")
+            code, text = await asyncio.to_thread(_cli, *admin, "remove", "alicia")
+            assert code == 2
+            assert "'alicia' still holds 10000 PLAY" in text
+            await asyncio.to_thread(
+                runtime.cashier.withdraw, "alicia", "PLAY", 10_000, "cash-out-alicia"
+            )
+            code, text = await asyncio.to_thread(_cli, *admin, "rename", "alicia", "--to", "alice")
+            assert code == 0, text
+            assert json.loads(text)["renamed_to"] == "alice"
+            code, text = await asyncio.to_thread(_cli, *admin, "remove", "alice")
+            assert code == 0, text
+            assert json.loads(text)["removed"] is True
+            offline = ("admin", "--db", db_url, "--operator", "op", "--reason", "typo")
+            code, text = await asyncio.to_thread(_cli, *offline, "rename", "bob")
+            assert code == 2
+            assert "--to" in text
+            code, text = await asyncio.to_thread(
+                _cli, *offline, "rename", "op", "--to", "operator1"
+            )
+            assert code == 0, text
+            assert json.loads(text)["renamed_to"] == "operator1"
+
+    _run(scenario())
+    entries = _entries(storage)
+    assert [(e["action"], e["target"]) for e in entries] == [
+        ("grant-operator", "op"),
+        ("rename", "alice"),
+        ("rename", "alicia"),
+        ("remove", "alice"),
+        ("rename", "op"),
+    ]
+    _audit_passes(storage)

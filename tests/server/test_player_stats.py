@@ -11,6 +11,7 @@ from starlette.testclient import TestClient
 
 from fakeclock import Clock
 from feltroom.room import Accounts, Cashier, Settlement
+from feltroom.room.operators import Operators
 from feltroom.room.runtime import RoomRuntime
 from feltroom.room.tables_config import parse_tables
 from feltroom.server import create_app
@@ -176,3 +177,21 @@ def test_the_hand_list_has_a_summary_line_per_hand(client: TestClient, stored: l
         if seat.account == "bob"
     ]
     assert answer["summaries"] == list(reversed(expected))
+
+
+def test_a_renamed_player_keeps_their_figures_hands_and_the_names_played_under(
+    client: TestClient, stored: list[int], accounts: Accounts
+) -> None:
+    Operators(accounts).rename("alice", "alicia", "op", "asked by the player")
+    alicia = _sign_in(client, "alicia")
+    figures = client.get("/api/me/stats", headers=alicia).json()
+    assert {key: figures[key] for key in FIGURES} == EXPECTED["alice"]
+    assert figures["results"][0]["hands"] == 3
+    answer = client.get("/api/hands", headers=alicia).json()
+    assert answer["hands"] == list(reversed(stored))
+    view = client.get(f"/api/hands/{stored[0]}", headers=alicia).json()
+    assert "alice" in {p["player"] for p in view["players"]}  # the name the hand was played under
+    assert "alicia" not in {p["player"] for p in view["players"]}
+    text = client.get(f"/api/hands/{stored[0]}.txt", headers=alicia)
+    assert text.status_code == 200, text.text
+    assert "Dealt to alice " in text.text  # the hero is the name the account had then

@@ -20,6 +20,7 @@ from feltroom.history import phh
 from feltroom.history.record import ActionKind
 from feltroom.history.replay import replay
 from feltroom.room import Accounts, Cashier, HandHistories, Settlement
+from feltroom.room.ledger import player_owner
 from feltroom.room.runtime import RoomRuntime, RuntimeSettings
 from feltroom.room.tables_config import parse_tables
 from feltroom.rules import Action as EngineAction
@@ -332,7 +333,7 @@ def test_R_GAME_6_a_double_click_cannot_grant_twice(
     assert set(statuses) <= {200, 409, 429}
     assert cashier.balance("bob")["balances"]["PLAY"] == "10000"
     with storage.transaction(write=False) as tx:
-        plays = tx.accounts_of("bob")
+        plays = tx.accounts_of(player_owner(tx, "bob"))
     assert [row.balance for row in plays if row.currency == "PLAY"] == [10_000]
 
 

@@ -9,6 +9,7 @@ from sqlalchemy import create_engine, text
 
 from feltroom.room import Accounts, Argon2Settings, Cashier
 from feltroom.room.errors import ProtectionRefused
+from feltroom.room.ledger import player_wallet_key
 from feltroom.room.operators import OperatorLog, Operators
 from feltroom.room.protection import Protection
 from feltroom.room.storage import LimitRow, ProtectionRow
@@ -47,11 +48,11 @@ def test_deposit_limits_and_wallet_flows_on_both_databases(store: SqlStorage) ->
     cashier.deposit("alice", "EUR", "20.00", "one")
     cashier.withdraw("alice", "EUR", "5.00", "two")
     with store.transaction(write=False) as tx:
-        assert tx.wallet_flows("wallet:alice:EUR", 0.0) == {
+        assert tx.wallet_flows(player_wallet_key(tx, "alice", "EUR"), 0.0) == {
             ("deposit", "in"): 2000,
             ("withdrawal", "out"): 500,
         }
-        assert tx.wallet_flows("wallet:alice:EUR", now[0] + 1) == {}
+        assert tx.wallet_flows(player_wallet_key(tx, "alice", "EUR"), now[0] + 1) == {}
     with pytest.raises(ProtectionRefused, match=r"at most 5\.00 EUR more"):
         cashier.deposit("alice", "EUR", "5.01", "three")
     assert cashier.balance("alice")["balances"] == {"EUR": "15.00"}

@@ -184,6 +184,15 @@ class ClusterRoom:
             ) from None
         return sum(int(r.get("closed", 0)) for _, r in results)
 
+    async def seated_at(self, account: str) -> list[str]:
+        """The tables where the books seat ``account`` (an owner writes a seat at the sit)."""
+
+        def read() -> list[str]:
+            with self.storage.transaction(write=False) as tx:
+                return sorted(tx.seats_of(account))
+
+        return await run_in_threadpool(read)
+
     async def remove_account(self, account: str, entry: int, hooks: bool) -> dict[str, Any]:
         """Every table's owner takes the account out of play there (tournaments do not run in
         a cluster yet, so ``hooks`` has nothing to call)."""

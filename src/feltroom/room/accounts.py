@@ -49,6 +49,7 @@ __all__ = [
     "HashingPool",
     "NotAHouseBot",
     "Session",
+    "check_player_name",
     "reserved",
     "token_hash",
 ]
@@ -159,6 +160,16 @@ def reserved(name: str) -> str | None:
     return None
 
 
+def check_player_name(name: str) -> str:
+    """A name a person may take (sign-up, an operator's rename): valid and not reserved;
+    otherwise ``RoomError`` saying what is valid."""
+    valid_name(name, "player name")
+    why = reserved(name)
+    if why is not None:
+        raise RoomError(why)
+    return name
+
+
 def token_hash(token: str) -> str:
     """What the database keeps of a session token."""
     return hashlib.sha256(token.encode()).hexdigest()
@@ -204,10 +215,7 @@ class Accounts:
         """Refuse (``RoomError``, saying what is valid) a name or password that ``sign_up``
         would refuse before hashing: an invalid or reserved name, a short password, or a
         password equal to the name (in any letter case)."""
-        valid_name(name, "player name")
-        why = reserved(name)
-        if why is not None:
-            raise RoomError(why)
+        check_player_name(name)
         if len(password) < self.min_password_length:
             raise RoomError(f"a password needs at least {self.min_password_length} characters")
         if password.lower() == name.lower():
@@ -220,18 +228,7 @@ class Accounts:
         database holds a unique index on the lower-case name too)."""
         self.check_new_account(name, password)
         with self.storage.transaction(write=False) as tx:
-            taken = tx.get_user(name, nocase=True)
-            # A self-exclusion outlives the account (issue 25): the name stays refused.
-            excluded = tx.get_protection(name)
-        if taken is not None:
-            raise RoomError(self._taken(name, taken.name))
-        if excluded is not None and (
-            excluded.excluded_permanently or (excluded.excluded_until or 0.0) > self.clock()
-        ):
-            raise RoomError(
-                f"the name {name!r} is under a self-exclusion; it cannot be signed up again "
-                "while that runs"
-            )
+            self.check_name_free(tx, name)
         password_hash = self.hasher.hash(password)
         now = self.clock()
         try:
@@ -240,6 +237,22 @@ class Accounts:
         except DuplicateKey:
             raise RoomError(self._taken(name, name)) from None
         return name
+
+    def check_name_free(self, tx: Transaction, name: str, account_id: int | None = None) -> None:
+        """Refuse (``RoomError``) a name that an account other than ``account_id`` holds in any
+        letter case, or that a self-exclusion still covers (it outlives the account it was
+        taken on, issue 25)."""
+        taken = tx.get_user(name, nocase=True)
+        if taken is not None and (account_id is None or taken.account_id != account_id):
+            raise RoomError(self._taken(name, taken.name))
+        excluded = tx.get_protection(name)
+        if excluded is not None and (
+            excluded.excluded_permanently or (excluded.excluded_until or 0.0) > self.clock()
+        ):
+            raise RoomError(
+                f"the name {name!r} is under a self-exclusion; it cannot be signed up again "
+                "while that runs"
+            )
 
     @staticmethod
     def _taken(name: str, holder: str) -> str:

@@ -31,7 +31,7 @@ from feltroom.room.ledger import (
     ensure_system_account,
     ensure_wallet,
     new_transfer,
-    wallet_key,
+    player_owner,
 )
 from feltroom.room.protection import check_deposit
 from feltroom.room.storage import OperationRow, Storage, Transaction
@@ -92,7 +92,8 @@ class Cashier:
                 rows = tx.accounts_of(account)
             else:
                 _require_player(tx, account)
-                rows = [row for row in tx.accounts_of(account) if row.kind == "wallet"]
+                owner = player_owner(tx, account)
+                rows = [row for row in tx.accounts_of(owner) if row.kind == "wallet"]
         balances = {
             row.currency: format_units(row.balance, currency(row.currency))
             for row in sorted(rows, key=lambda row: row.currency)
@@ -151,7 +152,7 @@ class Cashier:
             kind, code, debit, credit, units, f"{operation}:{key}", self.clock()
         )
         tx.post_transfer(transfer)
-        after = tx.get_account(wallet_key(account, code))
+        after = tx.get_account(wallet.key)
         assert after is not None
         return {
             "operation": operation,

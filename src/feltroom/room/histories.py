@@ -22,7 +22,7 @@ from typing import Any
 from feltroom.cards import Card
 from feltroom.deal_proof import SCHEME, CommittedDeck, proof_document
 from feltroom.room.errors import NotAvailable
-from feltroom.room.storage import HandPlayerRow, HandRow, Storage
+from feltroom.room.storage import HandPlayerRow, HandRow, Storage, Transaction
 
 __all__ = ["HandHistories"]
 
@@ -43,8 +43,9 @@ class HandHistories:
         table, currency, start, the player's own hole cards and net result (what the pots paid,
         after tax, less what the player put in), for the history list."""
         with self.storage.transaction(write=False) as tx:
+            me = _account_id(tx, player)
             rows = tx.get_hands(hand_ids)
-            mine = {p.hand_id: p for p in tx.hand_players_of(hand_ids) if p.player == player}
+            mine = {p.hand_id: p for p in tx.hand_players_of(hand_ids) if p.account_id == me}
         lines = []
         for hand_id in hand_ids:
             hand, row = rows.get(hand_id), mine.get(hand_id)
@@ -98,14 +99,19 @@ class HandHistories:
         return [self.for_player(hand_id, player) for hand_id in reversed(chosen)], more
 
     def for_player(self, hand_id: int, player: str) -> dict[str, Any]:
-        """The hand as ``player`` may see it; ``NotAvailable`` unless they were dealt in."""
+        """The hand as the account named ``player`` may see it; ``NotAvailable`` unless it was
+        dealt in (under whatever name it had then: ``viewer`` is that name)."""
         hand, rows = self._load(hand_id)
-        if all(row.player != player for row in rows):
+        with self.storage.transaction(write=False) as tx:
+            me = _account_id(tx, player)
+        played = next((row.player for row in rows if row.account_id == me), None)
+        if played is None:
             raise NotAvailable(
                 f"hand {hand_id} is not available to {player}: a player may request only hands "
                 "they were dealt into (R-HIST-1)"
             )
-        return _view(hand, rows, lambda row: row.player == player or row.showdown)
+        view = _view(hand, rows, lambda row: row.account_id == me or row.showdown)
+        return {**view, "viewer": played}
 
     def proof_for_player(self, hand_id: int, player: str) -> dict[str, Any]:
         """The proof file of the hand for ``player`` (``feltroom.deal_proof``): every card their
@@ -146,6 +152,13 @@ class HandHistories:
         if hand is None or hand.status != "settled":
             raise NotAvailable(f"no settled hand {hand_id}")
         return hand, rows
+
+
+def _account_id(tx: Transaction, player: str) -> int | None:
+    """The id of the account named ``player`` (None: no such account, which was dealt into
+    nothing)."""
+    user = tx.get_user(player)
+    return None if user is None else user.account_id
 
 
 def _view(hand: HandRow, rows: list[HandPlayerRow], reveal: Any) -> dict[str, Any]:

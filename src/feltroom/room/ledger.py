@@ -8,6 +8,10 @@ a running total that the audit re-derives from the transfers.
 Accounts, each in exactly one currency (currencies never mix, R-GAME-6):
 
 ========= ============================ ======================================
+
+A player's accounts (wallets, chips pending at a table) are keyed by the account's stable id,
+not its name (``wallet:#17:USD``, ``pending:t1:#17``; ``account_owner``).
+
 Because every transfer moves the same amount out of one account and into another, the balances of
 all accounts of one currency, the external one included, sum to zero.
 """
@@ -33,6 +37,7 @@ __all__ = [
     "AccountKind",
     "Transfer",
     "TransferKind",
+    "account_owner",
     "check_same_currency",
     "currency",
     "ensure_system_account",
@@ -42,6 +47,10 @@ __all__ = [
     "house_key",
     "new_transfer",
     "operator_reference",
+    "pending_key",
+    "player_owner",
+    "player_pending_key",
+    "player_wallet_key",
     "system_key",
     "tax_key",
     "valid_name",
@@ -115,16 +124,43 @@ class TransferKind(Enum):
     PRIZE = "prize"  # prizepool -> wallet (R-TOURN-11, R-TOURN-13)
 
 
-def wallet_key(player: str, code: str) -> str:
-    return f"wallet:{player}:{code}"
+def account_owner(account_id: int) -> str:
+    """The owner of a player's ledger accounts: the account's stable id (``#17``), never its
+    name, so that a renamed account keeps its books and a name signed up again after a removal
+    starts new ones. ``#`` is in no valid name."""
+    return f"#{account_id}"
+
+
+def player_owner(tx: Transaction, player: str) -> str:
+    """The ledger owner of the player account named ``player`` (``UnknownAccount`` if none)."""
+    user = tx.get_user(player)
+    if user is None:
+        raise UnknownAccount(f"no player account named {player!r} (names are case-sensitive)")
+    return account_owner(user.account_id)
+
+
+def wallet_key(owner: str, code: str) -> str:
+    """The key of the wallet of ``owner`` (``account_owner``) in ``code``."""
+    return f"wallet:{owner}:{code}"
+
+
+def player_wallet_key(tx: Transaction, player: str, code: str) -> str:
+    """The key of the wallet of the player named ``player`` in ``code``."""
+    return wallet_key(player_owner(tx, player), code)
 
 
 def escrow_key(table_id: str) -> str:
     return f"escrow:{table_id}"
 
 
-def pending_key(table_id: str, player: str) -> str:
-    return f"pending:{table_id}:{player}"
+def pending_key(table_id: str, owner: str) -> str:
+    """The key of the chips ``owner`` (``account_owner``) bought during a hand at the table."""
+    return f"pending:{table_id}:{owner}"
+
+
+def player_pending_key(tx: Transaction, table_id: str, player: str) -> str:
+    """The key of the chips the player named ``player`` bought during a hand at the table."""
+    return pending_key(table_id, player_owner(tx, player))
 
 
 def house_key(code: str) -> str:
@@ -193,8 +229,9 @@ def check_same_currency(expected: str, actual: str, what: str) -> None:
 
 
 def ensure_wallet(tx: Transaction, player: str, code: str) -> AccountRow:
-    """The player's wallet in ``code``, created empty on first use."""
-    return tx.create_account(wallet_key(player, code), AccountKind.WALLET.value, code, player)
+    """The wallet of the player named ``player`` in ``code``, created empty on first use."""
+    owner = player_owner(tx, player)
+    return tx.create_account(wallet_key(owner, code), AccountKind.WALLET.value, code, owner)
 
 
 def system_key(kind: AccountKind, code: str, shard: str | None = None) -> str:

@@ -74,10 +74,12 @@ def run_admin(
     addresses: str = "",
     since: float | None = None,
     limit: int = 1000,
+    to: str | None = None,
 ) -> Outcome:
     """The offline actions of ``feltroom admin --db``: ``reset-protections`` (R-TIME-3),
-    ``grant-operator`` / ``revoke-operator`` / ``verify`` (on record in the operator log, as
-    ``operator`` with ``reason``) and ``log`` (the operator log since ``since``)."""
+    ``grant-operator`` / ``revoke-operator`` / ``verify`` / ``rename`` (to ``to``) /
+    ``remove`` (on record in the operator log, as ``operator`` with ``reason``) and ``log``
+    (the operator log since ``since``)."""
     # These compute no hash; the cheapest parameters keep the constructor fast.
     accounts = Accounts(
         storage, argon2=Argon2Settings.cheap(), protections_per_day=protections_per_day
@@ -89,9 +91,15 @@ def run_admin(
         return BAD_INPUT, {"error": f"{operation} needs an account"}
     if operation == "reset-protections":
         return _guarded(lambda: accounts.reset_protections(account))
-    if operation in ("grant-operator", "revoke-operator", "verify"):
+    if operation in ("grant-operator", "revoke-operator", "verify", "rename", "remove"):
         if not operator or reason is None:
             return BAD_INPUT, {"error": f"{operation} needs --operator NAME and --reason TEXT"}
+        if operation == "rename":
+            if not to:
+                return BAD_INPUT, {"error": "rename needs --to NAME: the account's new name"}
+            return _guarded(lambda: operators.rename(account, to, operator, reason))
+        if operation == "remove":
+            return _guarded(lambda: operators.remove(account, operator, reason))
         if operation == "grant-operator":
             return _guarded(lambda: operators.grant(account, addresses, operator, reason))
         if operation == "verify":
@@ -99,7 +107,7 @@ def run_admin(
         return _guarded(lambda: operators.revoke(account, operator, reason))
     return BAD_INPUT, {
         "error": f"unknown operation {operation!r}; valid: reset-protections, grant-operator, "
-        "revoke-operator, verify, log"
+        "revoke-operator, verify, rename, remove, log"
     }
 
 

@@ -19,12 +19,14 @@ import json
 import secrets
 import time
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-from feltroom.room.accounts import Accounts
+from feltroom.money import format_units
+from feltroom.room.accounts import Accounts, check_player_name
 from feltroom.room.errors import NotAnOperator, RoomError, UnknownAccount
-from feltroom.room.ledger import OPERATOR_MARK, operator_reference
+from feltroom.room.ledger import OPERATOR_MARK, account_owner, currency, operator_reference
 from feltroom.room.storage import OperatorEntryRow, Storage, Transaction, UserRow
 
 __all__ = [
@@ -55,6 +57,8 @@ ACTIONS = (
     "kick",
     "broadcast",
     "verify",
+    "rename",
+    "remove",
     "limits",
     "cool-off",
     "self-exclusion",
@@ -269,6 +273,126 @@ class Operators:
             tx.set_verified(name, True)
             entry = self.log.add(tx, operator, "verify", name, reason)
         return {"account": name, "verified": True, "entry": entry}
+
+    def rename(self, name: str, new_name: str, operator: str, reason: str) -> dict[str, Any]:
+        """Give the account ``name`` the name ``new_name`` (the sign-up rules apply: a valid,
+        unreserved name no other account holds in any letter case, not under a
+        self-exclusion). The account keeps its id, so its balances, its hand records and its
+        settings follow it; its sessions end (it signs in under the new name). Refused while
+        it holds a seat or a tournament entry that is still in play. Its protection (limits,
+        cool-off, self-exclusion) applies under the new name too, and stays on the old one."""
+        try:
+            check_player_name(new_name)
+        except RoomError as error:  # a bad new name is bad input, not an unknown account
+            raise RoomError(f"cannot rename to {new_name!r}: {error}") from None
+        with self.storage.transaction() as tx:
+            user = self._person(tx, name, lock=True)
+            if new_name == name:
+                raise RoomError(f"the account is named {name!r} already")
+            self.accounts.check_name_free(tx, new_name, user.account_id)
+            self._not_in_play(tx, user, "rename")
+            ended = tx.delete_sessions_of(name)
+            tx.rename_user(name, new_name)
+            self._carry_protection(tx, name, new_name)
+            entry = self.log.add(
+                tx,
+                operator,
+                "rename",
+                name,
+                reason,
+                {"to": new_name, "account_id": user.account_id, "sessions_ended": ended},
+            )
+        return {
+            "account": name,
+            "renamed_to": new_name,
+            "account_id": user.account_id,
+            "sessions_ended": ended,
+            "entry": entry,
+        }
+
+    def remove(self, name: str, operator: str, reason: str) -> dict[str, Any]:
+        """Remove the account ``name``: only with nothing in any wallet or pending at a table
+        (every currency) and no seat or tournament entry in play. Its sessions end; its id is
+        never issued again, and the books and hand records under the id stay (the audit keeps
+        balancing). Its protection stays with the name: a self-exclusion or cool-off is not
+        lifted, and a sign-up under the name is refused while a self-exclusion runs."""
+        with self.storage.transaction() as tx:
+            user = self._person(tx, name, lock=True)
+            if name == operator:
+                raise RoomError("an operator cannot remove their own account")
+            if user.operator:
+                raise RoomError(
+                    f"{name!r} is an operator; revoke-operator first, then remove the account"
+                )
+            self._not_in_play(tx, user, "remove")
+            held = [
+                f"{format_units(row.balance, currency(row.currency))} {row.currency} ({row.key})"
+                for row in sorted(
+                    tx.accounts_of(account_owner(user.account_id)), key=lambda r: r.key
+                )
+                if row.balance != 0
+            ]
+            if held:
+                raise RoomError(
+                    f"{name!r} still holds {', '.join(held)}; an account is removed only with "
+                    "a zero balance in every currency (withdraw it first)"
+                )
+            ended = tx.delete_sessions_of(name)
+            tx.remove_user(name, self.log.clock())
+            entry = self.log.add(
+                tx,
+                operator,
+                "remove",
+                name,
+                reason,
+                {"account_id": user.account_id, "sessions_ended": ended},
+            )
+        return {
+            "account": name,
+            "removed": True,
+            "account_id": user.account_id,
+            "sessions_ended": ended,
+            "entry": entry,
+        }
+
+    @staticmethod
+    def _not_in_play(tx: Transaction, user: UserRow, action: str) -> None:
+        """Refuse while ``user`` holds a cash seat or an entry of a tournament that is
+        registering or running (its chips, its prize would be lost track of)."""
+        tables = tx.seats_of(user.name)
+        if tables:
+            raise RoomError(
+                f"{user.name!r} sits at {', '.join(tables)}; {action} it once it has left "
+                "(kick it first if need be)"
+            )
+        entered = []
+        for row in tx.tournaments(["registering", "running"]):
+            count = 0
+            for item in tx.journal(row.tournament_id):
+                if (
+                    item.kind in ("register", "unregister")
+                    and json.loads(item.payload).get("account") == user.name
+                ):
+                    count += 1 if item.kind == "register" else -1
+            if count > 0:
+                entered.append(row.tournament_id)
+        if entered:
+            raise RoomError(
+                f"{user.name!r} is entered in tournament {', '.join(entered)}; {action} it "
+                "once the tournament is over (or unregister it)"
+            )
+
+    @staticmethod
+    def _carry_protection(tx: Transaction, name: str, new_name: str) -> None:
+        """The player's limits and breaks apply under the new name too (and stay on the old
+        one, which they were taken on)."""
+        if name.lower() == new_name.lower():
+            return
+        protection = tx.get_protection(name)
+        if protection is not None:
+            tx.put_protection(replace(protection, name=new_name))
+        for row in tx.limits_of(name):
+            tx.put_limit(replace(row, name=new_name))
 
     def describe(self, names: Iterable[str]) -> dict[str, dict[str, Any]]:
         """Each known account of ``names``: operator, suspended, bot."""

@@ -95,9 +95,13 @@ class PlayerStatistics:
         optional) and their results per currency: ``{"player", "since", "until", "hands",
         "vpip", "pfr", "af", "wtsd", "counts", "results", "limited", "unreadable"}``."""
         rows, players, limited = self._hands(player, since, until)
+        me = self._account_id(player)
+        # Each hand counts under the name the account played it under (it may be renamed).
+        played_as = {p.hand_id: p.player for p in players if p.account_id == me}
         tally = StatsTally(player)
         unreadable: list[int] = []
         for stored in stored_of(rows, players):
+            tally.account = played_as.get(stored.hand_id, player)
             try:
                 tally.add(played(stored))
             except (FeltroomError, ValueError, KeyError, TypeError, IndexError):
@@ -107,10 +111,15 @@ class PlayerStatistics:
             "since": _iso(since),
             "until": _iso(until),
             **tally.figures(),
-            "results": _results(rows, [p for p in players if p.player == player]),
+            "results": _results(rows, [p for p in players if p.account_id == me]),
             "limited": limited,
             "unreadable": unreadable,
         }
+
+    def _account_id(self, player: str) -> int | None:
+        with self.storage.transaction(write=False) as tx:
+            user = tx.get_user(player)
+        return None if user is None else user.account_id
 
     def _hands(
         self, player: str, since: float | None, until: float | None

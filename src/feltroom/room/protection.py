@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from feltroom.money import format_units, to_units
 from feltroom.room.errors import ProtectionRefused, RoomError, UnknownAccount
-from feltroom.room.ledger import CURRENCIES, TransferKind, currency, wallet_key
+from feltroom.room.ledger import CURRENCIES, TransferKind, currency, player_wallet_key
 from feltroom.room.storage import LimitRow, ProtectionRow, Storage, Transaction
 
 if TYPE_CHECKING:
@@ -118,7 +118,7 @@ def _in_force(row: LimitRow, now: float) -> int | None:
 
 
 def _used(tx: Transaction, player: str, code: str, kind: str, since: float) -> int:
-    flows = tx.wallet_flows(wallet_key(player, code), since)
+    flows = tx.wallet_flows(player_wallet_key(tx, player, code), since)
     if kind == "deposit":
         return flows.get((TransferKind.DEPOSIT.value, "in"), 0)
     spent = sum(flows.get((k.value, "out"), 0) for k in _SPENT)

@@ -71,6 +71,7 @@ from feltroom.room.events import (
     TournamentEvent,
 )
 from feltroom.room.housebots import HouseBot, bot_buy_in, bot_name, bot_seats, house_bot
+from feltroom.room.ledger import player_wallet_key
 from feltroom.room.lobby import TableStats, figures_of, lobby_entry
 from feltroom.room.operators import OperatorLog
 from feltroom.room.protection import Protection, check_may_play
@@ -1404,7 +1405,7 @@ class RoomRuntime:
         """A house bot's account, with play chips enough for a tournament entry of ``cost``."""
         self.books_accounts.ensure_bot(account)
         with self.books.transaction(write=False) as tx:
-            wallet = tx.get_account(f"wallet:{account}:PLAY")
+            wallet = tx.get_account(player_wallet_key(tx, account, "PLAY"))
             balance = 0 if wallet is None else wallet.balance
         if balance < cost:
             grant = max(cost, self.settings.bot_bankroll)

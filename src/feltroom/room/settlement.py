@@ -60,9 +60,11 @@ from feltroom.room.ledger import (
     new_transfer,
     operator_reference,
     pending_key,
+    player_owner,
+    player_pending_key,
+    player_wallet_key,
     system_key,
     valid_name,
-    wallet_key,
 )
 from feltroom.room.protection import check_stake
 from feltroom.room.storage import (
@@ -214,7 +216,7 @@ class Settlement:
         with self.storage.transaction(write=False) as tx:
             table = self._table(tx, table_id)
             self._player(tx, player)
-            wallet = tx.get_account(wallet_key(player, table.currency))
+            wallet = tx.get_account(player_wallet_key(tx, player, table.currency))
             balance = 0 if wallet is None else wallet.balance
             seat = tx.get_seat(table_id, player)
         if maximum is None:
@@ -291,8 +293,9 @@ class Settlement:
                     f"{player} holds {wallet.balance} units of {table.currency}; "
                     f"at most {wallet.balance} can be added",
                 )
+            owner = player_owner(tx, player)
             pending = tx.create_account(
-                pending_key(table_id, player), AccountKind.PENDING.value, table.currency, player
+                pending_key(table_id, owner), AccountKind.PENDING.value, table.currency, owner
             )
             tx.post_transfer(
                 new_transfer(
@@ -312,7 +315,7 @@ class Settlement:
         with self.storage.transaction(write=False) as tx:
             found: dict[str, int] = {}
             for row in tx.seats_at(table_id):
-                account = tx.get_account(pending_key(table_id, row.player))
+                account = tx.get_account(player_pending_key(tx, table_id, row.player))
                 if account is not None and account.balance > 0:
                     found[row.player] = account.balance
             return found
@@ -324,7 +327,7 @@ class Settlement:
         now = self.clock()
         with self.storage.transaction() as tx:
             table = self._known_table(tx, table_id)
-            account = tx.get_account(pending_key(table_id, player))
+            account = tx.get_account(player_pending_key(tx, table_id, player))
             held = 0 if account is None else account.balance
             seat = tx.get_seat(table_id, player)
             if account is None or held == 0:
@@ -378,7 +381,7 @@ class Settlement:
                 raise StackMismatch(
                     f"the table says {player} has {expected_stack}; the books say {seat.stack}"
                 )
-            pending = tx.get_account(pending_key(table_id, player))
+            pending = tx.get_account(player_pending_key(tx, table_id, player))
             if pending is not None and pending.balance > 0:  # chips bought during the hand
                 tx.post_transfer(
                     new_transfer(

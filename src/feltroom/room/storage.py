@@ -78,7 +78,9 @@ class UserRow:
     ``bot`` marks a house bot (an account the room plays itself); ``operator`` an account that
     may use the operator API, from ``operator_addresses`` only when that (comma-separated) list
     is not empty; ``suspended`` an account that cannot sign in; ``verified`` an account whose
-    holder the operator verified (real-money play needs it, docs/operator.md)."""
+    holder the operator verified (real-money play needs it, docs/operator.md); ``account_id``
+    the account's stable id (issued by the store on ``add_user``; the books and the hand
+    records name the account by it, so that a rename keeps them)."""
 
     name: str
     password_hash: str
@@ -89,6 +91,7 @@ class UserRow:
     suspended: bool = False
     operator_addresses: str = ""
     verified: bool = False
+    account_id: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,6 +241,8 @@ class HandPlayerRow:
     ``hole`` is the hole cards as text ("As Kd"); ``showdown``: stayed to the showdown (cards are
     revealed to the players of the hand even if mucked); ``shown``: the cards were shown face up
     at the table (observers see them). ``payout`` is what the player was paid, after tax.
+    ``player`` is the name the account had when the hand was played (what the hand's history
+    shows); ``account_id`` the account (the store fills it in from the name when 0).
     """
 
     hand_id: int
@@ -250,6 +255,7 @@ class HandPlayerRow:
     hole: str
     showdown: bool
     shown: bool
+    account_id: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -430,6 +436,21 @@ class Transaction(Protocol):
     def set_suspended(self, name: str, suspended: bool) -> None: ...
     def delete_sessions_of(self, user: str) -> int:
         """End every session of ``user``; returns how many."""
+        ...
+
+    def seats_of(self, player: str) -> list[str]:
+        """The tables where ``player`` holds a cash seat in the books."""
+        ...
+
+    def rename_user(self, name: str, new_name: str) -> None:
+        """Rename the account ``name``: its id stays, and every row that names it (sessions,
+        protections, seats, sign-ins, settings) follows it; its books (keyed by the id) and its
+        hand records (the id beside the name it played under) need no change."""
+        ...
+
+    def remove_user(self, name: str, at: float) -> None:
+        """Remove the account ``name``: its id is marked removed at ``at`` (and never issued
+        again); the rows that name it go. The books and hand records under the id stay."""
         ...
 
     def add_operator_entry(self, row: OperatorEntryRow) -> int:

@@ -34,6 +34,7 @@ from feltroom.room.ledger import (
     ensure_system_account,
     ensure_wallet,
     new_transfer,
+    player_wallet_key,
     valid_name,
 )
 from feltroom.room.protection import check_stake
@@ -91,13 +92,14 @@ class TournamentBooks:
                 require_verified=self.require_verified,
                 what="tournament entry",
             )
-            wallet = tx.get_account(f"wallet:{account}:{self.code}")
+            key = player_wallet_key(tx, account, self.code)
+            wallet = tx.get_account(key)
             balance = wallet.balance if wallet is not None else 0
         cost = buy_in + fee
         if balance < cost:
             text = format_units
             raise InsufficientFunds(
-                f"wallet:{account}:{self.code}",
+                key,
                 balance,
                 cost,
                 f"{account} holds {text(balance, self.currency)} {self.code}; the entry costs "

@@ -65,6 +65,9 @@ class ViewedHand:
     seat_count: int
     exponent: int
     tournament: TournamentInfo | None = None
+    viewer: str | None = None
+    """The name the requester played the hand under (an account renamed since keeps, in each
+    hand file, the name it had then)."""
 
 
 def replay_view(view: Mapping[str, Any]) -> ViewedHand:
@@ -100,6 +103,7 @@ def _replay_view(view: Mapping[str, Any]) -> ViewedHand:
         seat_count=config.max_seats,
         exponent=config.exponent,
         tournament=from_stored(settings, record),
+        viewer=view.get("viewer"),
     )
 
 
@@ -139,7 +143,9 @@ def _options(viewed: ViewedHand, player: str | None) -> dict[str, Any]:
     return {
         "hand_id": viewed.hand_id,
         "table_name": viewed.table_name,
-        "hero": player if player in viewed.names.values() else None,
+        "hero": next(
+            (name for name in (viewed.viewer, player) if name in viewed.names.values()), None
+        ),
         "names": viewed.names,
         "currency": viewed.currency,
         "started": viewed.started,

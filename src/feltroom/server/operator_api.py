@@ -15,8 +15,9 @@ or 409 with a message saying what is valid) writes nothing and changes nothing.
   (docs/integrity.md), or one account's;
 - ``GET /api/operator/protection?account=NAME``: a player's limits, cool-off, self-exclusion and
   verification (``feltroom.server.protection_api``);
-- ``POST /api/operator/<action>``: ``suspend``, ``reinstate``, ``reset-password``, ``verify``
-  (``{"account", "reason"}``), ``close-table``, ``reopen-table``, ``retire-table``
+- ``POST /api/operator/<action>``: ``suspend``, ``reinstate``, ``reset-password``, ``verify``,
+  ``remove`` (``{"account", "reason"}``), ``rename`` (``{"account", "to", "reason"}``),
+  ``close-table``, ``reopen-table``, ``retire-table``
   (``{"table", "reason"}``), ``add-table`` (``{"definition": {a tables file's [[table]]
   entry}, "reason"}``), ``kick`` (``{"table", "player", "reason"}``), ``broadcast``
   (``{"text", "reason"}``).
@@ -121,6 +122,10 @@ class OperatorRoom(Protocol):
         """Close every connection of ``account`` (1008, ``reason``); how many."""
         ...
 
+    async def seated_at(self, account: str) -> list[str]:
+        """The tables where ``account`` holds a seat now."""
+        ...
+
     async def remove_account(self, account: str, entry: int, hooks: bool) -> dict[str, Any]:
         """``RoomRuntime.remove_account`` wherever the tables run: ``{"tables_left": [...]}``."""
         ...
@@ -172,6 +177,11 @@ class LocalRoom:
 
     async def close_player(self, account: str, reason: str) -> int:
         return self.hub.close_player(account, reason)
+
+    async def seated_at(self, account: str) -> list[str]:
+        # The live tables: a seat just taken may not be in the books yet.
+        runners = self.runtime.runners.items()
+        return [t for t, r in runners if r.table.seat_of(account) is not None]
 
     async def remove_account(self, account: str, entry: int, hooks: bool) -> dict[str, Any]:
         return {"tables_left": await self.runtime.remove_account(account, entry, hooks=hooks)}
@@ -277,6 +287,37 @@ def operator_routes(room: OperatorRoom, static: Any) -> list[Route]:
         )
         return result
 
+    async def not_seated_live(account: str, action: str) -> None:
+        """Refuse an account seated at a table of this room (the books may not know yet)."""
+        tables = await room.seated_at(account)
+        if tables:
+            raise RoomError(
+                f"{account!r} sits at {', '.join(tables)}; {action} it once it has left "
+                "(kick it first if need be)"
+            )
+
+    async def rename(action: str, operator: str, body: dict[str, Any]) -> dict[str, Any]:
+        b = _fields(body, {"account": str, "to": str, "reason": str})
+        account, new_name = b["account"], b["to"]
+        await not_seated_live(account, action)
+        result = await run_in_threadpool(operators.rename, account, new_name, operator, b["reason"])
+        result["connections_closed"] = await room.close_player(
+            account, f"the room renamed this account to {new_name}; sign in as {new_name}"
+        )
+        await room.remove_account(account, result["entry"], False)  # waiting lists
+        return result
+
+    async def remove(action: str, operator: str, body: dict[str, Any]) -> dict[str, Any]:
+        b = _fields(body, {"account": str, "reason": str})
+        account = b["account"]
+        await not_seated_live(account, action)
+        result = await run_in_threadpool(operators.remove, account, operator, b["reason"])
+        result["connections_closed"] = await room.close_player(
+            account, "the room removed this account"
+        )
+        await room.remove_account(account, result["entry"], False)  # waiting lists
+        return result
+
     async def table_action(action: str, operator: str, body: dict[str, Any]) -> dict[str, Any]:
         b = _fields(body, {"table": str, "reason": str})
         await room.check_table(b["table"])
@@ -312,6 +353,8 @@ def operator_routes(room: OperatorRoom, static: Any) -> list[Route]:
     actions: dict[str, Callable[[str, str, dict[str, Any]], Awaitable[dict[str, Any]]]] = {
         **dict.fromkeys(ACCOUNT_ACTIONS, account_action),
         **dict.fromkeys(TABLE_ACTIONS, table_action),
+        "rename": rename,
+        "remove": remove,
         "add-table": add_table,
         "kick": kick,
         "broadcast": broadcast,

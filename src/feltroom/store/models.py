@@ -24,6 +24,7 @@ from sqlalchemy import (
 )
 
 __all__ = [
+    "account_ids",
     "accounts",
     "hand_deals",
     "hand_players",
@@ -65,6 +66,20 @@ Serial = BigInteger().with_variant(Integer(), "sqlite")
 NAME = 32
 ACCOUNT_KEY = 80
 
+# Stable account ids (issue 23): every id ever issued, never reused (an account removed keeps its
+# row, with ``removed_at``), under the account's last name. The books' wallets and pending
+# accounts and the hand records name the account by this id; the name is an attribute of the
+# account that an operator may change (``feltroom admin rename``).
+account_ids = Table(
+    "account_ids",
+    metadata,
+    Column("account_id", Serial, primary_key=True, autoincrement=True),
+    Column("name", String(NAME), nullable=False),
+    Column("created_at", Float, nullable=False),
+    Column("removed_at", Float, nullable=True),
+    sqlite_autoincrement=True,
+)
+
 users = Table(
     "users",
     metadata,
@@ -83,7 +98,10 @@ users = Table(
     # Player protection (issue 25): an operator verified who holds the account; real-money
     # tables and tournaments refuse unverified accounts (a setting, default on).
     Column("verified", Boolean, nullable=False, server_default=false()),
+    # The account's stable id (``account_ids``; 0 names no account).
+    Column("account_id", BigInteger, nullable=False, server_default="0"),
 )
+Index("uq_users_account_id", users.c.account_id, unique=True)
 # Names are one whatever their letter case (issue 27): alice, Alice and alIce cannot all be
 # accounts, so nobody can pass for another player or squat a house bot's name.
 Index("uq_users_name_nocase", func.lower(users.c.name), unique=True)
@@ -196,7 +214,11 @@ hand_players = Table(
     Column("hole", String(64), nullable=False),
     Column("showdown", Boolean, nullable=False),
     Column("shown", Boolean, nullable=False),
+    # ``player`` is the name the account had when the hand was played (what its hand
+    # histories show); ``account_id`` the account, whatever its name now.
+    Column("account_id", BigInteger, nullable=False, server_default="0"),
     Index("ix_hand_players_player_hand_id", "player", "hand_id"),
+    Index("ix_hand_players_account_id_hand_id", "account_id", "hand_id"),
 )
 
 # Verifiable deals (issue 7): each settled hand's deck in dealing order and its salts, which open

@@ -52,6 +52,7 @@ from feltroom.room.storage import (
 from feltroom.store.cluster_state import ClusterStateQueries
 from feltroom.store.leases import LeaseQueries
 from feltroom.store.models import (
+    account_ids,
     accounts,
     hand_deals,
     hand_players,
@@ -451,6 +452,12 @@ class SqlTransaction(
         return None if row is None else UserRow(*row)
 
     def add_user(self, row: UserRow) -> None:
+        # A fresh id, never issued before (the caller's transaction rolls it back with the
+        # account when the name is taken).
+        issued = self.c.execute(
+            insert(account_ids).values(name=row.name, created_at=row.created_at)
+        ).inserted_primary_key
+        assert issued is not None
         self._insert_unique(
             insert(users).values(
                 name=row.name,
@@ -458,6 +465,7 @@ class SqlTransaction(
                 created_at=row.created_at,
                 protections_reset_at=row.protections_reset_at,
                 bot=row.bot,
+                account_id=int(issued[0]),
             ),
             f"the name {row.name!r}",
         )
@@ -640,6 +648,14 @@ class SqlTransaction(
 
     def add_hand_players(self, rows: Sequence[HandPlayerRow]) -> None:
         if rows:
+            names = sorted({r.player for r in rows if not r.account_id})
+            ids = dict(
+                self.c.execute(
+                    select(users.c.name, users.c.account_id).where(users.c.name.in_(names))
+                ).all()
+                if names
+                else []
+            )
             self._many(
                 _INSERT_HAND_PLAYERS,
                 [
@@ -654,6 +670,7 @@ class SqlTransaction(
                         "hole": r.hole,
                         "showdown": r.showdown,
                         "shown": r.shown,
+                        "account_id": r.account_id or ids.get(r.player, 0),
                     }
                     for r in rows
                 ],
@@ -684,10 +701,12 @@ class SqlTransaction(
         return [HandPlayerRow(*row) for row in rows]
 
     def hands_of_player(self, player: str, limit: int, before: int | None) -> list[int]:
+        # By the account, whatever name it played each hand under.
+        account = select(users.c.account_id).where(users.c.name == player).scalar_subquery()
         query = (
             select(hand_players.c.hand_id)
             .join(hands, hands.c.hand_id == hand_players.c.hand_id)
-            .where(hand_players.c.player == player, hands.c.status == "settled")
+            .where(hand_players.c.account_id == account, hands.c.status == "settled")
         )
         if before is not None:
             query = query.where(hand_players.c.hand_id < before)

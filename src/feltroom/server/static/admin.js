@@ -43,6 +43,12 @@ async function act(action, fields) {
     const answer = await api("POST", `/api/operator/${action}`, { ...fields, reason });
     let text = `${action} done (log entry ${answer.entry}).`;
     if (answer.password) text += ` New password for ${answer.account}: ${answer.password}`;
+    if (answer.renamed_to) {
+      text += ` ${answer.account} is now ${answer.renamed_to}.`;
+      $("account-name").value = answer.renamed_to; // the next action is on the account's new name
+      $("account-new-name").value = "";
+    }
+    if (answer.removed) text += ` The account ${answer.account} is removed.`;
     say(text);
   } catch (error) {
     say(`${action} refused: ${error.message}`, true);
@@ -125,8 +131,13 @@ $("signin-form").addEventListener("submit", async (event) => {
 $("account-form").addEventListener("submit", (event) => {
   event.preventDefault();
   const account = $("account-name").value.trim();
-  if (event.submitter.dataset.action === "protection") showProtection(account);
-  else act(event.submitter.dataset.action, { account });
+  const action = event.submitter.dataset.action;
+  if (action === "protection") showProtection(account);
+  else if (action === "rename") act(action, { account, to: $("account-new-name").value.trim() });
+  else if (action === "remove") {
+    // only with a zero balance and no seat; the room refuses otherwise, changing nothing
+    if (confirm(`Remove the account ${account}? Its name becomes free to sign up again.`)) act(action, { account });
+  } else act(action, { account });
 });
 
 // A player's limits, reminder, cool-off, self-exclusion and verification (read only: the
