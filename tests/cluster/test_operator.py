@@ -299,6 +299,26 @@ async def _operate(
         signin = await b.post("/api/signin", json={"name": "mallory", "password": PASSWORD})
         assert signin.status_code == 200, signin.text
 
+        # Rename and remove through a gateway: mallory becomes morgana (her chips follow the
+        # account id); a removal is refused while she holds chips, then done with none.
+        op_b = _bearer(await sign_in(ports["B"], "op"))
+        body = {"account": "mallory", "to": "morgana", "reason": "asked by the player"}
+        renamed = await b.post("/api/operator/rename", json=body, headers=op_b)
+        assert renamed.status_code == 200, renamed.text
+        assert renamed.json()["renamed_to"] == "morgana"
+        signin = await a.post("/api/signin", json={"name": "morgana", "password": PASSWORD})
+        assert signin.status_code == 200, signin.text
+        body = {"account": "morgana", "reason": "closing"}
+        held = Cashier(store).balance("morgana")["balances"]["PLAY"]
+        refused = await a.post("/api/operator/remove", json=body, headers=op_b)
+        assert f"'morgana' still holds {held} PLAY" in _error(refused, 409, "refused")
+        await asyncio.to_thread(Cashier(store).withdraw, "morgana", "PLAY", held, "cash-out")
+        removed = await a.post("/api/operator/remove", json=body, headers=op_b)
+        assert removed.status_code == 200, removed.text
+        assert removed.json()["removed"] is True
+        signin = await b.post("/api/signin", json={"name": "morgana", "password": PASSWORD})
+        assert signin.status_code == 401, signin.text
+
         reset = await a.post(
             "/api/operator/reset-password",
             json={"account": "bob", "reason": "lost password"},
