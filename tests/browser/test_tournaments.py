@@ -234,8 +234,8 @@ def test_the_tournament_lobby_filters_registers_and_says_a_refusal(
     page.goto(room.url + "/#lobby")
     rows.filter(has_text="weekly").get_by_role("link", name=re.compile("Details")).click()
     levels = page.locator("#levels tbody tr")
-    assert levels.count() >= 24
     expect(levels.first).to_contain_text("10/20")
+    assert levels.count() >= 24
     expect(page.locator('#levels tr[data-level="4"]')).to_contain_text("50/100")
     expect(page.locator('#levels tr[data-level="4"] td').last).to_have_text("100")
     expect(page.locator("#tournament-structure")).to_contain_text("5 minutes at :55")
