@@ -11,7 +11,7 @@ import socket
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -303,10 +303,15 @@ class Room:
 
 
 @contextlib.contextmanager
-def serve_room(tables: str, settings: RuntimeSettings, tournaments: str = "") -> Iterator[Room]:
+def serve_room(
+    tables: str,
+    settings: RuntimeSettings,
+    tournaments: str = "",
+    clock: Callable[[], float] = time.time,
+) -> Iterator[Room]:
     """A real server for ``tables`` (and the ``[[tournament]]`` entries ``tournaments``) with
-    ``settings`` (uvicorn in a thread, on a free port, a temporary SQLite database) while the
-    block runs."""
+    ``settings`` on ``clock`` (uvicorn in a thread, on a free port, a temporary SQLite
+    database) while the block runs."""
     folder = Path(tempfile.mkdtemp(prefix="feltroom-browser-"))
     storage = open_storage(f"sqlite:///{folder / 'room.sqlite3'}")
     runtime = RoomRuntime(
@@ -316,6 +321,7 @@ def serve_room(tables: str, settings: RuntimeSettings, tournaments: str = "") ->
         parse_tables(tables, "browser test tables"),
         tournaments=parse_tournaments(tournaments),
         settings=settings,
+        clock=clock,
     )
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

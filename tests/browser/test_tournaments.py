@@ -125,9 +125,7 @@ def _act(page: Page, room: Room, *, shove: bool) -> bool:
     return True
 
 
-def test_a_person_registers_plays_is_moved_and_sees_the_result(
-    room: Room, browser: Any
-) -> None:
+def test_a_person_registers_plays_is_moved_and_sees_the_result(room: Room, browser: Any) -> None:
     page = sign_up(browser, room.url, "tia")
     row = page.locator('#tournaments tr[data-tournament="duo-1"]')
     expect(row).to_contain_text("1,000 + 100 play chips")

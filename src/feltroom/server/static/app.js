@@ -553,6 +553,7 @@ function onMessage(m) {
   const wasMyTurn = myTurn(t);
   if (m.type === "snapshot") {
     applySnapshot(t, m);
+    t.tournament = t.tournament || tournamentOf(t.id);
     state.autoPost.delete(t.id); // the snapshot's settings are the server's: they win
     state.autoMuck.delete(t.id);
   }
@@ -1184,6 +1185,7 @@ function renderSeat(t, n, seats) {
       h("div", { class: "status" },
         s.disconnected ? h("span", { class: "badge dc" }, "disconnected") : null,
         s.sittingOut ? h("span", { class: "badge" }, "sitting out") : null,
+        s.away ? h("span", { class: "badge away" }, "away") : null,
         s.marker ? h("span", { class: "badge" }, s.marker) : null,
         s.allIn ? h("span", { class: "badge allin" }, "all-in") : null,
         s.last && !s.allIn ? h("span", { class: "last" }, s.last) : null,
@@ -1413,8 +1415,13 @@ function renderSeatControls(t, entry) {
   const tournament = tournamentOf(t.id);
   if (tournament) {
     // R-TOURN-15: no buy-in, chips or leaving; away and back only (R-TOURN-6)
-    if (me && me.sittingOut) box.append(h("button", { type: "button", id: "sit-in", onclick: () => send(t, { type: "sit_in" }) }, "I'm back"));
-    else if (me) box.append(h("button", { type: "button", id: "sit-out", onclick: () => send(t, { type: "sit_out" }) }, "Sit out (away)"));
+    const away = async (on) => {
+      const reply = await send(t, { type: on ? "sit_out" : "sit_in" });
+      if (reply.type === "ok" && t.seats.get(t.you)) t.seats.get(t.you).away = on;
+      if (state.current === t.id) renderTable(t);
+    };
+    if (me && me.away) box.append(h("button", { type: "button", id: "sit-in", onclick: () => away(false) }, "I'm back"));
+    else if (me) box.append(h("button", { type: "button", id: "sit-out", onclick: () => away(true) }, "Sit out (away)"));
     box.append(h("a", { href: `#tournament/${encodeURIComponent(tournament)}`, id: "tournament-lobby-link" }, "Tournament lobby"));
     return box;
   }
@@ -1562,6 +1569,8 @@ function tournamentEntry(id) {
 /** The tournament a table belongs to (its id is `<instance>.<n>`), or null for a cash table. */
 function tournamentOf(tableId) {
   if (!tableId || state.lobby.some((x) => x.id === tableId)) return null;
+  const watched = state.tables.get(tableId);
+  if (watched && watched.tournament) return watched.tournament;
   const split = splitTableId(tableId);
   if (!split) return null;
   const known = tournamentEntry(split.tournament) || state.tourneyViews.has(split.tournament);
@@ -1605,6 +1614,7 @@ function tournamentFields(id) {
 
 function onMoved(m) {
   const t = watchTable(m.table);
+  t.tournament = m.tournament;
   t.observing = Promise.resolve(t); // the server watches it for this connection: its snapshot follows
   if (m.from_table && m.from_table !== m.table) unwatchTable(m.from_table); // and stopped watching the old one
   const split = splitTableId(m.table);
@@ -1791,7 +1801,6 @@ function renderTournament(id) {
     return;
   }
   const d = held.detail;
-  const fields = tournamentFields(id) || d;
   const s = d.structure;
   const unit = d.currency === "PLAY" ? " play chips" : "";
   const result = state.results.get(id);
@@ -1806,8 +1815,8 @@ function renderTournament(id) {
       `Starting stack ${chips(d.starting_stack)} · ${STATE_NAMES[d.state] || d.state}`,
       d.start_at && d.state === "registering" ? ` · starts ${localTime(d.start_at)}` : ""),
     h("p", { class: "summary" }, `Entries ${d.entries}${d.max_entries ? ` of ${d.max_entries}` : ""}`,
-      d.prize_pool ? ` · Prize pool ${tmoney(d, d.prize_pool)}${unit}` : "",
-      running ? ` · Level ${fields.level} (${blindsText(fields.blinds)}) · Players left ${fields.players_left}` : ""),
+      d.prize_pool ? ` · Prize pool ${tmoney(d, d.prize_pool)}${unit}` : ""),
+    running ? standingBar(id) : null,
     h("div", { class: "row", id: "tournament-actions" }, tournamentActions(d),
       d.state === "finished" || d.places.length ? h("a", { href: `#results/${encodeURIComponent(id)}`, class: "button-link", id: "results-link" }, "Results") : null),
     error,
@@ -1876,7 +1885,11 @@ function renderResults(id) {
 /** The bar over a tournament table: level, blinds and the countdown to the next, the break,
  * players left, average stack, the player's rank, places paid, the bubble and hand-for-hand. */
 function tournamentBar(t) {
-  const id = tournamentOf(t.id);
+  return standingBar(tournamentOf(t.id));
+}
+
+/** Where tournament ``id`` stands, as a bar (over its tables and on its page). */
+function standingBar(id) {
   const f = tournamentFields(id);
   if (!f) return h("div", { class: "tourney-bar", id: "tourney-bar" }, id);
   const mine = state.tourneyViews.get(id);
@@ -1902,8 +1915,8 @@ function tournamentBar(t) {
 /** The tournament clocks run on between the server's messages (every 200 ms). */
 function tickTournament() {
   pollTournaments();
-  if (state.view !== "table") return;
-  const id = tournamentOf(state.current);
+  if (state.view !== "table" && state.view !== "tournament") return;
+  const id = state.view === "table" ? tournamentOf(state.current) : state.current;
   if (!id) return;
   const f = tournamentFields(id);
   if (!f) return;
