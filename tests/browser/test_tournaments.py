@@ -17,7 +17,7 @@ from feltroom.room.audit import audit
 from feltroom.room.runtime import RuntimeSettings
 
 from .conftest import Room, serve_room
-from .helpers import cards_on, sign_up
+from .helpers import axe_violations, cards_on, check_labels, sign_up
 
 pytestmark = pytest.mark.browser
 
@@ -246,6 +246,13 @@ def test_the_tournament_lobby_filters_registers_and_says_a_refusal(
     expect(balance).to_have_attribute("data-amount", "10000")
     expect(page.locator('#entrants tr[data-account="ugo"]')).to_have_count(0)
     expect(page.get_by_role("button", name=re.compile("Register for weekly"))).to_be_visible()
+    # the tournament's page and the tournament lobby: named controls, no serious axe finding
+    check_labels(page)
+    assert axe_violations(page) == []
+    page.goto(room.url + "/#lobby")
+    expect(rows.first).to_be_visible()
+    check_labels(page)
+    assert axe_violations(page) == []
     assert page.errors == []  # type: ignore[attr-defined]
 
 

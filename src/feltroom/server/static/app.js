@@ -1751,6 +1751,7 @@ function tournamentActions(entry) {
 function renderTournamentList() {
   const f = state.tournamentFilters;
   const list = state.tournaments;
+  if (!list.length) return null; // a room without tournaments
   const buyIns = [...new Map(list.map((x) => [String(x.buy_in + x.fee), x])).values()]
     .sort((a, b) => a.buy_in + a.fee - (b.buy_in + b.fee));
   const select = (key, label, options) => h("label", {}, label,
@@ -1785,7 +1786,7 @@ function renderTournamentList() {
     h("div", { class: "scroll" }, h("table", { class: "tables tournament-list" },
       h("thead", {}, h("tr", {}, ["Tournament", "Format", "Game", "Buy-in", "Entries", "State", "Prize pool"].map((x) => h("th", { scope: "col" }, x)),
         h("th", { scope: "col" }, h("span", { class: "sr-only" }, "actions")))),
-      h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: 8 }, list.length ? "No tournament matches." : "No tournaments in this room."))))));
+      h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: 8 }, "No tournament matches."))))));
 }
 
 function breaksText(structure) {
@@ -1829,7 +1830,7 @@ function renderTournament(id) {
           s.late_registration_levels ? ` · late registration ${s.late_registration_levels} levels` : "",
           s.re_entries ? ` · ${s.re_entries} re-entries` : "",
           s.guarantee ? ` · guarantee ${tmoney(d, s.guarantee)}${unit}` : ""),
-        h("div", { class: "scroll levels" }, h("table", { class: "tables", id: "levels" },
+        h("div", { class: "scroll levels", tabindex: 0, role: "region", "aria-label": "the blind levels" }, h("table", { class: "tables", id: "levels" },
           h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Level"), h("th", { scope: "col" }, "Blinds"), h("th", { scope: "col" }, "Ante"))),
           h("tbody", {}, s.levels.map((l) => h("tr", { dataset: { level: l.level }, class: l.level === d.level ? "current" : null },
             h("td", {}, String(l.level)), h("td", {}, `${chips(l.blinds[0])}/${chips(l.blinds[1])}`), h("td", {}, l.blinds[2] ? chips(l.blinds[2]) : "—"))))))),
