@@ -1647,9 +1647,16 @@ function onTournamentResult(m) {
   announce(text);
   refreshBalance();
   loadTournament(m.tournament);
-  if (state.view === "table" && tournamentOf(state.current) === m.tournament) {
-    location.hash = `#results/${encodeURIComponent(m.tournament)}`; // the tournament ended for the player
+  const shown = state.view === "table" && tournamentOf(state.current) === m.tournament;
+  // the tournament's tables where the player no longer plays are not watched any more
+  for (const [id, t] of [...state.tables]) {
+    const seated = t.you !== null && t.you !== undefined && t.seats.has(t.you);
+    if (tournamentOf(id) === m.tournament && (!seated || m.place === 1)) { // 1st: the tournament is over
+      state.socket.request({ type: "unobserve", table: id });
+      unwatchTable(id);
+    }
   }
+  if (shown) location.hash = `#results/${encodeURIComponent(m.tournament)}`; // the tournament ended for the player
 }
 
 function resultSentence(r) {
@@ -1739,9 +1746,13 @@ function tournamentActions(entry) {
   const open = entry.state === "registering" || entry.state === "late_registration";
   const mine = state.tourneyViews.get(entry.id);
   const seat = mine && mine.view.table_id && mine.view.you.status === "playing" ? mine.view.table_id : null;
+  // during late registration a player whose entry is out may enter again (R-TOURN-3)
+  const detail = (state.tourneyDetails.get(entry.id) || {}).detail;
+  const reEnter = registered && entry.state === "late_registration" && mine && mine.view.you.status === "out"
+    && detail && detail.structure.re_entries > 0;
   return [
-    open && (!registered || entry.state === "late_registration" && entry.registered.includes(state.player) && mine && mine.view.you.status === "out")
-      ? h("button", { type: "button", class: "register", onclick: () => registerTournament(entry.id), "aria-label": `Register for ${entry.id}` }, "Register") : null,
+    open && (!registered || reEnter)
+      ? h("button", { type: "button", class: "register", onclick: () => registerTournament(entry.id), "aria-label": `${reEnter ? "Re-enter" : "Register for"} ${entry.id}` }, reEnter ? "Re-enter" : "Register") : null,
     registered && entry.state === "registering"
       ? h("button", { type: "button", class: "unregister", onclick: () => registerTournament(entry.id, true), "aria-label": `Unregister from ${entry.id}` }, "Unregister") : null,
     seat ? h("a", { href: `#table/${encodeURIComponent(seat)}`, class: "button-link" }, "Open your table") : null,
