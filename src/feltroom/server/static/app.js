@@ -1422,6 +1422,13 @@ function renderSeatControls(t, entry) {
     };
     if (me && me.away) box.append(h("button", { type: "button", id: "sit-in", onclick: () => away(false) }, "I'm back"));
     else if (me) box.append(h("button", { type: "button", id: "sit-out", onclick: () => away(true) }, "Sit out (away)"));
+    if (!me) {
+      box.append(h("button", { type: "button", id: "stop-watching", onclick: () => {
+        send(t, { type: "unobserve" });
+        unwatchTable(t.id);
+        location.hash = `#tournament/${encodeURIComponent(tournament)}`;
+      } }, "Stop watching"));
+    }
     box.append(h("a", { href: `#tournament/${encodeURIComponent(tournament)}`, id: "tournament-lobby-link" }, "Tournament lobby"));
     return box;
   }
