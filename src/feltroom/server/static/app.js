@@ -1629,9 +1629,7 @@ function onMoved(m) {
   const text = (MOVE_REASONS[m.reason] || MOVE_REASONS.balance)(where);
   state.notice = { table: m.table, text, until: Date.now() + 12_000 };
   announce(text);
-  if (!state.tourneyDetails.has(m.tournament)) loadTournament(m.tournament);
-  // where the tournament stands after the move (players left, the player's rank)
-  state.socket.request({ type: "tournament", tournament: m.tournament }).then((r) => r.type === "tournament" && onTournamentView(r));
+  if (!state.tourneyDetails.has(m.tournament)) loadTournament(m.tournament); // the seats a table
   const shown = state.view === "table" ? state.tables.get(state.current) : null;
   if (shown && shown.id !== m.table && myTurn(shown) && !tournamentOf(shown.id)) {
     toast(text, "info"); // a cash table waits for the player: the move is said, the view stays
@@ -1643,7 +1641,7 @@ function onMoved(m) {
 
 function onTournamentView(m) {
   state.tourneyViews.set(m.tournament, { view: m, at: state.socket.now() });
-  if (state.view === "table" && tournamentOf(state.current) === m.tournament) renderTable(state.tables.get(state.current));
+  if (state.view === "table" && tournamentOf(state.current) === m.tournament) render();
   else if ((state.view === "tournament" || state.view === "results") && state.current === m.tournament) render();
 }
 
@@ -1686,7 +1684,7 @@ async function loadTournament(id) {
     return;
   }
   if (state.current === id && (state.view === "tournament" || state.view === "results")) render();
-  else if (state.view === "table" && tournamentOf(state.current) === id) renderTable(state.tables.get(state.current));
+  else if (state.view === "table" && tournamentOf(state.current) === id) render();
 }
 
 /** The lobby's and the tournament page's figures, fetched again every few seconds while shown. */
