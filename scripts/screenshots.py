@@ -1,7 +1,8 @@
 """Screenshots of the browser client for the README (docs/screenshots/): the lobby and a table
 on a 1280x800 desktop and a 390-px-wide phone, a showdown (the winning hand named and its five
 cards highlighted), a full 9-max table on the phone, the hand history, the replayer, the lobby
-sorted and filtered, and several tables in one page (tiles). Starts a room on a free port with a
+sorted and filtered, several tables in one page (tiles), a tournament's page and a tournament
+table with its level bar. Starts a room on a free port with a
 temporary database and house bots, plays into a hand in Debian's chromium with Playwright, and
 saves PNGs.
 
@@ -25,6 +26,7 @@ from playwright.sync_api import Page, sync_playwright
 from feltroom.room import Accounts, Argon2Settings, Cashier, Settlement
 from feltroom.room.runtime import RoomRuntime, RuntimeSettings
 from feltroom.room.tables_config import parse_tables
+from feltroom.room.tournaments_config import parse_tournaments
 from feltroom.server import create_app
 from feltroom.store import open_storage
 from feltroom.table import Entry
@@ -50,6 +52,16 @@ act_seconds = 60
         ("ash", "Ash", "no_limit", "big_blind = 2\nsmall_blind = 1", 9),
     )
 )
+TOURNAMENTS = """
+[[tournament]]
+id = "turbo"
+format = "sng"
+seats_per_table = 3
+max_entries = 6
+starting_stack = 1500
+buy_in = 1000
+fee = 100
+"""
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run"]
 
 
@@ -78,7 +90,10 @@ def main(out: Path) -> None:
         Accounts(storage, argon2=Argon2Settings.cheap()),
         Cashier(storage),
         parse_tables(TABLES, "screenshot tables"),
-        settings=RuntimeSettings(house_bots=2, bot_think=(0.2, 0.6), between_hands=1.0),
+        tournaments=parse_tournaments(TOURNAMENTS),
+        settings=RuntimeSettings(
+            house_bots=2, bot_think=(0.2, 0.6), between_hands=1.0, tournament_bot_wait=0.5
+        ),
     )
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
@@ -177,6 +192,15 @@ def main(out: Path) -> None:
             mobile.wait_for_selector(".felt .seat .card.back", timeout=60_000)
             mobile.wait_for_timeout(500)
             shoot(mobile, out / "table-9max-phone.png", full_page=True)
+            # a sit-and-go the house bots filled: its page, and one of its tables with the bar
+            page.goto(url + "/#tournament/turbo-1")
+            page.wait_for_selector("#tournament-tables [data-table]", timeout=60_000)
+            shoot(page, out / "tournament-desktop.png")
+            page.locator("#tournament-tables a").first.click()
+            page.wait_for_selector("#tourney-bar #level-count")
+            page.wait_for_selector(".felt .seat .card.back", timeout=60_000)
+            page.wait_for_timeout(500)
+            shoot(page, out / "tournament-table-desktop.png")
             # a showdown between the house bots: the winning hand named, its cards highlighted
             page.goto(url + "/#table/pine")
             page.wait_for_selector(".seat .badge.win.now:has-text(' with ')", timeout=180_000)

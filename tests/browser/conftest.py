@@ -11,7 +11,7 @@ import socket
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ import uvicorn
 from feltroom.room import Accounts, Argon2Settings, Cashier, Settlement
 from feltroom.room.runtime import RoomRuntime, RuntimeSettings
 from feltroom.room.tables_config import parse_tables
+from feltroom.room.tournaments_config import parse_tournaments
 from feltroom.server import create_app
 from feltroom.server.app import server_config
 from feltroom.server.session import Hub
@@ -302,9 +303,15 @@ class Room:
 
 
 @contextlib.contextmanager
-def serve_room(tables: str, settings: RuntimeSettings) -> Iterator[Room]:
-    """A real server for ``tables`` with ``settings`` (uvicorn in a thread, on a free port, a
-    temporary SQLite database) while the block runs."""
+def serve_room(
+    tables: str,
+    settings: RuntimeSettings,
+    tournaments: str = "",
+    clock: Callable[[], float] = time.time,
+) -> Iterator[Room]:
+    """A real server for ``tables`` (and the ``[[tournament]]`` entries ``tournaments``) with
+    ``settings`` on ``clock`` (uvicorn in a thread, on a free port, a temporary SQLite
+    database) while the block runs."""
     folder = Path(tempfile.mkdtemp(prefix="feltroom-browser-"))
     storage = open_storage(f"sqlite:///{folder / 'room.sqlite3'}")
     runtime = RoomRuntime(
@@ -312,7 +319,9 @@ def serve_room(tables: str, settings: RuntimeSettings) -> Iterator[Room]:
         Accounts(storage, argon2=Argon2Settings.cheap()),
         Cashier(storage),
         parse_tables(tables, "browser test tables"),
+        tournaments=parse_tournaments(tournaments),
         settings=settings,
+        clock=clock,
     )
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Page, expect
@@ -194,3 +195,21 @@ def three_at(
         pages[3].wait_for_timeout(300)
     expect(pages[3].locator(".my-hand [data-card]")).to_have_count(2)
     return pages
+
+
+AXE = Path(__file__).parent / "data" / "axe-core" / "axe.min.js"
+SERIOUS = {"serious", "critical"}
+
+
+def axe_violations(page: Page) -> list[dict[str, Any]]:
+    """axe-core's violations on the page as it is, serious and critical ones only."""
+    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
+        # Evaluated through the browser's debugging protocol: the room's Content-Security-Policy
+        # (script-src 'self') rightly refuses an inline <script> tag.
+        page.evaluate(AXE.read_text(encoding="utf-8"))
+    found: list[dict[str, Any]] = page.evaluate(
+        """async () => (await axe.run(document, { resultTypes: ["violations"] })).violations
+            .map(v => ({ id: v.id, impact: v.impact, help: v.help,
+                         nodes: v.nodes.map(n => n.html).slice(0, 3) }))"""
+    )
+    return [v for v in found if v["impact"] in SERIOUS]

@@ -5,32 +5,14 @@ played from the keyboard alone; the table's aria-live log announces the cards an
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from .helpers import check_labels, server_to_act, sign_up, to_act
+from .helpers import axe_violations, check_labels, server_to_act, sign_up, to_act
 
 pytestmark = pytest.mark.browser
-
-AXE = Path(__file__).parent / "data" / "axe-core" / "axe.min.js"
-SERIOUS = {"serious", "critical"}
-
-
-def axe_violations(page: Page) -> list[dict[str, Any]]:
-    """axe-core's violations on the page as it is, serious and critical ones only."""
-    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
-        # Evaluated through the browser's debugging protocol: the room's Content-Security-Policy
-        # (script-src 'self') rightly refuses an inline <script> tag.
-        page.evaluate(AXE.read_text(encoding="utf-8"))
-    found: list[dict[str, Any]] = page.evaluate(
-        """async () => (await axe.run(document, { resultTypes: ["violations"] })).violations
-            .map(v => ({ id: v.id, impact: v.impact, help: v.help,
-                         nodes: v.nodes.map(n => n.html).slice(0, 3) }))"""
-    )
-    return [v for v in found if v["impact"] in SERIOUS]
 
 
 def sit_by_keyboard(page: Page, table: str, seat: int, buy_in: int) -> None:

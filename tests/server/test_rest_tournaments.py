@@ -58,6 +58,7 @@ def test_a_player_registers_and_unregisters_for_a_sit_and_go(client: TestClient)
     headers = _sign_in(client, "ann")
     broke = client.post("/api/tournaments/sng-1/register", headers=headers)
     assert "the entry costs 1000 + 100 fee" in _error(broke, 409, "refused")
+    assert broke.json()["error"]["details"] == {"balance": 0, "amount": 1100}
     assert client.post("/api/grant", headers=headers).status_code == 200
     before = client.get("/api/balance", headers=headers).json()["balances"]["PLAY"]
     entered = client.post("/api/tournaments/sng-1/register", headers=headers)

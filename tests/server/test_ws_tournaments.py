@@ -135,6 +135,25 @@ def test_people_play_a_tournament_over_the_protocol(storage: SqlStorage) -> None
                 for move in moves:
                     if move["reason"] == "final":
                         assert move["table"] == "four-1.1"
+                # each move is followed by the player's view where the move left them
+                for client in clients:
+                    for k, message in enumerate(client.log):
+                        if message["type"] != "moved" or message["reason"] != "final":
+                            continue
+                        after = client.log[k:]
+                        view = next(m for m in after if m["type"] == "tournament")
+                        dealt = next(
+                            (
+                                i
+                                for i, m in enumerate(after)
+                                if m["type"] == "event" and m["kind"] == "hand_started"
+                            ),
+                            len(after),
+                        )
+                        assert after.index(view) < dealt  # at once, not after the next hand
+                        assert view["table_id"] == "four-1.1"
+                        assert view["players_left"] in (2, 3)  # one or two out before the draw
+                        assert view["you"]["table"] == 1
                 # everyone acted over the protocol: nobody was made away by the clock
                 events = [m for c in clients for m in c.log if m["type"] == "event"]
                 assert not [e for e in events if e["kind"] == "timed_out"]

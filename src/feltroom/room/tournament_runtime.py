@@ -417,6 +417,13 @@ class TournamentRunner:
                     room.publish(tab, events)
         if room.tournament_listeners:
             news = self._news(outputs)
+            if moves:  # a moved player gets the standing after the move (players left, rank)
+                movers = {m.account for m in moves if isinstance(m, PlayerMoved)}
+                if news is None:
+                    news = TournamentNews(self.tournament_id, tuple(sorted(movers)))
+                elif not movers <= set(news.accounts):
+                    accounts = tuple(sorted(movers | set(news.accounts)))
+                    news = TournamentNews(self.tournament_id, accounts, news.results)
             if moves or news is not None:
                 room.publish_tournament([*moves, *([] if news is None else [news])])
 

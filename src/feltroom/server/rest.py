@@ -79,6 +79,7 @@ from feltroom.room.errors import (
     AccountSuspended,
     AuthenticationFailed,
     IdempotencyConflict,
+    InsufficientFunds,
     NotAvailable,
     RoomError,
 )
@@ -1078,7 +1079,14 @@ def tournament_routes(runtime: RoomRuntime, limits: RestLimits | None = None) ->
             try:
                 return JSONResponse(await call(tournament_id, player))
             except (RoomError, IllegalAction) as error:
-                raise ApiError(409, "refused", str(error)) from None
+                # a wallet short of buy-in and fee: its balance and the entry's cost, so that
+                # a client can say it in its own words
+                details = (
+                    {"balance": error.balance, "amount": error.amount}
+                    if isinstance(error, InsufficientFunds)
+                    else None
+                )
+                raise ApiError(409, "refused", str(error), details=details) from None
 
         return handler
 

@@ -407,6 +407,7 @@ def snapshot(
                 "owes": info.owes,
                 "disconnected": info.disconnected,
                 "in_hand": info.in_hand,
+                "away": info.away,
                 "bet": player.bet if player is not None else 0,
                 "folded": player.folded if player is not None else False,
                 "all_in": player.all_in if player is not None else False,

@@ -82,6 +82,8 @@ class SeatInfo:
     owes: str
     disconnected: bool
     in_hand: bool
+    away: bool = False
+    """Tournament tables: the player is away (R-TOURN-6), folded at once at their turn."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -912,6 +914,7 @@ class Table:
                 s.owes.value,
                 s.disconnected,
                 n in in_hand,
+                s.away,
             )
             for n, s in sorted(self.seats.items())
         )

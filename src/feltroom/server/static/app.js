@@ -4,6 +4,7 @@
 import { api, ApiError, savedToken, saveToken, Socket } from "/static/net.js";
 import { applyEvent, applyMessage, applySnapshot, forcedName, newTable, owed } from "/static/table.js";
 import { verifyProof } from "/static/verify.js";
+import { blindsText, clockText, FORMAT_NAMES as TOURNAMENT_FORMATS, GAME_NAMES, moneyStage, MOVE_REASONS, splitTableId, standing, STATE_NAMES } from "/static/tourney.js";
 
 const app = document.getElementById("app");
 const nav = document.getElementById("nav");
@@ -26,6 +27,14 @@ const state = {
   history: null,
   limits: null, // the player's protection settings (GET /api/me/limits)
   commitments: new Map(), // hand id -> the commitment announced in its hand_started
+  tournaments: [], // the tournaments' lobby entries (GET /api/tournaments)
+  tournamentsAt: 0, // the server's clock when they came
+  tourneyViews: new Map(), // tournament id -> { view, at }: the player's own `tournament` view
+  tourneyDetails: new Map(), // tournament id -> { detail, at }: GET /api/tournaments/{id}
+  results: new Map(), // tournament id -> the player's `tournament_result`
+  tournamentFilters: { format: "", buyIn: "" },
+  tournamentError: null, // a refused registration, said on the tournament's page
+  notice: null, // { text, until }: a move to another table, said on the table shown
 };
 
 // ------------------------------------------------------------------ little DOM helpers
@@ -495,6 +504,7 @@ async function subscribeLobby() {
   const reply = await state.socket.request({ type: "lobby" });
   if (reply.type === "lobby") {
     state.lobby = reply.tables;
+    setTournaments(reply.tournaments || []);
     if (state.view === "lobby") render();
   }
 }
@@ -515,6 +525,18 @@ function onMessage(m) {
     toast(errorText(m, m.table || null));
     return;
   }
+  if (m.type === "moved") {
+    onMoved(m);
+    return;
+  }
+  if (m.type === "tournament") {
+    onTournamentView(m);
+    return;
+  }
+  if (m.type === "tournament_result") {
+    onTournamentResult(m);
+    return;
+  }
   if (m.type === "reminder") {
     // the session-time reminder the player chose (docs/protocol.md)
     toast(`You have been playing for ${m.minutes} minutes.`, "info");
@@ -531,6 +553,7 @@ function onMessage(m) {
   const wasMyTurn = myTurn(t);
   if (m.type === "snapshot") {
     applySnapshot(t, m);
+    t.tournament = t.tournament || tournamentOf(t.id);
     state.autoPost.delete(t.id); // the snapshot's settings are the server's: they win
     state.autoMuck.delete(t.id);
   }
@@ -730,6 +753,12 @@ function route() {
     state.current = decodeURIComponent(hash.slice(6));
     observeTable(state.current);
     if (!lobbyEntry(state.current)) ensureLobby();
+  } else if (hash.startsWith("tournament/") || hash.startsWith("results/")) {
+    const results = hash.startsWith("results/");
+    state.view = results ? "results" : "tournament";
+    state.current = decodeURIComponent(hash.slice(results ? 8 : 11));
+    state.tournamentError = null;
+    loadTournament(state.current);
   } else if (hash === "history") {
     state.view = "history";
     state.current = null;
@@ -759,7 +788,9 @@ function render() {
     const t = state.tables.get(state.current);
     if (t) renderTable(t);
     else app.replaceChildren(h("p", { class: "loading" }, "Connecting…"));
-  } else if (state.view === "history") renderHistory();
+  } else if (state.view === "tournament") renderTournament(state.current);
+  else if (state.view === "results") renderResults(state.current);
+  else if (state.view === "history") renderHistory();
   else if (state.view === "stats") renderStats();
   else if (state.view === "limits") renderLimits();
 }
@@ -772,6 +803,7 @@ async function ensureLobby() {
   try {
     const answer = await api("GET", "/api/lobby");
     if (state.lobby.length === 0) state.lobby = answer.tables;
+    setTournaments(answer.tournaments || []);
     render();
   } catch (error) {
     toast(errorText(error));
@@ -779,7 +811,7 @@ async function ensureLobby() {
 }
 
 function lobbyEntry(id) {
-  return state.lobby.find((t) => t.id === id);
+  return state.lobby.find((t) => t.id === id) || tournamentTableEntry(id);
 }
 
 /** The big blind of a lobby entry, for ordering stakes as numbers ("1/2" before "5/10"). */
@@ -936,7 +968,8 @@ function renderLobby() {
       h("div", { class: "scroll" },
         h("table", { class: "tables" },
           h("thead", {}, h("tr", {}, header, h("th", { scope: "col" }, h("span", { class: "sr-only" }, "actions")))),
-          h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: 8 }, state.lobby.length ? "No table matches." : "Loading tables…")))))));
+          h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: 8 }, state.lobby.length ? "No table matches." : "Loading tables…"))))),
+      renderTournamentList()));
 }
 
 /**
@@ -1124,7 +1157,7 @@ function renderSeat(t, n, seats) {
   const pos = seatPosition(n, seats, t.you);
   const style = `--x:${pos.x.toFixed(2)}%;--y:${pos.y.toFixed(2)}%`; // kept inside the felt by the CSS
   if (!s) {
-    const canSit = t.you === null && state.player;
+    const canSit = t.you === null && state.player && !tournamentOf(t.id); // the director seats people
     return h("div", { class: "seat empty", style, dataset: { seat: n } },
       canSit ? h("button", { type: "button", onclick: () => buyInDialog(t, n), "aria-label": `Sit ${n}: sit in seat ${n}` }, `Sit ${n}`) : h("span", {}, `Seat ${n}`));
   }
@@ -1152,6 +1185,7 @@ function renderSeat(t, n, seats) {
       h("div", { class: "status" },
         s.disconnected ? h("span", { class: "badge dc" }, "disconnected") : null,
         s.sittingOut ? h("span", { class: "badge" }, "sitting out") : null,
+        s.away ? h("span", { class: "badge away" }, "away") : null,
         s.marker ? h("span", { class: "badge" }, s.marker) : null,
         s.allIn ? h("span", { class: "badge allin" }, "all-in") : null,
         s.last && !s.allIn ? h("span", { class: "last" }, s.last) : null,
@@ -1197,7 +1231,9 @@ function renderTable(t) {
     : null;
   const title = h("div", { class: "table-head" },
     h("h1", {}, entry ? entry.name : t.id),
-    h("p", { class: "info" }, t.info),
+    tournamentOf(t.id) ? tournamentBar(t) : h("p", { class: "info" }, t.info),
+    state.notice && state.notice.table === t.id && Date.now() < state.notice.until
+      ? h("p", { class: "moved-notice", id: "moved-notice", role: "status" }, state.notice.text) : null,
     t.you === null ? h("p", { class: "observing" }, "Observing", t.onWaitList ? " — on the waiting list" : "") : null);
   const side = h("aside", { class: "side" }, renderChat(t), h("ol", { class: "log", "aria-label": "hand log" }, t.log.slice(-30).map((l) => h("li", {}, l))));
   const focused = document.activeElement && document.activeElement.id;
@@ -1376,6 +1412,26 @@ function preActions(t) {
 function renderSeatControls(t, entry) {
   const me = t.you !== null ? t.seats.get(t.you) : null;
   const box = h("div", { class: "seat-controls row", id: "seat-controls" });
+  const tournament = tournamentOf(t.id);
+  if (tournament) {
+    // R-TOURN-15: no buy-in, chips or leaving; away and back only (R-TOURN-6)
+    const away = async (on) => {
+      const reply = await send(t, { type: on ? "sit_out" : "sit_in" });
+      if (reply.type === "ok" && t.seats.get(t.you)) t.seats.get(t.you).away = on;
+      if (state.current === t.id) renderTable(t);
+    };
+    if (me && me.away) box.append(h("button", { type: "button", id: "sit-in", onclick: () => away(false) }, "I'm back"));
+    else if (me) box.append(h("button", { type: "button", id: "sit-out", onclick: () => away(true) }, "Sit out (away)"));
+    if (!me) {
+      box.append(h("button", { type: "button", id: "stop-watching", onclick: () => {
+        send(t, { type: "unobserve" });
+        unwatchTable(t.id);
+        location.hash = `#tournament/${encodeURIComponent(tournament)}`;
+      } }, "Stop watching"));
+    }
+    box.append(h("a", { href: `#tournament/${encodeURIComponent(tournament)}`, id: "tournament-lobby-link" }, "Tournament lobby"));
+    return box;
+  }
   if (!me) {
     if (!t.onWaitList) box.append(h("button", { type: "button", onclick: () => joinWaitList(t.id) }, "Join the waiting list"));
     else box.append(h("button", { type: "button", onclick: () => send(t, { type: "wait_list_leave" }).then(() => { t.onWaitList = false; renderTable(t); }) }, "Leave the waiting list"));
@@ -1435,7 +1491,9 @@ function renderChat(t) {
 }
 
 function tick() {
-  if (state.view !== "table" || !state.socket) return;
+  if (!state.socket) return;
+  tickTournament();
+  if (state.view !== "table") return;
   const t = state.tables.get(state.current);
   if (!t || t.toAct === null || t.deadline === null) return;
   const now = state.socket.now();
@@ -1488,6 +1546,403 @@ function onKey(e) {
   else if (key === "f") click("act-fold");
   else if (key === "c") document.getElementById("act-check") ? click("act-check") : click("act-call");
   else if (key === "r" || e.key === "Enter") document.getElementById("act-raise") ? click("act-raise") : click("act-bet");
+}
+
+// ------------------------------------------------------------------ tournaments
+
+const ZERO_DECIMALS = new Set(["JPY", "KRW", "ISK", "CLP", "VND"]);
+
+/** ``units`` of a tournament's currency (buy-ins, fees, prizes) as people read them. */
+function tmoney(entry, units) {
+  const currency = entry ? entry.currency : "PLAY";
+  if (currency === "PLAY") return chips(units);
+  return amountText(currency, Number(units) / (ZERO_DECIMALS.has(currency) ? 1 : 100));
+}
+
+function buyInText(entry) {
+  const unit = entry.currency === "PLAY" ? " play chips" : "";
+  return `${tmoney(entry, entry.buy_in)} + ${tmoney(entry, entry.fee)}${unit}`;
+}
+
+function setTournaments(list) {
+  state.tournaments = list;
+  state.tournamentsAt = state.socket ? state.socket.now() : Date.now() / 1000;
+}
+
+function tournamentEntry(id) {
+  return state.tournaments.find((x) => x.id === id) || (state.tourneyDetails.get(id) || {}).detail || null;
+}
+
+/** The tournament a table belongs to (its id is `<instance>.<n>`), or null for a cash table. */
+function tournamentOf(tableId) {
+  if (!tableId || state.lobby.some((x) => x.id === tableId)) return null;
+  const watched = state.tables.get(tableId);
+  if (watched && watched.tournament) return watched.tournament;
+  const split = splitTableId(tableId);
+  if (!split) return null;
+  const known = tournamentEntry(split.tournament) || state.tourneyViews.has(split.tournament);
+  return known ? split.tournament : null;
+}
+
+/** A tournament table as the table view wants a lobby entry: its name, seats and big blind. */
+function tournamentTableEntry(id) {
+  const split = splitTableId(id);
+  if (!split) return null;
+  const entry = tournamentEntry(split.tournament);
+  const mine = state.tourneyViews.get(split.tournament);
+  if (!entry && !mine) return null;
+  const detail = (state.tourneyDetails.get(split.tournament) || {}).detail;
+  const fields = mine ? mine.view : entry;
+  const seats = detail ? detail.structure.seats_per_table : null;
+  const taken = state.tables.has(id) ? [...state.tables.get(id).seats.keys()] : [];
+  return {
+    id,
+    tournament: split.tournament,
+    name: `${split.tournament} · Table ${split.number}`,
+    seats: seats || Math.max(2, ...taken),
+    structure: entry ? entry.game : "no_limit",
+    currency: "PLAY", // tournament chips
+    settings: { big_blind_amount: fields && fields.blinds ? fields.blinds[1] : 1, exponent: 0 },
+  };
+}
+
+/** The status fields to show for a tournament: the freshest of the player's own view, the
+ * tournament's page and its lobby entry, the clocks run on to now. */
+function tournamentFields(id) {
+  const now = state.socket ? state.socket.now() : Date.now() / 1000;
+  const mine = state.tourneyViews.get(id);
+  const detail = state.tourneyDetails.get(id);
+  const entry = state.tournaments.find((x) => x.id === id);
+  const known = [mine && [mine.view, mine.at], detail && [detail.detail, detail.at], entry && [entry, state.tournamentsAt]].filter(Boolean);
+  if (!known.length) return null;
+  const [fields, at] = known.reduce((a, b) => (b[1] > a[1] ? b : a));
+  return standing(fields, at, now);
+}
+
+function onMoved(m) {
+  const t = watchTable(m.table);
+  t.tournament = m.tournament;
+  t.observing = Promise.resolve(t); // the server watches it for this connection: its snapshot follows
+  if (m.from_table && m.from_table !== m.table) unwatchTable(m.from_table); // and stopped watching the old one
+  const split = splitTableId(m.table);
+  const where = `Table ${split ? split.number : m.table}, seat ${m.seat}`;
+  const text = (MOVE_REASONS[m.reason] || MOVE_REASONS.balance)(where);
+  state.notice = { table: m.table, text, until: Date.now() + 12_000 };
+  announce(text);
+  if (!state.tourneyDetails.has(m.tournament)) loadTournament(m.tournament); // the seats a table
+  const shown = state.view === "table" ? state.tables.get(state.current) : null;
+  if (shown && shown.id !== m.table && myTurn(shown) && !tournamentOf(shown.id)) {
+    toast(text, "info"); // a cash table waits for the player: the move is said, the view stays
+    return;
+  }
+  location.hash = `#table/${encodeURIComponent(m.table)}`; // the new table, without a click
+  if (state.current === m.table && state.view === "table") render();
+}
+
+function onTournamentView(m) {
+  state.tourneyViews.set(m.tournament, { view: m, at: state.socket.now() });
+  if (state.view === "table" && tournamentOf(state.current) === m.tournament) render();
+  else if ((state.view === "tournament" || state.view === "results") && state.current === m.tournament) render();
+}
+
+function onTournamentResult(m) {
+  state.results.set(m.tournament, m);
+  const text = resultSentence(m);
+  toast(text, "info");
+  announce(text);
+  refreshBalance();
+  loadTournament(m.tournament);
+  const shown = state.view === "table" && tournamentOf(state.current) === m.tournament;
+  // the tournament's tables where the player no longer plays are not watched any more
+  for (const [id, t] of [...state.tables]) {
+    const seated = t.you !== null && t.you !== undefined && t.seats.has(t.you);
+    if (tournamentOf(id) === m.tournament && (!seated || m.place === 1)) { // 1st: the tournament is over
+      state.socket.request({ type: "unobserve", table: id });
+      unwatchTable(id);
+    }
+  }
+  if (shown) location.hash = `#results/${encodeURIComponent(m.tournament)}`; // the tournament ended for the player
+}
+
+function resultSentence(r) {
+  const entry = tournamentEntry(r.tournament);
+  const prize = r.prize > 0 ? ` and won ${tmoney(entry, r.prize)}${entry && entry.currency === "PLAY" ? " play chips" : ""}` : "";
+  return `You finished ${ordinal(r.place)} of ${r.entries} in ${r.tournament}${prize}.`;
+}
+
+/** One tournament whole (GET /api/tournaments/{id}); its page redrawn. */
+async function loadTournament(id) {
+  try {
+    const detail = await api("GET", `/api/tournaments/${encodeURIComponent(id)}`);
+    state.tourneyDetails.set(id, { detail, at: state.socket ? state.socket.now() : Date.now() / 1000 });
+  } catch (error) {
+    if (state.current === id && (state.view === "tournament" || state.view === "results")) {
+      app.replaceChildren(h("section", { class: "tournament" }, h("h1", {}, id),
+        h("p", { class: "form-error", role: "alert" }, error.status === 404 ? "There is no such tournament (any more): choose one in the lobby." : errorText(error)),
+        h("a", { href: "#lobby" }, "Back to the lobby")));
+    }
+    return;
+  }
+  if (state.current === id && (state.view === "tournament" || state.view === "results")) render();
+  else if (state.view === "table" && tournamentOf(state.current) === id) render();
+}
+
+/** The lobby's and the tournament page's figures, fetched again every few seconds while shown. */
+let tournamentsPolled = 0;
+async function pollTournaments() {
+  const view = state.view;
+  const atTable = view === "table" && tournamentOf(state.current);
+  // a table hears of its own hands at once: the others' news (players left) every 10 s
+  if (!state.player || Date.now() - tournamentsPolled < (atTable ? 10_000 : 2500)) return;
+  if (view !== "lobby" && view !== "tournament" && view !== "results" && !atTable) return;
+  tournamentsPolled = Date.now();
+  if (view === "tournament" || view === "results") {
+    await loadTournament(state.current);
+    return;
+  }
+  try {
+    const answer = await api("GET", "/api/tournaments");
+    const before = JSON.stringify(state.tournaments.map(({ next_level_in, break_ends_in, ...rest }) => rest));
+    setTournaments(answer.tournaments);
+    const after = JSON.stringify(state.tournaments.map(({ next_level_in, break_ends_in, ...rest }) => rest));
+    const busy = document.activeElement && ["SELECT", "INPUT"].includes(document.activeElement.tagName);
+    if (state.view === "lobby" && before !== after && !busy) renderLobby();
+  } catch (_) {
+    /* tried again shortly */
+  }
+}
+
+async function registerTournament(id, withdraw = false) {
+  state.tournamentError = null;
+  try {
+    if (withdraw) await api("DELETE", `/api/tournaments/${encodeURIComponent(id)}/register`);
+    else await api("POST", `/api/tournaments/${encodeURIComponent(id)}/register`, {});
+    toast(withdraw ? "Your entry is withdrawn: buy-in and fee are back in your wallet." : `You are registered for ${id}.`, "info");
+  } catch (error) {
+    state.tournamentError = { id, text: tournamentErrorText(error, id, withdraw) };
+  }
+  await refreshBalance();
+  await loadTournament(id);
+  if (state.view === "lobby") renderLobby();
+  else render();
+}
+
+/** A refused registration in words: the balance short, registration closed, already in. */
+function tournamentErrorText(error, id, withdraw) {
+  const entry = tournamentEntry(id);
+  const d = error.details || {};
+  const message = String(error.message || "");
+  const unit = entry && entry.currency === "PLAY" ? " play chips" : "";
+  if (error.code === "refused" && d.balance !== undefined && (d.amount !== undefined || d.cost !== undefined)) {
+    return `Your balance is short: you hold ${tmoney(entry, d.balance)}${unit} and the entry costs ${tmoney(entry, d.amount ?? d.cost)}${unit} (buy-in and fee).`;
+  }
+  if (/holds?|balance|insufficient/i.test(message) && !withdraw) {
+    return `Your balance is short for this entry (${entry ? buyInText(entry) : "buy-in and fee"}): ${sentence(message)}`;
+  }
+  if (/closed|started|is running|is finished|is cancelled|not registering/i.test(message)) {
+    return withdraw ? `The tournament has started: entries can no longer be withdrawn.` : `Registration is closed for ${id}.`;
+  }
+  if (error.status === 401) return "Sign in to register.";
+  return sentence(message);
+}
+
+function tournamentActions(entry) {
+  const registered = entry.registered.includes(state.player);
+  const open = entry.state === "registering" || entry.state === "late_registration";
+  const mine = state.tourneyViews.get(entry.id);
+  const seat = mine && mine.view.table_id && mine.view.you.status === "playing" ? mine.view.table_id : null;
+  // during late registration a player whose entry is out may enter again (R-TOURN-3)
+  const detail = (state.tourneyDetails.get(entry.id) || {}).detail;
+  const reEnter = registered && entry.state === "late_registration" && mine && mine.view.you.status === "out"
+    && detail && detail.structure.re_entries > 0;
+  return [
+    open && (!registered || reEnter)
+      ? h("button", { type: "button", class: "register", onclick: () => registerTournament(entry.id), "aria-label": `${reEnter ? "Re-enter" : "Register for"} ${entry.id}` }, reEnter ? "Re-enter" : "Register") : null,
+    registered && entry.state === "registering"
+      ? h("button", { type: "button", class: "unregister", onclick: () => registerTournament(entry.id, true), "aria-label": `Unregister from ${entry.id}` }, "Unregister") : null,
+    seat ? h("a", { href: `#table/${encodeURIComponent(seat)}`, class: "button-link" }, "Open your table") : null,
+  ];
+}
+
+function renderTournamentList() {
+  const f = state.tournamentFilters;
+  const list = state.tournaments;
+  if (!list.length) return null; // a room without tournaments
+  const buyIns = [...new Map(list.map((x) => [String(x.buy_in + x.fee), x])).values()]
+    .sort((a, b) => a.buy_in + a.fee - (b.buy_in + b.fee));
+  const select = (key, label, options) => h("label", {}, label,
+    h("select", { id: `tournament-filter-${key}`, name: `tournament-${key}`, "aria-label": `filter tournaments by ${label.toLowerCase()}`,
+      onchange: (e) => { f[key] = e.target.value; renderLobby(); } },
+    h("option", { value: "" }, "All"),
+    options.map(([value, text]) => h("option", { value, selected: f[key] === value }, text))));
+  const shown = list.filter((x) => (!f.format || x.format === f.format) && (!f.buyIn || String(x.buy_in + x.fee) === f.buyIn));
+  const rows = shown.map((x) => {
+    const registered = x.registered.includes(state.player);
+    return h("tr", { dataset: { tournament: x.id, state: x.state }, class: registered ? "mine" : null },
+      h("td", {}, h("a", { href: `#tournament/${encodeURIComponent(x.id)}` }, h("strong", {}, x.id)),
+        registered ? h("span", { class: "badge you-sit" }, " You are registered") : null),
+      h("td", {}, TOURNAMENT_FORMATS[x.format] || x.format),
+      h("td", {}, GAME_NAMES[x.game] || x.game),
+      h("td", { class: "num", dataset: { buyIn: x.buy_in, fee: x.fee } }, buyInText(x)),
+      h("td", { class: "num" }, x.max_entries ? `${x.entries} / ${x.max_entries}` : String(x.entries)),
+      h("td", {}, STATE_NAMES[x.state] || x.state,
+        x.start_at && x.state === "registering" ? h("div", { class: "info" }, `starts ${localTime(x.start_at)}`) : null),
+      h("td", { class: "num" }, x.prize_pool ? tmoney(x, x.prize_pool) : "—"),
+      h("td", { class: "row-actions" },
+        h("a", { href: `#tournament/${encodeURIComponent(x.id)}`, class: "button-link", "aria-label": `Details of ${x.id}` }, "Details"),
+        tournamentActions(x)));
+  });
+  const error = state.tournamentError && !state.current ? h("p", { class: "form-error", id: "tournament-error", role: "alert" }, state.tournamentError.text) : null;
+  return h("section", { class: "tournaments", id: "tournaments", "aria-labelledby": "tournaments-title" },
+    h("h2", { id: "tournaments-title" }, "Tournaments"),
+    h("div", { class: "filters" },
+      select("format", "Format", Object.entries(TOURNAMENT_FORMATS)),
+      select("buyIn", "Buy-in", buyIns.map((x) => [String(x.buy_in + x.fee), buyInText(x)]))),
+    error,
+    h("div", { class: "scroll" }, h("table", { class: "tables tournament-list" },
+      h("thead", {}, h("tr", {}, ["Tournament", "Format", "Game", "Buy-in", "Entries", "State", "Prize pool"].map((x) => h("th", { scope: "col" }, x)),
+        h("th", { scope: "col" }, h("span", { class: "sr-only" }, "actions")))),
+      h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: 8 }, "No tournament matches."))))));
+}
+
+function breaksText(structure) {
+  const b = structure.breaks;
+  return b ? `${b.minutes} minutes at :${String(b.at_minute).padStart(2, "0")} of every hour` : "none";
+}
+
+/** The tournament's page: where it stands, register/unregister, structure, payouts, entrants, tables. */
+function renderTournament(id) {
+  const held = state.tourneyDetails.get(id);
+  if (!held) {
+    app.replaceChildren(h("p", { class: "loading" }, "Loading the tournament…"));
+    return;
+  }
+  const d = held.detail;
+  const s = d.structure;
+  const unit = d.currency === "PLAY" ? " play chips" : "";
+  const result = state.results.get(id);
+  const error = state.tournamentError && state.tournamentError.id === id
+    ? h("p", { class: "form-error", id: "tournament-error", role: "alert" }, state.tournamentError.text) : null;
+  const running = !["registering", "finished", "cancelled"].includes(d.state);
+  app.replaceChildren(h("section", { class: "tournament", dataset: { tournament: id, state: d.state } },
+    h("p", {}, h("a", { href: "#lobby" }, "← Lobby")),
+    h("h1", {}, id),
+    h("p", { class: "summary", id: "tournament-summary" },
+      `${TOURNAMENT_FORMATS[d.format] || d.format} · ${GAME_NAMES[d.game] || d.game} · Buy-in ${buyInText(d)} · `,
+      `Starting stack ${chips(d.starting_stack)} · ${STATE_NAMES[d.state] || d.state}`,
+      d.start_at && d.state === "registering" ? ` · starts ${localTime(d.start_at)}` : ""),
+    h("p", { class: "summary" }, `Entries ${d.entries}${d.max_entries ? ` of ${d.max_entries}` : ""}`,
+      d.prize_pool ? ` · Prize pool ${tmoney(d, d.prize_pool)}${unit}` : ""),
+    running ? standingBar(id) : null,
+    h("div", { class: "row", id: "tournament-actions" }, tournamentActions(d),
+      d.state === "finished" || d.places.length ? h("a", { href: `#results/${encodeURIComponent(id)}`, class: "button-link", id: "results-link" }, "Results") : null),
+    error,
+    result ? h("p", { class: "my-result", role: "status" }, resultSentence(result)) : null,
+    d.error ? h("p", { class: "form-error" }, `The tournament is paused: ${d.error}`) : null,
+    h("div", { class: "tournament-grid" },
+      h("section", { "aria-labelledby": "structure-title", id: "tournament-structure" },
+        h("h2", { id: "structure-title" }, "Structure"),
+        h("p", {}, `${s.level_minutes}-minute levels (${s.schedule}) · ${s.seats_per_table} seats a table · breaks: ${breaksText(s)}`,
+          s.late_registration_levels ? ` · late registration ${s.late_registration_levels} levels` : "",
+          s.re_entries ? ` · ${s.re_entries} re-entries` : "",
+          s.guarantee ? ` · guarantee ${tmoney(d, s.guarantee)}${unit}` : ""),
+        h("div", { class: "scroll levels", tabindex: 0, role: "region", "aria-label": "the blind levels" }, h("table", { class: "tables", id: "levels" },
+          h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Level"), h("th", { scope: "col" }, "Blinds"), h("th", { scope: "col" }, "Ante"))),
+          h("tbody", {}, s.levels.map((l) => h("tr", { dataset: { level: l.level }, class: l.level === d.level ? "current" : null },
+            h("td", {}, String(l.level)), h("td", {}, `${chips(l.blinds[0])}/${chips(l.blinds[1])}`), h("td", {}, l.blinds[2] ? chips(l.blinds[2]) : "—"))))))),
+      h("section", { "aria-labelledby": "payouts-title", id: "tournament-payouts" },
+        h("h2", { id: "payouts-title" }, "Payouts"),
+        h("p", { class: "hint" }, d.payouts_final ? "Final." : "With the entries so far; final when registration closes."),
+        h("table", { class: "tables", id: "payouts" },
+          h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Place"), h("th", { scope: "col" }, "Prize"))),
+          h("tbody", {}, d.payouts.map((p) => h("tr", { dataset: { place: p.place } }, h("td", {}, ordinal(p.place)), h("td", { class: "num" }, `${tmoney(d, p.prize)}${unit}`)))))),
+      h("section", { "aria-labelledby": "entrants-title", id: "tournament-entrants" },
+        h("h2", { id: "entrants-title" }, `Entrants (${d.players.length})`),
+        h("table", { class: "tables", id: "entrants" },
+          h("thead", {}, h("tr", {}, ["Rank", "Player", "Chips", "Table"].map((x) => h("th", { scope: "col" }, x)))),
+          h("tbody", {}, d.players.map((p) => h("tr", { dataset: { account: p.account, status: p.status }, class: p.account === state.player ? "mine" : null },
+            h("td", {}, p.status === "registered" ? "—" : p.status === "out" ? `out, ${ordinal(p.place || p.rank)}` : String(p.rank)),
+            h("td", {}, p.account), h("td", { class: "num" }, p.status === "registered" ? "" : chips(p.chips)),
+            h("td", {}, p.table ? `Table ${p.table}` : "")))))),
+      h("section", { "aria-labelledby": "tables-title", id: "tournament-tables" },
+        h("h2", { id: "tables-title" }, "Tables"),
+        d.tables.length ? h("ul", { class: "plain" }, d.tables.map((x) => h("li", { dataset: { table: x.table_id } },
+          h("strong", {}, `Table ${x.table}`), ` — ${x.players.map((p) => `${p.account} ${chips(p.chips)}`).join(", ")} `,
+          h("a", { href: `#table/${encodeURIComponent(x.table_id)}`, "aria-label": `Watch table ${x.table}` }, "Watch"))))
+          : h("p", { class: "hint" }, d.state === "registering" ? "The tables are drawn at the start." : "No tables in play.")))));
+}
+
+/** The results: every final place with its prize, and the player's own result. */
+function renderResults(id) {
+  const held = state.tourneyDetails.get(id);
+  if (!held) {
+    app.replaceChildren(h("p", { class: "loading" }, "Loading the results…"));
+    return;
+  }
+  const d = held.detail;
+  const unit = d.currency === "PLAY" ? " play chips" : "";
+  const result = state.results.get(id);
+  const own = d.players.find((p) => p.account === state.player && p.place !== null);
+  const mine = result ? resultSentence(result)
+    : own ? resultSentence({ tournament: id, place: own.place, prize: own.prize, entries: d.entries }) : null;
+  app.replaceChildren(h("section", { class: "tournament results", dataset: { tournament: id, state: d.state } },
+    h("p", {}, h("a", { href: "#lobby" }, "← Lobby"), " · ", h("a", { href: `#tournament/${encodeURIComponent(id)}` }, "Tournament")),
+    h("h1", {}, `Results — ${id}`),
+    mine ? h("p", { class: "my-result", id: "my-result", role: "status" }, mine) : null,
+    h("p", { class: "summary" }, d.state === "finished" ? `Finished · ${d.entries} entries` : `${STATE_NAMES[d.state] || d.state} · ${d.players_left} players left of ${d.entries}`,
+      d.prize_pool ? ` · Prize pool ${tmoney(d, d.prize_pool)}${unit}` : ""),
+    h("table", { class: "tables", id: "places" },
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Place"), h("th", { scope: "col" }, "Player"), h("th", { scope: "col" }, "Prize"))),
+      h("tbody", {}, d.places.length ? d.places.map((p) => h("tr", { dataset: { place: p.place, account: p.account }, class: p.account === state.player ? "mine" : null },
+        h("td", {}, ordinal(p.place), p.shared > 1 ? ` (shared by ${p.shared})` : ""), h("td", {}, p.account, p.disqualified ? " (disqualified)" : ""),
+        h("td", { class: "num" }, p.prize ? `${tmoney(d, p.prize)}${unit}` : "—")))
+        : h("tr", {}, h("td", { colspan: 3 }, "No place is final yet."))))));
+}
+
+/** The bar over a tournament table: level, blinds and the countdown to the next, the break,
+ * players left, average stack, the player's rank, places paid, the bubble and hand-for-hand. */
+function tournamentBar(t) {
+  return standingBar(tournamentOf(t.id));
+}
+
+/** Where tournament ``id`` stands, as a bar (over its tables and on its page). */
+function standingBar(id) {
+  const f = tournamentFields(id);
+  if (!f) return h("div", { class: "tourney-bar", id: "tourney-bar" }, id);
+  const mine = state.tourneyViews.get(id);
+  const you = mine ? mine.view.you : null;
+  const stage = moneyStage(f);
+  return h("div", { class: "tourney-bar", id: "tourney-bar", role: "group", "aria-label": "the tournament", dataset: { tournament: id, level: f.level } },
+    h("span", { class: "level" }, `Level ${f.level}`),
+    h("span", { class: "blinds" }, `Blinds ${blindsText(f.blinds)}`),
+    f.on_break
+      ? h("span", { class: "badge break", id: "break-clock", dataset: { endsIn: f.break_ends_in } }, `Break — play resumes in ${clockText(f.break_ends_in || 0)}`)
+      : f.next_level_in !== null
+        ? h("span", { class: "next-level", id: "level-clock" }, `Next ${blindsText(f.next_blinds)} in `, h("span", { class: "count", id: "level-count" }, clockText(f.next_level_in)))
+        : null,
+    h("span", { class: "left", id: "players-left" }, `Players left ${f.players_left} of ${f.entries}`),
+    h("span", { class: "average" }, `Average stack ${chips(f.average_stack)}`),
+    you && you.status === "playing" && you.rank ? h("span", { class: "rank", id: "my-rank" }, `Your rank ${you.rank} of ${f.players_left}`) : null,
+    h("span", { class: "paid" }, `Places paid ${f.places_paid}`),
+    stage === "bubble" ? h("span", { class: "badge bubble", id: "bubble" }, "Bubble: the next player out wins nothing") : null,
+    stage === "money" ? h("span", { class: "badge money", id: "in-money" }, "In the money") : null,
+    f.hand_for_hand ? h("span", { class: "badge hfh", id: "hand-for-hand" }, "Hand-for-hand: every table waits for the others") : null);
+}
+
+/** The tournament clocks run on between the server's messages (every 200 ms). */
+function tickTournament() {
+  pollTournaments();
+  if (state.view !== "table" && state.view !== "tournament") return;
+  const id = state.view === "table" ? tournamentOf(state.current) : state.current;
+  if (!id) return;
+  const f = tournamentFields(id);
+  if (!f) return;
+  const count = document.getElementById("level-count");
+  if (count && f.next_level_in !== null) count.textContent = clockText(f.next_level_in);
+  const pause = document.getElementById("break-clock");
+  if (pause && f.break_ends_in !== null) pause.textContent = `Break — play resumes in ${clockText(f.break_ends_in)}`;
+  const notice = document.getElementById("moved-notice");
+  if (notice && state.notice && Date.now() >= state.notice.until) notice.remove();
 }
 
 // ------------------------------------------------------------------ hand history

@@ -18,6 +18,7 @@ function seatFrom(s) {
     folded: s.folded,
     allIn: s.all_in,
     cards: s.cards,
+    away: Boolean(s.away), // a tournament player away (R-TOURN-6)
     mucked: false,
     last: "",
   };
@@ -214,6 +215,7 @@ export function applyEvent(t, e, names) {
       t.deadline = e.ends;
       return `${who(e.seat)} uses the time bank`;
     case "timed_out":
+      if (s && t.tournament) s.away = true; // at a tournament table one timeout makes a player away (R-TOURN-6)
       return `${who(e.seat)} timed out (${e.action})`;
     case "protection_used":
       return `${e.account}'s all-in protection is used`;
