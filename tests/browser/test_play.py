@@ -294,14 +294,18 @@ def test_three_all_ins_show_the_main_and_the_side_pot_as_the_server_awarded_them
     assert len(pots) >= 2  # a main pot and a side pot
     books = server_stacks(room, "side")
     for page in (uma, vic, wes):
-        lines = page.locator(".pot-line")
-        expect(lines).to_have_count(len(pots))
-        expect(lines.first).to_contain_text("Main pot")
-        expect(lines.nth(1)).to_contain_text("Side pot 1")
-        amounts = page.eval_on_selector_all(
-            ".pot-line", "els => els.map(e => Number(e.dataset.amount))"
-        )
-        assert amounts == [amount for amount, _, _ in pots]
+        # One look at the lines (the next hand clears them two seconds after this one).
+        shown = page.wait_for_function(
+            """n => {
+                const lines = [...document.querySelectorAll('.pot-line')];
+                return lines.length === n
+                    && lines.map(e => [e.textContent, Number(e.dataset.amount)]);
+            }""",
+            arg=len(pots),
+        ).json_value()
+        assert "Main pot" in shown[0][0], shown
+        assert "Side pot 1" in shown[1][0], shown
+        assert [amount for _, amount in shown] == [amount for amount, _, _ in pots]
         assert page_stacks(page) == books
 
 
