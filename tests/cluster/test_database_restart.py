@@ -30,7 +30,7 @@ TABLE = """
 id = "d1"
 preset = "nl_25_50"
 max_seats = 6
-act_seconds = 9
+act_seconds = 20
 countdown_seconds = 0
 time_bank_seconds = 0
 protect_on = "any_timeout"
@@ -159,7 +159,9 @@ async def _away_and_back(
             60,
         )
         await asyncio.to_thread(database.stop)
-        await asyncio.sleep(2 * LEASE + 8)  # twice the lease, and more than her whole turn (9 s)
+        # Twice the lease, and more than her whole turn (20 s: what her clock runs before the
+        # worker notices the outage and after it is back must fit in it on a loaded machine).
+        await asyncio.sleep(2 * LEASE + 20)
         await asyncio.to_thread(database.start)
         reply = await until_ok(lambda: client.call("d1", "snapshot", "alice"), 30)
         view = json.loads(reply["frames"][0])["view"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import signal
 from pathlib import Path
@@ -125,14 +126,12 @@ def test_a_room_logs_serves_health_and_metrics(fast_tmp: Path) -> None:
         )
         assert _a_frame_too_large(room.url) == 1009
         account = {"name": "operator1", "password": "long enough password"}
-        assert httpx.post(f"{room.url}/api/signup", json=account).status_code == 201
-        assert (
-            httpx.post(
-                f"{room.url}/api/signin", json={**account, "password": "wrong one!"}
-            ).status_code
-            == 401
-        )
-        token = httpx.post(f"{room.url}/api/signin", json=account).json()["token"]
+        # (the room's own password hashing: slow on purpose, slower on a loaded machine)
+        post = functools.partial(httpx.post, timeout=60)
+        assert post(f"{room.url}/api/signup", json=account).status_code == 201
+        wrong = {**account, "password": "wrong one!"}
+        assert post(f"{room.url}/api/signin", json=wrong).status_code == 401
+        token = post(f"{room.url}/api/signin", json=account).json()["token"]
         assert _signed_in_connection(room.url, token) == 1000
         signed = room.get("/metrics").text
         assert 'feltroom_sign_ins_total{result="ok"} 1.0' in signed

@@ -148,18 +148,20 @@ class ClusterRoom:
         return {"players": listed, "connections": connections}
 
     async def tables(self) -> list[dict[str, Any]]:
-        entries = list(self.hub._lobby_entries())
+        """Every table defined, each asked of its owner; a table whose owner has not written
+        its lobby entry lately (none owns it, or it is busy) is listed with what is known."""
+        entries = {entry["id"]: entry for entry in self.hub._lobby_entries()}
+        ids = sorted(set(self.hub.tables) | set(entries))
 
-        async def one(entry: dict[str, Any]) -> dict[str, Any]:
+        async def one(table_id: str) -> dict[str, Any]:
+            entry = entries.get(table_id) or {"id": table_id, "name": table_id, "status": "unknown"}
             try:
-                view = await self.client.call(
-                    entry["id"], "operator_table", "", timeout=self.timeout
-                )
+                view = await self.client.call(table_id, "operator_table", "", timeout=self.timeout)
             except RemoteError as error:
                 return {**entry, "players": [], "hand": None, "unreachable": error.message}
             return {**entry, **view}
 
-        return list(await asyncio.gather(*(one(entry) for entry in entries)))
+        return list(await asyncio.gather(*(one(table_id) for table_id in ids)))
 
     async def check_table(self, table_id: str) -> None:
         known = await self._defined()
