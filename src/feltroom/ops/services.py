@@ -203,7 +203,7 @@ class NginxServer:
     """nginx on loopback in front of some gateways, with the configuration docs/cluster.md
     gives (websockets upgraded, the client's Host kept), from Debian's package."""
 
-    def __init__(self, upstreams: list[int]) -> None:
+    def __init__(self, upstreams: list[int], port: int | None = None) -> None:
         binary = shutil.which("nginx") or (
             "/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None
         )
@@ -213,7 +213,7 @@ class NginxServer:
             raise ServiceUnavailable("no nginx: install Debian's nginx package")
         assert binary is not None
         self.folder = Path(tempfile.mkdtemp(prefix="feltroom-nginx-"))
-        self.port = free_port()
+        self.port = port or free_port()
         servers = "\n".join(
             f"        server 127.0.0.1:{port} max_fails=1 fail_timeout=2s;" for port in upstreams
         )
@@ -225,7 +225,7 @@ worker_processes 1;
 daemon off;
 pid {folder}/nginx.pid;
 error_log {folder}/error.log;
-events {{ worker_connections 256; }}
+events {{ worker_connections 16384; }}
 http {{
     access_log off;
     client_body_temp_path {folder}/body;
