@@ -17,7 +17,10 @@ Each JSON line has the fields of `bench server` (``--help`` there) plus:
   ``PUBLISH``, lease and lobby write), per action;
 - ``server_cpu_ms_per_action``: CPU of every room process (workers, gateways, nginx), the
   broker and the database (the postmaster and its backends) in the window, per action; and
-  ``cpu_ms_per_action_by_part``: the same split into ``room``, ``broker`` and ``database``.
+  ``cpu_ms_per_action_by_part``: the same split into ``room``, ``broker`` and ``database``;
+- ``database_commits_per_hand``: PostgreSQL's committed transactions in the window
+  (``pg_stat_database.xact_commit``: settlements, new hand ids, leases, buy-ins, sessions) per
+  hand played.
 
 With ``--capacity`` the line's ``cpu_percent`` gives the room processes', the broker's, the
 database's and the bots' shares of the machine (100: one core).
@@ -59,9 +62,13 @@ class ClusterRoom:
 
     def sample(self) -> dict[str, float]:
         """CPU seconds so far: the room's processes, the broker, the database and their sum;
-        the broker's count of commands."""
+        the broker's count of commands; the database's count of commits."""
         cpu = self.cluster.cpu()
-        return cpu | {"cpu": sum(cpu.values()), "broker_commands": self.cluster.broker_commands()}
+        return cpu | {
+            "cpu": sum(cpu.values()),
+            "broker_commands": self.cluster.broker_commands(),
+            "database_commits": self.cluster.database_commits(),
+        }
 
     def rss_mb(self) -> float:
         """The resident memory of the room's processes (workers, gateways, nginx)."""

@@ -563,13 +563,17 @@ def run_scenario(
         shutil.rmtree(folder, ignore_errors=True)
     lines = []
     for step, bots, t0, t1, rss, cpu, sample0, sample1 in windows:
-        lines.append(
+        line = (
             {"scenario": name, "tables": step, "connections": bots}
             | _window(records, t0, t1)
             | {"rss_mb": rss, "server_cpu_percent": cpu}
             | per_action(sample0, sample1, _actions(records, t0, t1))
-            | {"audit": audit}
         )
+        if "database_commits" in sample0:
+            hands = sum(1 for t in records.hands if t0 <= t < t1)
+            commits = sample1["database_commits"] - sample0["database_commits"]
+            line["database_commits_per_hand"] = round(commits / max(hands, 1), 2)
+        lines.append(line | {"audit": audit})
     best_line = max(lines, key=lambda line: line["actions_per_second"])
     if len(lines) > 1:
         best_line["steps"] = [

@@ -35,6 +35,8 @@ def test_bench_cluster_prints_bench_servers_fields_and_the_clusters(
     assert set(parts) == {"room", "broker", "database"}
     assert all(value > 0 for value in parts.values())
     assert report["server_cpu_ms_per_action"] == pytest.approx(sum(parts.values()), abs=0.01)
+    # a settlement at least (the new hand ids and the leases add theirs)
+    assert report["database_commits_per_hand"] >= 1
     assert report["audit"] is True
     assert code == 0
 

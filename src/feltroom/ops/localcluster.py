@@ -258,6 +258,19 @@ class LocalCluster:
         finally:
             client.close()
 
+    def database_commits(self) -> int:
+        """PostgreSQL's count of committed transactions (``pg_stat_database.xact_commit``, all
+        databases: the statistics of the moment, flushed by the server about once a second)."""
+        from sqlalchemy import create_engine, text
+
+        engine = create_engine(self.db)
+        try:
+            with engine.connect() as connection:
+                query = text("SELECT sum(xact_commit) FROM pg_stat_database")
+                return int(connection.execute(query).scalar_one())
+        finally:
+            engine.dispose()
+
     # ------------------------------------------------------------------ stopping
 
     def stop(self) -> None:
