@@ -208,7 +208,32 @@ class LocalCluster:
         else:
             self.url = f"http://127.0.0.1:{ports['gateway-1']}"
         self._wait(f"{table_count} tables in the lobby", lambda: self._lobby() >= table_count)
+        self._wait("the tables spread over the workers", lambda: self._spread(table_count))
         return self.url
+
+    def _spread(self, table_count: int) -> bool:
+        """Every table leased, each worker holding its share (a table moves to a worker that
+        joined only between hands: bots that sit meanwhile would be refused)."""
+        from sqlalchemy import create_engine, text
+
+        engine = create_engine(self.db)
+        try:
+            with engine.connect() as connection:
+                rows = connection.execute(
+                    text(
+                        "SELECT owner, count(*) FROM table_leases WHERE expires_at > "
+                        "EXTRACT(EPOCH FROM clock_timestamp()) GROUP BY owner"
+                    )
+                ).all()
+        finally:
+            engine.dispose()
+        held = sorted(int(count) for _, count in rows)
+        share = -(-table_count // self.workers)
+        return (
+            sum(held) == table_count
+            and len(held) == min(self.workers, table_count)
+            and (held[-1] <= share)
+        )
 
     def _lobby(self) -> int:
         try:
