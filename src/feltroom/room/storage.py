@@ -404,7 +404,8 @@ class Transaction(Protocol):
         ...
 
     def renew_leases(self, owner: str, held: list[tuple[str, int]], seconds: float) -> set[str]:
-        """``renew_lease`` for many (table, epoch) pairs in one statement: the tables renewed."""
+        """``renew_lease`` for many (table, epoch) pairs at once, without waiting for a row
+        another transaction holds locked (renewed next time); returns the tables still held."""
         ...
 
     def release_lease(self, table_id: str, owner: str, epoch: int) -> bool:
