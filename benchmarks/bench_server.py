@@ -488,12 +488,15 @@ def _specs(
 def per_action(before: dict[str, float], after: dict[str, float], actions: int) -> dict[str, Any]:
     """What the room spent per action in a window, from its counters at both ends
     (``ServedRoom.sample``; a cluster's also per part and the broker's commands)."""
-    n = max(actions, 1)
     spent = {key: after[key] - before[key] for key in before}
-    figures: dict[str, Any] = {"server_cpu_ms_per_action": round(1000 * spent["cpu"] / n, 3)}
+
+    def per(value: float, scale: float, digits: int) -> float | None:
+        return round(scale * value / actions, digits) if actions else None  # none: no figure
+
+    figures: dict[str, Any] = {"server_cpu_ms_per_action": per(spent["cpu"], 1000, 3)}
     if "broker_commands" in spent:
-        figures["broker_messages_per_action"] = round(spent["broker_commands"] / n, 2)
-    parts = {k: round(1000 * spent[k] / n, 3) for k in ("room", "broker", "database") if k in spent}
+        figures["broker_messages_per_action"] = per(spent["broker_commands"], 1, 2)
+    parts = {k: per(spent[k], 1000, 3) for k in ("room", "broker", "database") if k in spent}
     if parts:
         figures["cpu_ms_per_action_by_part"] = parts
     return figures
