@@ -49,21 +49,26 @@ import argparse
 import asyncio
 import json
 import random
+import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import uvloop
 
+from feltroom.ops.localcluster import cpu_seconds
 from served import ServedRoom, percentile
 
 SEATS = 6
 BUY_IN = 200
 PASSWORD = "bench-password"
+CAPACITY_THINK = (2.0, 6.0)
+CAPACITY_P99_MS = 100.0
 ACTION_EVENTS = frozenset({"folded", "checked", "called", "raised"})
 REPLY_SECONDS = 10.0
 NOTABLE = frozenset({"timed_out", "table_paused", "hand_voided", "disconnected"})
@@ -297,6 +302,9 @@ async def _worker(url: str, think: tuple[float, float], seed: int) -> None:
         elif "count" in command:
             t0, t1 = command["count"]
             reply({"actions": sum(1 for sent, _ in records.actions if t0 <= sent < t1)})
+        elif "latencies" in command:
+            t0, t1 = command["latencies"]
+            reply({"latencies": [d for sent, d in records.actions if t0 <= sent < t1]})
         elif "stop" in command:
             lag_task.cancel()
             if probe_task is not None:
@@ -380,6 +388,15 @@ class Workers:
     def count(self, t0: float, t1: float) -> int:
         return sum(int(a["actions"]) for a in self.ask([{"count": [t0, t1]}] * len(self.processes)))
 
+    def latencies(self, t0: float, t1: float) -> list[float]:
+        """The action-to-broadcast latencies of the actions sent in ``[t0, t1)``."""
+        answers = self.ask([{"latencies": [t0, t1]}] * len(self.processes))
+        return [float(d) for answer in answers for d in answer["latencies"]]
+
+    def cpu_seconds(self) -> float:
+        """The client processes' CPU time so far."""
+        return cpu_seconds([process.pid for process in self.processes])
+
     def stop(self) -> Records:
         records = Records()
         for answer in self.ask([{"stop": True}] * len(self.processes)):
@@ -409,13 +426,23 @@ class Server(ServedRoom):
     """``feltroom serve`` in its own process on a free loopback port, with its own database
     and a tables file of ``tables`` six-seat tables."""
 
-    def __init__(self, folder: Path, tables: int) -> None:
-        tables_file = folder / "tables.toml"
-        tables_file.write_text(
-            "".join(TABLE.format(k=k, seats=SEATS) for k in range(1, tables + 1)), "utf-8"
-        )
-        options = ["--tables", str(tables_file), "--house-bots", "0", "--bot-think", "0"]
+    def __init__(self, folder: Path, tables: int, real_pace: bool = False) -> None:
+        tables_file = write_tables(folder, tables)
+        options = ["--tables", str(tables_file), *room_options(real_pace)]
         super().__init__(folder, options)
+
+
+def write_tables(folder: Path, tables: int) -> Path:
+    """The tables file of ``tables`` six-seat No-Limit 1/2 tables, in ``folder``."""
+    path = folder / "tables.toml"
+    path.write_text("".join(TABLE.format(k=k, seats=SEATS) for k in range(1, tables + 1)), "utf-8")
+    return path
+
+
+def room_options(real_pace: bool) -> list[str]:
+    """No house bots; the next hand at once, or (``real_pace``, the capacity runs) after the
+    room's usual pauses between hands (2 s, 4 s after a showdown)."""
+    return ["--house-bots", "0", "--bot-think", "2" if real_pace else "0"]
 
 
 # ---------------------------------------------------------------------------------- scenarios
@@ -447,12 +474,36 @@ def _window(records: Records, t0: float, t1: float) -> dict[str, Any]:
     }
 
 
-def _specs(first: int, last: int, tokens: dict[str, str]) -> list[list[Any]]:
+def _specs(
+    first: int, last: int, tokens: dict[str, str], *, named_only: bool = False
+) -> list[list[Any]]:
+    """The bots of tables ``first`` to ``last``: table, seat, name, token (none: ``named_only``)."""
     return [
-        [f"t{k}", seat, f"b{k}s{seat}", tokens[f"b{k}s{seat}"]]
+        [f"t{k}", seat, f"b{k}s{seat}", None if named_only else tokens[f"b{k}s{seat}"]]
         for k in range(first, last + 1)
         for seat in range(1, SEATS + 1)
     ]
+
+
+def per_action(before: dict[str, float], after: dict[str, float], actions: int) -> dict[str, Any]:
+    """What the room spent per action in a window, from its counters at both ends
+    (``ServedRoom.sample``; a cluster's also per part and the broker's commands)."""
+    spent = {key: after[key] - before[key] for key in before}
+
+    def per(value: float, scale: float, digits: int) -> float | None:
+        return round(scale * value / actions, digits) if actions else None  # none: no figure
+
+    figures: dict[str, Any] = {"server_cpu_ms_per_action": per(spent["cpu"], 1000, 3)}
+    if "broker_commands" in spent:
+        figures["broker_messages_per_action"] = per(spent["broker_commands"], 1, 2)
+    parts = {k: per(spent[k], 1000, 3) for k in ("room", "broker", "database") if k in spent}
+    if parts:
+        figures["cpu_ms_per_action_by_part"] = parts
+    return figures
+
+
+def _actions(records: Records, t0: float, t1: float) -> int:
+    return sum(1 for sent, _ in records.actions if t0 <= sent < t1)
 
 
 def run_scenario(
@@ -462,30 +513,32 @@ def run_scenario(
     think: tuple[float, float],
     processes: int,
     warm_up: float,
+    make_room: Callable[[Path, int], Any] = Server,
 ) -> dict[str, Any]:
     """One scenario: the tables of each step added in turn, each step measured for
-    ``seconds``; scenario ``b`` stops after two steps in a row without a 5 % rise."""
+    ``seconds``; scenario ``b`` stops after two steps in a row without a 5 % rise.
+    ``make_room(folder, tables)`` makes the room (``Server``: one ``feltroom serve``)."""
     folder = Path(tempfile.mkdtemp(prefix="feltroom-bench-server-"))
-    server = Server(folder, max(steps))
+    room = make_room(folder, max(steps))
     workers: Workers | None = None
     results: list[dict[str, Any]] = []
     try:
         names = [f"b{k}s{seat}" for k in range(1, max(steps) + 1) for seat in range(1, SEATS + 1)]
-        tokens = server.seed_accounts([*names, "probe"], PASSWORD, 1_000_000)
-        server.start()
-        workers = Workers(server.url, processes, think)
+        tokens = room.seed_accounts([*names, "probe"], PASSWORD, 1_000_000)
+        room.start()
+        workers = Workers(room.url, processes, think)
         workers.probe(tokens["probe"])
         seated, tables, windows, misses = 0, 0, [], 0
         for step in steps:
             seated += workers.add(_specs(tables + 1, step, tokens))
             tables = step
             time.sleep(warm_up)
-            t0, cpu0 = time.monotonic(), server.cpu_seconds()
+            t0, sample0 = time.monotonic(), room.sample()
             time.sleep(seconds)
-            t1, cpu1 = time.monotonic(), server.cpu_seconds()
+            t1, sample1 = time.monotonic(), room.sample()
             rate = workers.count(t0, t1) / (t1 - t0)
-            cpu = round(100 * (cpu1 - cpu0) / (t1 - t0))
-            windows.append((step, seated, t0, t1, server.rss_mb(), cpu))
+            cpu = round(100 * (sample1["cpu"] - sample0["cpu"]) / (t1 - t0))
+            windows.append((step, seated, t0, t1, room.rss_mb(), cpu, sample0, sample1))
             print(
                 f"  [{name}] {step} tables, {seated} bots: {rate:.0f} actions/s",
                 file=sys.stderr,
@@ -496,28 +549,34 @@ def run_scenario(
                 break
         records = workers.stop()
         workers = None
-        server.stop()
-        audit = server.audit()
+        room.stop()
+        audit = room.audit()
         print(
             f"  [{name}] refused or unanswered actions {records.refused}, rebuys {records.rebuys}, "
             f"other: {records.notable or 'none'}",
             file=sys.stderr,
         )
     except BaseException:
-        print(server.log_tail(), file=sys.stderr)
+        print(room.log_tail(), file=sys.stderr)
         raise
     finally:
         if workers is not None:
             workers.kill()
-        server.stop()
+        room.close()
         shutil.rmtree(folder, ignore_errors=True)
     lines = []
-    for step, bots, t0, t1, rss, cpu in windows:
-        lines.append(
+    for step, bots, t0, t1, rss, cpu, sample0, sample1 in windows:
+        line = (
             {"scenario": name, "tables": step, "connections": bots}
             | _window(records, t0, t1)
-            | {"rss_mb": rss, "server_cpu_percent": cpu, "audit": audit}
+            | {"rss_mb": rss, "server_cpu_percent": cpu}
+            | per_action(sample0, sample1, _actions(records, t0, t1))
         )
+        if "database_commits" in sample0:
+            hands = sum(1 for t in records.hands if t0 <= t < t1)
+            commits = sample1["database_commits"] - sample0["database_commits"]
+            line["database_commits_per_hand"] = round(commits / max(hands, 1), 2)
+        lines.append(line | {"audit": audit})
     best_line = max(lines, key=lambda line: line["actions_per_second"])
     if len(lines) > 1:
         best_line["steps"] = [
@@ -531,18 +590,171 @@ def run_scenario(
     return best_line
 
 
+def raise_open_files() -> int:
+    """``ulimit -n`` raised to its hard limit (the client processes and the room's inherit it):
+    every bot is a socket in a client process and one in the room. Returns the limit."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or soft < hard:
+        want = 1_048_576 if hard == resource.RLIM_INFINITY else hard
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+def _cpu_percent(before: dict[str, float], after: dict[str, float], span: float) -> dict[str, int]:
+    parts = [k for k in ("room", "broker", "database") if k in before] or ["cpu"]
+    parts.append("bots")
+    return {
+        ("room" if k == "cpu" else k): round(100 * (after[k] - before[k]) / span) for k in parts
+    }
+
+
+def run_capacity(
+    first: int,
+    step: int,
+    most: int,
+    seconds: float,
+    processes: int,
+    warm_up: float,
+    make_room: Callable[..., Any] = Server,
+) -> dict[str, Any]:
+    """``--capacity``: six-seat tables, bots thinking 2 to 6 s (the room pausing between hands
+    as it does for people); ``first`` bots, then ``step`` more at a time up to ``most``, each
+    count held for a window of ``seconds``; stops at the first count whose p99 latency is over
+    100 ms (or whose bots could not all sit). The line is the largest count that held."""
+    limit = raise_open_files()
+    if 2 * most + 200 > limit:
+        raise SystemExit(
+            f"feltroom bench: --capacity-max {most} needs about {2 * most + 200} open files; "
+            f"the hard limit (ulimit -Hn) is {limit}"
+        )
+    tables_most = -(-most // SEATS)
+    folder = Path(tempfile.mkdtemp(prefix="feltroom-bench-capacity-"))
+    room = make_room(folder, tables_most, real_pace=True)
+    workers: Workers | None = None
+    steps: list[dict[str, Any]] = []
+    try:
+        tokens = room.seed_accounts(["probe"], PASSWORD, 1_000_000)
+        room.start()
+        empty_rss = room.rss_mb()
+        workers = Workers(room.url, processes, CAPACITY_THINK)
+        workers.probe(tokens["probe"])
+        seated, tables, count = 0, 0, first
+        while count <= most:
+            target = -(-count // SEATS)
+            names = [spec[2] for spec in _specs(tables + 1, target, {}, named_only=True)]
+            tokens |= room.seed_accounts(names, PASSWORD, 1_000_000)
+            seated += workers.add(_specs(tables + 1, target, tokens))
+            tables = target
+            time.sleep(warm_up)
+            t0, sample0 = time.monotonic(), room.sample() | {"bots": workers.cpu_seconds()}
+            time.sleep(seconds)
+            t1, sample1 = time.monotonic(), room.sample() | {"bots": workers.cpu_seconds()}
+            latencies = workers.latencies(t0, t1)
+            rss = room.rss_mb()
+            line = {
+                "connections": seated,
+                "tables": tables,
+                "actions_per_second": round(len(latencies) / (t1 - t0), 1),
+                "latency_ms": {
+                    "p50": round(percentile(latencies, 0.50) * 1000, 2),
+                    "p99": round(percentile(latencies, 0.99) * 1000, 2),
+                    "max": round(max(latencies, default=0.0) * 1000, 2),
+                },
+                "cpu_percent": _cpu_percent(sample0, sample1, t1 - t0),
+                "rss_mb": rss,
+                "memory_per_connection_kib": round((rss - empty_rss) * 1024 / max(seated, 1), 1),
+            } | per_action(sample0, sample1, len(latencies))
+            held = line["latency_ms"]["p99"] <= CAPACITY_P99_MS and seated == tables * SEATS
+            line["held"] = held
+            steps.append(line)
+            print(
+                f"  [capacity] {seated} bots at {tables} tables: p99 "
+                f"{line['latency_ms']['p99']} ms, {line['actions_per_second']} actions/s, "
+                f"CPU {line['cpu_percent']} %: {'held' if held else 'did not hold'}",
+                file=sys.stderr,
+            )
+            if not held:
+                break
+            count += step
+        records = workers.stop()
+        workers = None
+        room.stop()
+        audit = room.audit()
+        print(
+            f"  [capacity] refused or unanswered actions {records.refused}, other: "
+            f"{records.notable or 'none'}",
+            file=sys.stderr,
+        )
+    except BaseException:
+        print(room.log_tail(), file=sys.stderr)
+        raise
+    finally:
+        if workers is not None:
+            workers.kill()
+        room.close()
+        shutil.rmtree(folder, ignore_errors=True)
+    held_steps = [line for line in steps if line["held"]]
+    best = held_steps[-1] if held_steps else steps[0]
+    return (
+        {
+            "scenario": "capacity",
+            "capacity": best["connections"] if held_steps else 0,
+            "think": list(CAPACITY_THINK),
+            "window_seconds": seconds,
+        }
+        | {k: v for k, v in best.items() if k != "held"}
+        | {
+            "steps": [
+                {
+                    "connections": line["connections"],
+                    "p99_ms": line["latency_ms"]["p99"],
+                    "actions_per_second": line["actions_per_second"],
+                    "cpu_percent": line["cpu_percent"],
+                    "held": line["held"],
+                }
+                for line in steps
+            ],
+            "audit": audit,
+        }
+    )
+
+
 def _print(line: dict[str, Any], as_json: bool) -> None:
     if as_json:
         print(json.dumps(line), flush=True)
         return
     latency = line["latency_ms"]
+    if line["scenario"] == "capacity":
+        print(
+            f"capacity: {line['capacity']} bot players held p99 <= {CAPACITY_P99_MS:.0f} ms "
+            f"(think {line['think'][0]:g}-{line['think'][1]:g} s, {line['window_seconds']:g} s "
+            f"windows): {line['actions_per_second']} actions/s, latency p99 {latency['p99']} ms, "
+            f"CPU {line['cpu_percent']} % of a core, "
+            f"{line['server_cpu_ms_per_action']} ms of room CPU per action, "
+            f"{line['memory_per_connection_kib']} KiB per connection, audit "
+            f"{'pass' if line['audit'] else 'FAIL'}",
+            flush=True,
+        )
+        for step in line["steps"]:
+            print(
+                f"  {step['connections']:>6} bots: p99 {step['p99_ms']} ms, "
+                f"{step['actions_per_second']} actions/s, CPU {step['cpu_percent']} %",
+                flush=True,
+            )
+        return
+    cluster = ""
+    if "workers" in line:
+        cluster = (
+            f"{line['gateways']} gateways, {line['workers']} workers, "
+            f"{line['broker_messages_per_action']} broker messages per action, "
+        )
     print(
-        f"scenario {line['scenario']}: {line['tables']} tables, {line['connections']} "
+        f"scenario {line['scenario']}: {cluster}{line['tables']} tables, {line['connections']} "
         f"connections: {line['actions_per_second']} actions/s, {line['hands_per_second']} "
         f"hands/s, latency p50 {latency['p50']} ms p99 {latency['p99']} ms max "
         f"{latency['max']} ms, server RSS {line['rss_mb']} MB, server CPU "
-        f"{line['server_cpu_percent']} % of a core, ping p99 {line['ping_ms']['p99']} ms, "
-        f"client loop lag p99 "
+        f"{line['server_cpu_percent']} % of a core, {line['server_cpu_ms_per_action']} ms per "
+        f"action, ping p99 {line['ping_ms']['p99']} ms, client loop lag p99 "
         f"{line['client_lag_ms']['p99']} ms, audit "
         f"{'pass' if line['audit'] else 'FAIL'}",
         flush=True,
@@ -555,12 +767,9 @@ def _print(line: dict[str, Any], as_json: bool) -> None:
         )
 
 
-def main(argv: list[str]) -> int:
-    if argv[:1] == ["--worker"]:
-        url, low, high, seed = argv[1], float(argv[2]), float(argv[3]), int(argv[4])
-        uvloop.run(_worker(url, (low, high), seed))  # as the server: the load costs less CPU
-        return 0
-    parser = argparse.ArgumentParser(prog="feltroom bench server", description=__doc__)
+def parser_for(prog: str, description: str | None) -> argparse.ArgumentParser:
+    """The options of ``bench server``, which ``bench cluster`` shares."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("--scenario", choices=("a", "b", "all"), default="all")
     parser.add_argument("--tables", type=int, default=100, metavar="T", help="scenario a")
     parser.add_argument("--seconds", type=float, default=60.0, metavar="S", help="scenario a")
@@ -578,8 +787,35 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--step-seconds", type=float, default=15.0, metavar="S")
     parser.add_argument("--processes", type=int, default=2, metavar="P", help="client processes")
     parser.add_argument("--warm-up", type=float, default=3.0, metavar="S")
+    parser.add_argument(
+        "--capacity",
+        action="store_true",
+        help="instead of the scenarios: the most bot players that keep p99 <= 100 ms",
+    )
+    parser.add_argument(
+        "--capacity-start", type=int, default=5000, metavar="N", help="first count (5000)"
+    )
+    parser.add_argument(
+        "--capacity-step", type=int, default=2500, metavar="N", help="added each step (2500)"
+    )
+    parser.add_argument(
+        "--capacity-max", type=int, default=20000, metavar="N", help="last count tried (20000)"
+    )
+    parser.add_argument(
+        "--capacity-seconds", type=float, default=180.0, metavar="S", help="window (180 s)"
+    )
     parser.add_argument("--json", action="store_true")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def run(
+    parser: argparse.ArgumentParser,
+    args: argparse.Namespace,
+    make_room: Callable[..., Any],
+    extra: dict[str, Any] | None = None,
+) -> int:
+    """Check the options, run what they ask for with rooms from ``make_room`` and print a
+    line each (with the ``extra`` fields)."""
     try:
         steps = sorted({int(s) for s in args.steps.split(",")})
     except ValueError:
@@ -589,18 +825,43 @@ def main(argv: list[str]) -> int:
     low, high = args.think
     if not 0 <= low <= high:
         parser.error("--think LOW HIGH needs 0 <= LOW <= HIGH")
+    fields = extra or {}
+    if args.capacity:
+        first, step, most = args.capacity_start, args.capacity_step, args.capacity_max
+        if first < 1 or step < 1 or most < first or args.capacity_seconds <= 0:
+            parser.error(
+                "--capacity-start and --capacity-step must be at least 1, --capacity-max at "
+                f"least --capacity-start, --capacity-seconds positive; got {first}, {step}, "
+                f"{most}, {args.capacity_seconds}"
+            )
+        line = run_capacity(
+            first, step, most, args.capacity_seconds, args.processes, args.warm_up, make_room
+        )
+        _print(fields | line, args.json)
+        return 0 if line["audit"] and line["capacity"] > 0 else 1
     ok = True
     if args.scenario in ("a", "all"):
         line = run_scenario(
-            "a", [args.tables], args.seconds, (low, high), args.processes, args.warm_up
+            "a", [args.tables], args.seconds, (low, high), args.processes, args.warm_up, make_room
         )
-        _print(line, args.json)
+        _print(line | fields, args.json)
         ok = ok and line["audit"]
     if args.scenario in ("b", "all"):
-        line = run_scenario("b", steps, args.step_seconds, (0.0, 0.0), args.processes, args.warm_up)
-        _print(line, args.json)
+        line = run_scenario(
+            "b", steps, args.step_seconds, (0.0, 0.0), args.processes, args.warm_up, make_room
+        )
+        _print(line | fields, args.json)
         ok = ok and line["audit"]
     return 0 if ok else 1
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["--worker"]:
+        url, low, high, seed = argv[1], float(argv[2]), float(argv[3]), int(argv[4])
+        uvloop.run(_worker(url, (low, high), seed))  # as the server: the load costs less CPU
+        return 0
+    parser = parser_for("feltroom bench server", __doc__)
+    return run(parser, parser.parse_args(argv), Server)
 
 
 if __name__ == "__main__":

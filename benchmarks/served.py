@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import signal
 import socket
 import subprocess
 import sys
 from pathlib import Path
+
+from feltroom.ops.localcluster import cpu_seconds, rss_bytes
 
 
 class ServedRoom:
@@ -29,23 +30,8 @@ class ServedRoom:
         self.url = ""
 
     def seed_accounts(self, names: list[str], password: str, chips: int) -> dict[str, str]:
-        """Make the bots' accounts (a cheap password hash) with ``chips`` play chips and a
-        session each, before the room starts: name -> token."""
-        from feltroom.room import Accounts, Argon2Settings, Cashier
-        from feltroom.store import open_storage
-
-        storage = open_storage(self.db)
-        try:
-            accounts = Accounts(storage, argon2=Argon2Settings.cheap())
-            cashier = Cashier(storage)
-            tokens = {}
-            for name in names:
-                accounts.sign_up(name, password)
-                cashier.grant(name, chips, f"bench:{name}")
-                tokens[name] = accounts.sign_in(name, password).token
-        finally:
-            storage.close()
-        return tokens
+        """Make the bots' accounts (see ``seed_accounts``): name -> token."""
+        return seed_accounts(self.db, names, password, chips)
 
     def start(self) -> None:
         with socket.socket() as probe:
@@ -61,22 +47,17 @@ class ServedRoom:
             raise RuntimeError(f"the server did not start: {self.log_tail()}")
         self.url = f"http://127.0.0.1:{port}"
 
+    def pids(self) -> list[int]:
+        """The room's processes: the server."""
+        return [] if self.process is None else [self.process.pid]
+
     def rss_mb(self) -> float:
         """The server's resident memory (``VmRSS``) in MiB, to one decimal."""
-        assert self.process is not None
-        with contextlib.suppress(OSError):
-            for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    return round(int(line.split()[1]) / 1024, 1)
-        return 0.0
+        return round(rss_bytes(self.pids()) / 2**20, 1)
 
     def cpu_seconds(self) -> float:
         """The server process's CPU time so far (user and system, all threads)."""
-        assert self.process is not None
-        with contextlib.suppress(OSError, ValueError, IndexError):
-            fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-        return 0.0
+        return cpu_seconds(self.pids())
 
     def stop(self) -> None:
         if self.process is None or self.process.poll() is not None:
@@ -90,25 +71,58 @@ class ServedRoom:
 
     def audit(self) -> bool:
         """``feltroom audit`` on the room's database; problems are printed to stderr."""
-        done = subprocess.run(
-            [sys.executable, "-m", "feltroom.cli", "audit", "--db", self.db, "--shuffles", "0"],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        try:
-            report = json.loads(done.stdout.strip().splitlines()[-1])
-        except (ValueError, IndexError):
-            print(f"  audit printed no report: {done.stderr[-500:]}", file=sys.stderr)
-            return False
-        if not report.get("pass"):
-            print(f"  audit problems: {report.get('problems', [])[:5]}", file=sys.stderr)
-        return bool(report.get("pass"))
+        return audit(self.db)
+
+    def sample(self) -> dict[str, float]:
+        """The counters a scenario reads at both ends of its window: the server's CPU seconds."""
+        return {"cpu": self.cpu_seconds()}
+
+    def close(self) -> None:
+        """Nothing beyond ``stop``: the folder is the caller's."""
+        self.stop()
 
     def log_tail(self) -> str:
         with contextlib.suppress(OSError):
             return (self.folder / "server.log").read_text("utf-8", "replace")[-2000:]
         return ""
+
+
+def seed_accounts(db: str, names: list[str], password: str, chips: int) -> dict[str, str]:
+    """Make the bots' accounts (a cheap password hash) with ``chips`` play chips and a session
+    each in the database ``db`` (before the room starts, or while it runs): name -> token."""
+    from feltroom.room import Accounts, Argon2Settings, Cashier
+    from feltroom.store import open_storage
+
+    storage = open_storage(db)
+    try:
+        accounts = Accounts(storage, argon2=Argon2Settings.cheap())
+        cashier = Cashier(storage)
+        tokens = {}
+        for name in names:
+            accounts.sign_up(name, password)
+            cashier.grant(name, chips, f"bench:{name}")
+            tokens[name] = accounts.sign_in(name, password).token
+    finally:
+        storage.close()
+    return tokens
+
+
+def audit(db: str) -> bool:
+    """``feltroom audit`` on the database ``db``; problems are printed to stderr."""
+    done = subprocess.run(
+        [sys.executable, "-m", "feltroom.cli", "audit", "--db", db, "--shuffles", "0"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    try:
+        report = json.loads(done.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        print(f"  audit printed no report: {done.stderr[-500:]}", file=sys.stderr)
+        return False
+    if not report.get("pass"):
+        print(f"  audit problems: {report.get('problems', [])[:5]}", file=sys.stderr)
+    return bool(report.get("pass"))
 
 
 def percentile(values: list[float], fraction: float) -> float:

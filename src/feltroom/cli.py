@@ -209,6 +209,7 @@ def _parser() -> argparse.ArgumentParser:
             "signups",
             "integrity",
             "failover",
+            "cluster",
             "tournament",
         ],
     )

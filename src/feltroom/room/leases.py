@@ -112,13 +112,11 @@ class Leases:
     def renew_all(self, table_ids: list[str]) -> list[str]:
         """Renew these leases in one transaction; returns the tables whose lease moved (dropped
         from the fence)."""
-        held = [(t, self.fence.epoch(t)) for t in table_ids]
+        epochs = {t: self.fence.epoch(t) for t in table_ids}
+        held = [(t, epoch) for t, epoch in epochs.items() if epoch is not None]
         with self.storage.transaction() as tx:
-            lost = [
-                t
-                for t, epoch in held
-                if epoch is None or not tx.renew_lease(t, self.owner, epoch, self.seconds)
-            ]
+            renewed = tx.renew_leases(self.owner, held, self.seconds)
+        lost = [t for t in table_ids if t not in renewed]
         for table_id in lost:
             self.fence.drop(table_id)
         return lost

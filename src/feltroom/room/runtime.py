@@ -171,7 +171,12 @@ class RuntimeSettings:
     ``between_hands``: the pause after a hand before the next deal.
     ``after_showdown``: the pause after a hand that went to a showdown, so that people can read
     who won what with which hand (at least ``between_hands``).
-    ``poll``: how often a table with a person to act looks at its clock.
+    ``poll``: how often a tournament with a person to act looks at its clock.
+    ``idle_look``: the longest a cash table sleeps: it wakes when its clock next has something
+    due (``Table.next_due``: a turn's next stage, a blind prompt or seat offer running out, a
+    sat-out seat's release), a bot is to act, a hand is to be dealt, or a command or the
+    operator wakes it; this is only a backstop (with 0.5 s looks every table cost the room
+    a wake-up twice a second, docs/performance.md).
     ``error_pause``: how long a table that failed stays paused.
     ``settle_retry``: how long a settlement the database could not take (not a refusal of the
     room's: a database restarting) is tried again before the table fails (0: it fails at once,
@@ -193,6 +198,7 @@ class RuntimeSettings:
     between_hands: float = 2.0
     after_showdown: float = 4.0
     poll: float = 0.5
+    idle_look: float = 30.0
     error_pause: float = 60.0
     settle_retry: float = 0.0
     selftest_first: float = 600.0
@@ -573,7 +579,7 @@ class TableRunner:
         table = self.table
         settings = self.room.settings
         await self._handle(table.tick(now), now)
-        wake = now + settings.poll
+        wake = now + settings.idle_look
         if self.disconnected_at:
             wake = min(wake, await self._disconnections(now))
         if not table.in_hand:
@@ -595,7 +601,8 @@ class TableRunner:
             await self._handle(table.act(seat, bot.choose(hand, seat), now), now)
         if not table.in_hand and table.can_start():
             wake = min(wake, max(now, self.next_deal))
-        return wake
+        # the clock's next stage (a floor: a due time tick could not clear never spins a core)
+        return min(wake, max(self.table.next_due(), now + 0.01))
 
     async def _disconnections(self, now: float) -> float:
         """Sit out the people still disconnected ``disconnect_grace`` seconds after their

@@ -409,6 +409,11 @@ class Transaction(Protocol):
         """Extend a running lease held by ``owner`` at ``epoch``; False if it lapsed or moved."""
         ...
 
+    def renew_leases(self, owner: str, held: list[tuple[str, int]], seconds: float) -> set[str]:
+        """``renew_lease`` for many (table, epoch) pairs at once, without waiting for a row
+        another transaction holds locked (renewed next time); returns the tables still held."""
+        ...
+
     def release_lease(self, table_id: str, owner: str, epoch: int) -> bool:
         """Let the lease lapse now (a worker giving a table up between hands)."""
         ...

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, select, text, update
+from sqlalchemy import Connection, and_, bindparam, select, text, tuple_, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from feltroom.room.storage import LeaseRow
@@ -96,6 +96,31 @@ class LeaseQueries:
         values = {"t": table_id, "o": owner, "e": epoch}
         result = self.c.execute(_RENEW, {**values, "now": 0.0, "until": now + seconds})
         return bool(result.rowcount == 1)
+
+    def renew_leases(self, owner: str, held: list[tuple[str, int]], seconds: float) -> set[str]:
+        # Two statements for all of a worker's tables (a statement each cost the database and
+        # the worker a round trip per table twice a second: docs/performance.md). The rows are
+        # locked in one order and a row locked this moment (a settlement checking its lease,
+        # FOR SHARE) is skipped, not waited for: waiting while holding the others' locks could
+        # close a cycle with settlements. A skipped row stays the worker's and is renewed next
+        # time; the tables returned are those still the worker's.
+        if not held:
+            return set()
+        mine = and_(
+            table_leases.c.owner == owner,
+            tuple_(table_leases.c.table_id, table_leases.c.epoch).in_(held),
+            table_leases.c.expires_at > 0.0,
+        )
+        ids = select(table_leases.c.table_id).where(mine).order_by(table_leases.c.table_id)
+        locked = [row.table_id for row in self.c.execute(ids.with_for_update(skip_locked=True))]
+        if locked:
+            until = self.database_time() + seconds
+            self.c.execute(
+                update(table_leases)
+                .where(table_leases.c.table_id.in_(locked))
+                .values(expires_at=until)
+            )
+        return {row.table_id for row in self.c.execute(ids)}
 
     def release_lease(self, table_id: str, owner: str, epoch: int) -> bool:
         # Lapsed for good (0, not now): a renewal that waited on this row's lock with an

@@ -52,6 +52,16 @@ class TurnClock:
             entered.append(EXPIRED)
         return tuple(entered)
 
+    def next_due(self) -> float:
+        """When ``advance`` next has a stage to enter (infinity once the turn expired)."""
+        if self.stage < COUNTDOWN:
+            return self.countdown_at
+        if self.stage < BANK and self.bank > 0:
+            return self.bank_at
+        if self.stage < EXPIRED:
+            return self.deadline
+        return float("inf")
+
     def bank_used(self, now: float) -> float:
         """Time-bank seconds this turn used up to ``now``."""
         return min(self.bank, max(0.0, now - self.bank_at))

@@ -736,6 +736,26 @@ class Table:
         self._clock = None
         return events + self._finish(now)
 
+    def next_due(self) -> float:
+        """The earliest time ``tick`` has something to do (infinity: nothing until an action or
+        a change of the table): the turn clock's next stage, an unanswered blind prompt, a seat
+        offer, a sat-out seat's release (R-SIT-2). A runtime sleeps until then, or until a
+        command wakes the table, instead of looking at the clock at a fixed pace."""
+        due = float("inf")
+        clock = self._clock
+        if clock is not None and self.hand is not None and not self.hand.is_over:
+            due = clock.next_due()
+        if self._prompts:
+            due = min(due, *self._prompts.values())
+        if self._offers:
+            due = min(due, *(expires for _, expires in self._offers.values()))
+        if not self.in_hand and self._pending is None:
+            limit = 60 * self.config.sit_out_minutes
+            for player in self.seats.values():
+                if player.sitting_out and player.sat_out_at is not None:
+                    due = min(due, player.sat_out_at + limit)
+        return due
+
     def tick(self, now: float) -> list[TableEvent]:
         """Everything the clock made due by ``now`` (R-TIME-1..3, R-SIT-2, R-BLIND-6, seat
         offers)."""
