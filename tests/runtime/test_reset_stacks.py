@@ -39,7 +39,10 @@ async def _all_in(room: RoomRuntime, clock: Clock, recorder: Recorder) -> None:
     pot changes no stack: another hand is dealt)."""
     runner = room.runners["hu"]
     for _ in range(20):
-        await tick(room, clock, 2.0)
+        for _ in range(30):  # the pause after a hand (longer after a showdown's run-out)
+            await tick(room, clock, 1.0)
+            if runner.table.in_hand:
+                break
         hand = runner.table.hand
         assert runner.table.in_hand
         assert hand is not None
