@@ -270,11 +270,13 @@ def test_a_house_bot_above_three_maximum_buy_ins_leaves_and_buys_in_again(
         assert released[0].chips > maximum
         await run_for(room, clock, 1.0)
         assert len(runner.bots) == 2
-        again = runner.table.seat_of(released[0].account)
-        assert again is not None
-        seated = [e for e in events.seen if isinstance(e, PlayerSeated)]
-        assert seated[-1].account == released[0].account
-        assert seated[-1].buy_in == maximum
+        # it sat again with the maximum (hands go on meanwhile: the other bot may come and go
+        # the same way)
+        after = events.seen[events.seen.index(released[0]) :]
+        back = [e for e in after if isinstance(e, PlayerSeated)]
+        assert back, "the bot did not sit again"
+        assert back[0].account == released[0].account
+        assert back[0].buy_in == maximum
         await room.stop()
 
     asyncio.run(scenario())
