@@ -168,17 +168,22 @@ async def _away_and_back(
         assert view["hand"] == turn["hand"]
         assert view["to_act"] == seat  # her clock stood still
 
-        async def fold() -> Any:
+        # (she folds, or checks when checking is free: a fold is then not offered)
+        action = "check" if (turn.get("legal") or {}).get("check") else "fold"
+
+        async def act() -> Any:
             try:
-                return await client.call("d1", "act", "alice", action="fold", hand=turn["hand"])
-            except RemoteError as error:
-                # A try whose reply was lost got through: her hand is over. (Whether it was
-                # settled, and not voided, is checked below.)
-                if error.kind == "StaleHand":
+                return await client.call("d1", "act", "alice", action=action, hand=turn["hand"])
+            except RemoteError:
+                # A try whose reply was lost got through if her turn is over. (Whether her
+                # hand was settled, and not voided, is checked below.)
+                now = await client.call("d1", "snapshot", "alice")
+                view = json.loads(now["frames"][0])["view"]
+                if view["hand"] != turn["hand"] or view["to_act"] != seat:
                     return None
                 raise
 
-        await until_ok(fold, 10)
+        await until_ok(act, 10)
         return int(turn["hand"]), frames
     finally:
         recorder.cancel()

@@ -98,7 +98,9 @@ async def _play(cluster: Workers, ports: dict[str, int], table_id: str, store: A
     players: list[asyncio.Task[None]] = []
     logs: dict[str, list[dict[str, Any]]] = {}
     try:
-        await asyncio.sleep(0.3)
+        # The tap hears the table (its bots play on) before anyone looks at it: a frame a
+        # connection gets is then one the tap heard too.
+        await _until("the tap to hear the table", lambda: published, 60)
         async with (
             ws_client(ports["A"], "alice", alice_token) as (alice, _),
             ws_client(ports["B"], "bob", bob_token) as (bob, _),
