@@ -965,6 +965,10 @@ class TableRunner:
         """Drive the table on the room's clock until the room stops."""
         room = self.room
         while not room.stopping and not self.retired:
+            # Cleared before the look, not after: a wake-up that comes while the table looks
+            # (a settlement or a command finishing meanwhile) is kept, and the next wait ends
+            # at once, instead of the table sleeping until ``idle_look``.
+            self.wake.clear()
             now = room.clock()
             try:
                 async with self.lock:
@@ -977,7 +981,6 @@ class TableRunner:
             if delay <= 0:
                 await asyncio.sleep(0)
                 continue
-            self.wake.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.wake.wait(), delay)
 
