@@ -147,6 +147,24 @@ class Workers:
         pids = {str(p.pid): n for n, p in self.processes.items()}
         return {t: pids[row.owner.split(".")[0].rsplit("-", 1)[1]] for t, row in owned.items()}
 
+    def start_two_by_two(self, store: Storage) -> tuple[dict[str, int], dict[str, str]]:
+        """Workers a (loading the tables) and b, gateways A and B; returns the gateways' ports
+        and, once each worker owns one table, which worker owns each table."""
+        self.start("worker-a", load_tables=True)
+        self.start("worker-b")
+        ports = {"A": self.start_gateway("gateway-A"), "B": self.start_gateway("gateway-B")}
+        owned = wait_for(
+            "each worker to own one table",
+            lambda: (
+                (found := leases(store))
+                and len(found) == 2
+                and len({row.owner for row in found.values()}) == 2
+                and found
+            ),
+            60,
+        )
+        return ports, self.owners(owned)
+
 
 def leases(storage: Storage) -> dict[str, LeaseRow]:
     """The running leases by table id."""

@@ -46,20 +46,7 @@ def test_players_on_two_gateways_play_at_a_table_of_another_process_and_resume_e
         Cashier(store).grant(name, 100_000, f"{name}-grant")
     cluster = Workers(tmp_path, pg_url, redis_server.url, lease=3.0)
     try:
-        cluster.start("worker-a", load_tables=True)
-        cluster.start("worker-b")
-        ports = {"A": cluster.start_gateway("gateway-A"), "B": cluster.start_gateway("gateway-B")}
-        owned = wait_for(
-            "each worker to own one table",
-            lambda: (
-                (found := leases(store))
-                and len(found) == 2
-                and len({row.owner for row in found.values()}) == 2
-                and found
-            ),
-            60,
-        )
-        where = cluster.owners(owned)
+        ports, where = cluster.start_two_by_two(store)
         table_id = next(t for t, w in sorted(where.items()) if w == "worker-b")
         asyncio.run(_play(cluster, ports, table_id, store))
     finally:

@@ -43,7 +43,6 @@ from .support import (
     sign_in,
     until,
     until_json,
-    wait_for,
     ws_client,
 )
 
@@ -59,20 +58,7 @@ def test_every_operator_action_through_a_gateway_reaches_the_table_owner_and_eve
     Operators(accounts).grant("op", "", "root", "floor manager")
     cluster = Workers(tmp_path, pg_url, redis_server.url, lease=3.0)
     try:
-        cluster.start("worker-a", load_tables=True)
-        cluster.start("worker-b")
-        ports = {"A": cluster.start_gateway("gateway-A"), "B": cluster.start_gateway("gateway-B")}
-        owned = wait_for(
-            "each worker to own one table",
-            lambda: (
-                (found := leases(store))
-                and len(found) == 2
-                and len({row.owner for row in found.values()}) == 2
-                and found
-            ),
-            60,
-        )
-        where = cluster.owners(owned)
+        ports, where = cluster.start_two_by_two(store)
         table_id = next(t for t, w in sorted(where.items()) if w == "worker-b")
         other = next(t for t in where if t != table_id)
         asyncio.run(_operate(cluster, ports, table_id, other, store))
