@@ -28,6 +28,7 @@ __all__ = [
     "StaleTurn",
     "UnknownAccount",
     "UnknownCurrency",
+    "check_turn",
 ]
 
 
@@ -115,6 +116,16 @@ class LeaseLapsed(LeaseLost):
 class StaleTurn(RoomError):
     """An action that names a turn other than the one in progress (a retried or doubled
     ``act``): it is refused so that it cannot land at a later turn of the same hand."""
+
+
+def check_turn(table_id: str, current: int | None, turn_id: int | None) -> None:
+    """``StaleTurn`` when an action names a turn other than ``current``, the table's turn in
+    progress (``None``: no turn); an action naming no turn is not checked."""
+    if turn_id is not None and turn_id != current:
+        now = "no turn is in progress" if current is None else f"the turn is {current}"
+        raise StaleTurn(
+            f"turn {turn_id} is over at table {table_id} ({now}); act on the latest turn message"
+        )
 
 
 class ProtectionRefused(RoomError):

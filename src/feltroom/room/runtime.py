@@ -59,8 +59,8 @@ from feltroom.room.errors import (
     NotSeated,
     RoomError,
     StaleHand,
-    StaleTurn,
     UnknownAccount,
+    check_turn,
 )
 from feltroom.room.events import (
     HandVoided,
@@ -1055,13 +1055,7 @@ class TableRunner:
 
     def check_turn(self, turn_id: int | None) -> None:
         """Refuse an action that names a turn other than the one in progress."""
-        current = self.table.turn_id
-        if turn_id is not None and turn_id != current:
-            now = "no turn is in progress" if current is None else f"the turn is {current}"
-            raise StaleTurn(
-                f"turn {turn_id} is over at table {self.table_id} ({now}); act on the "
-                "latest turn message"
-            )
+        check_turn(self.table_id, self.table.turn_id, turn_id)
 
     def view_for(self, player: str) -> TableView:
         """The table as ``player`` may see it: from their seat, or as an observer."""

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from feltroom.deal_proof import SCHEME
 from feltroom.errors import IllegalAction
-from feltroom.room.errors import RoomError, StaleHand, StaleTurn
+from feltroom.room.errors import RoomError, StaleHand, check_turn
 from feltroom.room.events import PlayerMoved, TournamentEvent, TournamentNews
 from feltroom.room.housebots import HouseBot, bot_name, house_bot
 from feltroom.room.ledger import CURRENCIES
@@ -154,13 +154,7 @@ class TournamentTableRef:
 
     def check_turn(self, turn_id: int | None) -> None:
         """Refuse an action that names a turn other than the one in progress."""
-        current = self.table.turn_id
-        if turn_id is not None and turn_id != current:
-            now = "no turn is in progress" if current is None else f"the turn is {current}"
-            raise StaleTurn(
-                f"turn {turn_id} is over at table {self.table_id} ({now}); act on the "
-                "latest turn message"
-            )
+        check_turn(self.table_id, self.table.turn_id, turn_id)
 
     def check_hand(self, hand_id: int | None) -> None:
         """Refuse an action that names a hand other than the one in progress."""
