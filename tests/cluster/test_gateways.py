@@ -170,7 +170,9 @@ def _check_the_wire(
 ) -> None:
     """The wire tap over both gateways: every table frame a connection got is one its owner
     built for that viewer, and no hole card reached anyone but its owner before the
-    showdown showed it."""
+    showdown showed it. (The owner's reply to a watch is a snapshot and, mid-hand, the
+    ``pots`` of the public actions so far; the reply is not published, so the pots frame right
+    after a snapshot of the same hand is checked against the snapshot, not the tap.)"""
     built: dict[str, set[str]] = {}
     for batch in published:
         for frame in batch["observer"]:
@@ -181,7 +183,14 @@ def _check_the_wire(
     checked = 0
     for who, log in logs.items():
         player = who.split("@")[0]
+        snapshot_of: Any = None
         for message in log:
+            follows, snapshot_of = snapshot_of, None
+            if message["type"] == "snapshot" and message.get("table") == table_id:
+                snapshot_of = message
+            if message["type"] == "pots" and follows is not None:
+                assert message["hand"] == follows["view"]["hand"], (follows, message)
+                continue  # part of the watch's reply (above)
             if message["type"] == "hole_cards":
                 holes[(player, message["hand"])] = set(message["cards"])
             if message.get("table") != table_id or message["type"] not in (

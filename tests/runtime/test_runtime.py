@@ -82,7 +82,7 @@ def test_each_stored_hand_keeps_the_settings_it_was_played_under(
 def test_an_exception_at_one_table_voids_and_refunds_its_hand_and_spares_the_others(
     make_room: Room, clock: Clock, storage: SqlStorage, caplog: pytest.LogCaptureFixture
 ) -> None:
-    room = make_room(TWO_TABLES, error_pause=30.0)
+    room = make_room(TWO_TABLES, error_pause=120.0)
     failing = room.runners["alpha"]
     other = room.runners["beta"]
 
@@ -120,17 +120,22 @@ def test_an_exception_at_one_table_voids_and_refunds_its_hand_and_spares_the_oth
         assert room.stored_stacks("alpha") == start_stacks
         assert _table_stacks(room, "alpha") == start_stacks
         assert not failing.table.in_hand
-        # the other table plays on (given some real time too: the settlements run on the
-        # writer's thread, which a loaded machine may keep behind the test's clock)
-        await run_for(room, clock, 20)
-        for _ in range(300):
+        # the other table plays on: it finishes a hand while alpha is paused (a Limit hand of
+        # three bots thinking a second each can last most of a minute; the settlements run on
+        # the writer's thread, which a loaded machine may keep behind the test's clock, so the
+        # test gives real time too)
+        for _ in range(100):
             if other.stats.total_hands > played_before:
                 break
-            await asyncio.sleep(0.05)
+            await run_for(room, clock, 1)
+            await asyncio.sleep(0.02)
         assert other.stats.total_hands > played_before
         assert failing.status == "paused"
         # after the pause the table is rebuilt from the books and plays again
-        await run_for(room, clock, 40)
+        for _ in range(150):
+            if failing.status == "running":
+                break
+            await run_for(room, clock, 1)
         assert failing.status == "running"
         for _ in range(120):  # (its first hand's settlement may lag on a loaded machine)
             if failing.stats.total_hands > 0:
