@@ -171,7 +171,7 @@ max_seats = 2
 min_buy_in = 40
 max_buy_in = 400
 first_button = "first_seated"
-act_seconds = 2
+act_seconds = 8
 countdown_seconds = 2
 time_bank_seconds = 6
 
