@@ -24,6 +24,10 @@ Each JSON line has the fields of `bench server` (``--help`` there) plus:
 
 With ``--capacity`` the line's ``cpu_percent`` gives the room processes', the broker's, the
 database's and the bots' shares of the machine (100: one core).
+
+``--role-all`` runs the same against what a cluster is compared with: one ``feltroom serve
+--role all`` holding every table on the same throwaway PostgreSQL, no broker (the line says
+``"role": "all"``, ``"gateways": 0``, ``"workers": 0``).
 """
 
 from __future__ import annotations
@@ -42,7 +46,14 @@ class ClusterRoom:
     """A local cluster with `bench server`'s tables, with the interface of ``ServedRoom``."""
 
     def __init__(
-        self, folder: Path, tables: int, *, gateways: int, workers: int, real_pace: bool = False
+        self,
+        folder: Path,
+        tables: int,
+        *,
+        gateways: int,
+        workers: int,
+        real_pace: bool = False,
+        single: bool = False,
     ) -> None:
         self.cluster = LocalCluster(
             workers=workers,
@@ -50,6 +61,7 @@ class ClusterRoom:
             tables=write_tables(folder, tables),
             worker_options=room_options(real_pace),
             say=lambda line: print(f"  [cluster] {line}", file=sys.stderr, flush=True),
+            single=single,
         )
         self.url = ""
         self.cluster.open_services()
@@ -93,6 +105,12 @@ def main(argv: list[str]) -> int:
     parser = parser_for("feltroom bench cluster", __doc__)
     parser.add_argument("--gateways", type=int, default=1, metavar="G", help="default 1")
     parser.add_argument("--workers", type=int, default=2, metavar="W", help="default 2")
+    parser.add_argument(
+        "--role-all",
+        action="store_true",
+        help="instead of a cluster: one `feltroom serve --role all` on the same PostgreSQL "
+        "(the efficiency target's comparison)",
+    )
     args = parser.parse_args(argv)
     if args.gateways < 1 or args.workers < 1:
         parser.error(
@@ -101,10 +119,17 @@ def main(argv: list[str]) -> int:
 
     def make_room(folder: Path, tables: int, real_pace: bool = False) -> Any:
         return ClusterRoom(
-            folder, tables, gateways=args.gateways, workers=args.workers, real_pace=real_pace
+            folder,
+            tables,
+            gateways=args.gateways,
+            workers=args.workers,
+            real_pace=real_pace,
+            single=args.role_all,
         )
 
-    shape = {"gateways": args.gateways, "workers": args.workers}
+    shape: dict[str, Any] = {"gateways": args.gateways, "workers": args.workers}
+    if args.role_all:
+        shape = {"role": "all", "gateways": 0, "workers": 0}
     try:
         return run(parser, args, make_room, shape)
     except ServiceUnavailable as error:

@@ -178,8 +178,9 @@ class GatewayHub(Hub):
 
     def _seats_of(self, player: str) -> list[tuple[str, int]]:
         with self.storage.transaction(write=False) as tx:
-            rows = tx.seats_at_tables(list(self.tables))
-        return sorted((row.table_id, row.seat) for row in rows if row.player == player)
+            rows = tx.seats_of_player(player)
+        tables = set(self.tables)
+        return [(row.table_id, row.seat) for row in rows if row.table_id in tables]
 
     async def _refresh_loop(self) -> None:
         while True:

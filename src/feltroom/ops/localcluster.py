@@ -92,6 +92,10 @@ class LocalCluster:
     ``open_services()`` starts the database and the broker (the books may be seeded then),
     ``start()`` the room's processes and returns the address; ``stop()`` stops the room's
     processes and ``close()`` everything, the folder included.
+
+    ``single=True`` is the comparison a cluster is measured against: the same PostgreSQL, no
+    broker, and one ``feltroom serve --role all`` holding every table (``workers`` and
+    ``gateways`` are then ignored).
     """
 
     def __init__(
@@ -105,10 +109,12 @@ class LocalCluster:
         port: int | None = None,
         lease_seconds: float = 3.0,
         say: Callable[[str], None] | None = None,
+        single: bool = False,
     ) -> None:
-        if workers < 1 or gateways < 1:
+        if not single and (workers < 1 or gateways < 1):
             raise ValueError("a cluster needs at least one worker and one gateway")
-        self.workers, self.gateways = workers, gateways
+        self.single = single
+        self.workers, self.gateways = (1, 1) if single else (workers, gateways)
         self.tables = tables
         self.worker_options = list(worker_options)
         self.gateway_options = list(gateway_options)
@@ -135,17 +141,18 @@ class LocalCluster:
         return self.redis.url
 
     def open_services(self) -> None:
-        """The database and the broker (idempotent)."""
+        """The database and the broker (idempotent; no broker for ``single``)."""
         if self.postgres is None:
             self.postgres = PostgresServer()
             self.say(f"PostgreSQL on 127.0.0.1:{self.postgres.port} (pid {self.database_pid})")
-        if self.redis is None:
+        if self.redis is None and not self.single:
             self.redis = RedisServer()
             self.say(f"Redis on 127.0.0.1:{self.redis.port} (pid {self.redis_pid})")
 
     def _serve(self, name: str, role: str, options: list[str]) -> subprocess.Popen[bytes]:
-        command = [sys.executable, "-m", "feltroom.cli", "serve", "--role", role]
-        command += ["--db", self.db, "--broker", self.broker, *options]
+        command = [sys.executable, "-m", "feltroom.cli", "serve", "--role", role, "--db", self.db]
+        command += [] if self.single else ["--broker", self.broker]
+        command += options
         log = (self.folder / f"{name}.log").open("ab")
         process = subprocess.Popen(
             command, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
@@ -177,6 +184,8 @@ class LocalCluster:
         nginx; returns the room's address once every table is in its lobby."""
         self.open_services()
         table_count = self.tables.read_text("utf-8").count("[[table]]")
+        if self.single:
+            return self._start_single(table_count)
         lease = ["--lease-seconds", str(self.lease_seconds)]
         tables = ["--tables", str(self.tables)]
         first = self._serve("worker-1", "worker", [*lease, *self.worker_options, *tables])
@@ -209,6 +218,16 @@ class LocalCluster:
             self.url = f"http://127.0.0.1:{ports['gateway-1']}"
         self._wait(f"{table_count} tables in the lobby", lambda: self._lobby() >= table_count)
         self._wait("the tables spread over the workers", lambda: self._spread(table_count))
+        return self.url
+
+    def _start_single(self, table_count: int) -> str:
+        port = self.port or free_port()
+        options = [*self.worker_options, "--tables", str(self.tables)]
+        process = self._serve("room", "all", [*options, "--host", "127.0.0.1", "--port", str(port)])
+        self._wait("the room to serve", lambda: f":{port}/" in self.log("room"))
+        self.url = f"http://127.0.0.1:{port}"
+        self.say(f"feltroom serve --role all on {self.url}/ (pid {process.pid})")
+        self._wait(f"{table_count} tables in the lobby", lambda: self._lobby() >= table_count)
         return self.url
 
     def _spread(self, table_count: int) -> bool:
@@ -277,6 +296,8 @@ class LocalCluster:
         """Redis's count of the commands it has processed (``INFO stats``)."""
         import redis
 
+        if self.redis is None:
+            return 0  # no broker (``single``)
         client = redis.Redis.from_url(self.broker)
         try:
             return int(client.info("stats")["total_commands_processed"])
@@ -301,7 +322,7 @@ class LocalCluster:
     def stop(self) -> None:
         """Stop the gateways, then the workers (SIGINT: they stop their tables between
         writes), then nginx."""
-        for role in ("gateway", "worker"):
+        for role in ("gateway", "worker", "room"):
             group = [p for n, p in self.processes.items() if n.startswith(role)]
             for process in group:
                 if process.poll() is None:

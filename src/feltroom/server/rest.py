@@ -523,8 +523,9 @@ class RoomServices:
         if self.seats_of is not None:
             return self.seats_of(player)
         with self.storage.transaction(write=False) as tx:
-            rows = tx.seats_at_tables(sorted(tx.table_definitions()))
-        return sorted((row.table_id, row.seat) for row in rows if row.player == player)
+            tables = tx.table_definitions()
+            rows = tx.seats_of_player(player)
+        return [(row.table_id, row.seat) for row in rows if row.table_id in tables]
 
     def waiting(self, player: str) -> list[tuple[str, int, int]]:
         """Every (table id, place, length) of a waiting list ``player`` is on (blocking)."""

@@ -179,6 +179,7 @@ seats = Table(
     Column("seat", Integer, nullable=False),
     Column("stack", BigInteger, nullable=False),
     CheckConstraint("stack >= 0", name="nonnegative"),
+    Index("ix_seats_player", "player"),
 )
 
 hands = Table(

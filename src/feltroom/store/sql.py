@@ -224,6 +224,7 @@ _NEW_HAND = insert(hands)
 _NEW_HANDS = insert(hands).returning(hands.c.hand_id, sort_by_parameter_order=True)
 _HANDS_IN = select(hands).where(hands.c.hand_id.in_(bindparam("ids", expanding=True)))
 _SEATS_IN = select(seats).where(seats.c.table_id.in_(bindparam("ids", expanding=True)))
+_SEATS_OF = select(seats).where(*_by(seats, "player")).order_by(seats.c.table_id)
 _INSERT_HAND_PLAYERS = insert(hand_players)
 _INSERT_HAND_DEALS = insert(hand_deals)
 _HAND_DEAL = select(hand_deals).where(*_by(hand_deals, "hand_id"))
@@ -544,6 +545,9 @@ class SqlTransaction(
         if not table_ids:
             return []
         return [SeatRow(*row) for row in self.c.execute(_SEATS_IN, {"ids": list(table_ids)})]
+
+    def seats_of_player(self, player: str) -> list[SeatRow]:
+        return [SeatRow(*row) for row in self.c.execute(_SEATS_OF, {"player": player})]
 
     def update_seats(self, rows: Sequence[SeatRow]) -> None:
         if not rows:
