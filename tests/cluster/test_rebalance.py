@@ -6,6 +6,8 @@ audit."""
 
 from __future__ import annotations
 
+import os
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -90,6 +92,64 @@ def test_a_worker_joining_takes_tables_between_hands_and_no_hand_is_void(
         assert workers.owners(leases(store))[moved] == "worker-b"
         voided = _void(store)
         assert not voided, f"hands void by the hand-over: {voided}\n{workers.tails()}"
+    finally:
+        workers.stop_all()
+    report = audit(store, shuffles=0)
+    assert report["pass"], report["problems"]
+    store.close()
+
+
+def test_a_worker_leaving_cleanly_hands_its_tables_over_between_hands(
+    pg_url: str, redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """Issue 16 (rebalancing): workers a and b own a table each, house bots playing; b is
+    stopped cleanly (SIGTERM, as an operator stops it) in the middle of play: it deals no new
+    hand, lets the hand in play end and settle, and gives its lease up; a takes the table (a
+    higher epoch) and plays on. No hand of the books is void; the books pass the audit."""
+    store = open_storage(pg_url)
+    workers = Workers(tmp_path, pg_url, redis_server.url, lease=2.0, think=0.3)
+    try:
+        workers.start("worker-a", load_tables=True)
+        workers.start("worker-b")
+        before = wait_for(
+            "each worker to own one table",
+            lambda: (
+                (found := leases(store))
+                and len(found) == 2
+                and len({row.owner for row in found.values()}) == 2
+                and found
+            ),
+            60,
+        )
+        moved = next(t for t, name in workers.owners(before).items() if name == "worker-b")
+        settled = len(_settled_after(store, moved, 0))
+        wait_for(
+            f"a hand settled at {moved} under worker b",
+            lambda: len(_settled_after(store, moved, 0)) > settled,
+            90,
+        )
+        os.kill(workers.processes["worker-b"].pid, signal.SIGTERM)
+        assert workers.processes["worker-b"].wait(30) == 0, workers.tails()
+        after = wait_for(
+            "worker a to own both tables",
+            lambda: (
+                (found := leases(store))
+                and len(found) == 2
+                and set(workers.owners(found).values()) == {"worker-a"}
+                and found
+            ),
+            60,
+        )
+        assert after[moved].epoch > before[moved].epoch, (before, after)
+        last = max((h for h, t, _ in _hands(store) if t == moved), default=0)
+        wait_for(
+            f"two new hands settled at {moved} under worker a",
+            lambda: len(_settled_after(store, moved, last)) >= 2,
+            90,
+        )
+        assert "handed over between hands" in workers.log("worker-b"), workers.tails()
+        voided = _void(store)
+        assert not voided, f"hands void by the clean leave: {voided}\n{workers.tails()}"
     finally:
         workers.stop_all()
     report = audit(store, shuffles=0)
