@@ -117,8 +117,11 @@ class ClusterWorker:
         lease_seconds: float = 3.0,
         settings: RuntimeSettings | None = None,
         clock: Callable[[], float] = time.time,
+        handover_seconds: float = 10.0,
     ) -> None:
         self.name = name or worker_name()
+        # How long a clean stop waits for the hands in play to end before it voids them.
+        self.handover_seconds = handover_seconds
         # The lease owner is unique to this process: a restarted worker never reuses an epoch.
         self.owner = f"{self.name}.{secrets.token_hex(4)}"
         self.storage = storage
@@ -155,6 +158,7 @@ class ClusterWorker:
         self._outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
         self._definitions: dict[str, TableSpec] = {}
         self._stopping = threading.Event()
+        self._closed = threading.Event()  # the leases are no longer kept (after the hand-over)
         self._tasks: set[asyncio.Task[None]] = set()
         self.takeovers = 0
 
@@ -245,17 +249,42 @@ class ClusterWorker:
         try:
             while not self._stopping.is_set():
                 await asyncio.sleep(0.1)
+            await self._hand_over(tasks[0])
         finally:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             await self.runtime.stop()
+            self._closed.set()
             with contextlib.suppress(RedisError):
                 await self.redis.delete(worker_key(self.owner))
             await self.redis.aclose()
 
     def stop(self) -> None:
         self._stopping.set()
+
+    async def _hand_over(self, lease_loop: asyncio.Task[None]) -> None:
+        """A clean stop: take no more tables, leave the live workers, and hand every table over
+        between hands (``WorkerRuntime.give_up``), so that the other workers take them with no
+        hand void; a hand still in play after ``handover_seconds`` is void (``runtime.stop``)."""
+        lease_loop.cancel()
+        await asyncio.gather(lease_loop, return_exceptions=True)
+        assert self.redis is not None
+        with contextlib.suppress(RedisError, OSError):
+            await self.redis.delete(worker_key(self.owner))
+        held = list(self.runtime.runners)
+        if not held:
+            return
+        log.info("worker %s stops: handing %s over between hands", self.owner, held)
+        handing = asyncio.gather(*(self.runtime.give_up(t) for t in held), return_exceptions=True)
+        try:
+            await asyncio.wait_for(handing, self.handover_seconds)
+        except TimeoutError:
+            log.warning(
+                "worker %s: hands still in play after %.0f s; they are void",
+                self.owner,
+                self.handover_seconds,
+            )
 
     def _dump_tasks(self) -> None:
         """SIGUSR2: log where every task of the worker is (an operator's look at a stall)."""
@@ -299,7 +328,7 @@ class ClusterWorker:
         does not answer the clocks stop; once it does, the leases that lapsed meanwhile and
         that nobody took are renewed and the tables go on where they were."""
         period = min(self.lease_seconds / 3, 0.5)
-        while not self._stopping.is_set():
+        while not self._closed.is_set():
             started = time.monotonic()
             try:
                 lost = self.leases.renew_all(self.leases.held())

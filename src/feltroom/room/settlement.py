@@ -684,6 +684,17 @@ class Settlement:
             if not tx.finish_hand(hand_id, "void", now, 0, 0, 0, "{}", record):
                 raise AlreadySettled(f"hand {hand_id} is already {hand.status}")
 
+    def discard_hand(self, hand_id: int) -> bool:
+        """Drop a hand id the table began but never dealt (a table handed over between hands,
+        docs/cluster.md): no hand was played, so none is void. Fenced in a cluster; False (and
+        nothing changed) if the hand was dealt, settled or void."""
+        with self.storage.transaction() as tx:
+            hand = tx.get_hand(hand_id)
+            if hand is None:
+                raise UnknownAccount(f"no hand {hand_id}")
+            self._fenced(tx, hand.table_id)
+            return tx.discard_hand(hand_id)
+
     def void_unsettled(self, table_id: str | None = None, reason: str = "restart") -> list[int]:
         """Void every hand left unsettled (after a crash), at one table or all; returns them."""
         with self.storage.transaction() as tx:

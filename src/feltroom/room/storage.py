@@ -366,6 +366,11 @@ class Transaction(Protocol):
         record); returns how many hands changed."""
         ...
 
+    def discard_hand(self, hand_id: int) -> bool:
+        """Delete a hand that was never dealt (still started, with no players and no deal);
+        its id is never given out again. False (nothing changed) for any other hand."""
+        ...
+
     def add_hand_players(self, rows: Sequence[HandPlayerRow]) -> None: ...
     def add_hand_deals(self, rows: Sequence[HandDealRow]) -> None:
         """Keep the committed decks of hands (one row per hand, at settlement)."""

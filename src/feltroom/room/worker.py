@@ -180,11 +180,9 @@ class WorkerRuntime(RoomRuntime):
                     runner.paused_until = float("inf")
             if done:
                 await self._stop_table(table_id)
-                if runner.hand_id is not None:  # the next hand's id, never dealt
-                    with contextlib.suppress(RoomError):
-                        await self.writer.call(
-                            self.books_settlement.void_hand, runner.hand_id, "handed over"
-                        )
+                if runner.hand_id is not None:  # the next hand's id, never dealt: no hand
+                    with contextlib.suppress(RoomError):  # (the lease moved: the taker voided it)
+                        await self.writer.call(self.books_settlement.discard_hand, runner.hand_id)
                 break
             await asyncio.sleep(poll)
         await asyncio.to_thread(self.leases.release, table_id)

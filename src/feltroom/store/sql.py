@@ -25,6 +25,7 @@ from sqlalchemy import (
     create_engine,
     delete,
     event,
+    exists,
     func,
     insert,
     or_,
@@ -649,6 +650,15 @@ class SqlTransaction(
         if self.c.dialect.supports_sane_multi_rowcount:
             return self._many(_FINISH_HAND, params)
         return sum(self.c.execute(_FINISH_HAND, p).rowcount for p in params)
+
+    def discard_hand(self, hand_id: int) -> bool:
+        query = delete(hands).where(
+            hands.c.hand_id == hand_id,
+            hands.c.status == "started",
+            ~exists().where(hand_players.c.hand_id == hand_id),
+            ~exists().where(hand_deals.c.hand_id == hand_id),
+        )
+        return bool(self.c.execute(query).rowcount == 1)
 
     def add_hand_players(self, rows: Sequence[HandPlayerRow]) -> None:
         if rows:
