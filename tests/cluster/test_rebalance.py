@@ -6,16 +6,26 @@ audit."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 from pathlib import Path
 from typing import Any
 
-from feltroom.room import audit
+from feltroom.room import Accounts, Argon2Settings, Cashier, audit
 from feltroom.store import open_storage
 from services import RedisServer
 
-from .support import Workers, leases, wait_for
+from .support import (
+    PASSWORD,
+    Workers,
+    free_seats,
+    leases,
+    play_along,
+    sign_in,
+    wait_for,
+    ws_client,
+)
 
 
 def _hands(store: Any) -> list[tuple[int, str, str]]:
@@ -155,3 +165,65 @@ def test_a_worker_leaving_cleanly_hands_its_tables_over_between_hands(
     report = audit(store, shuffles=0)
     assert report["pass"], report["problems"]
     store.close()
+
+
+def test_a_person_acts_in_the_last_hand_of_a_table_being_handed_over(
+    pg_url: str, redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """Issue 16 (rebalancing): a person plays, through a gateway, at the table of a worker that
+    is stopped cleanly. While the table's last hand there is in play the worker still reads her
+    commands, so she acts in it (she does not time out, which would keep the hand going past the
+    hand-over's limit and void it); the hand settles, the table moves, no hand is void."""
+    store = open_storage(pg_url)
+    Accounts(store, argon2=Argon2Settings.cheap()).sign_up("alice", PASSWORD)
+    Cashier(store).grant("alice", 100_000, "alice-grant")
+    workers = Workers(tmp_path, pg_url, redis_server.url, lease=2.0, think=0.3)
+    try:
+        ports, where = workers.start_two_by_two(store)
+        moved = next(t for t, name in where.items() if name == "worker-b")
+        asyncio.run(_play_through_the_leave(workers, ports["A"], moved))
+        after = wait_for(
+            "worker a to own both tables",
+            lambda: (
+                (found := leases(store))
+                and len(found) == 2
+                and set(workers.owners(found).values()) == {"worker-a"}
+                and found
+            ),
+            60,
+        )
+        assert moved in after
+        voided = _void(store)
+        assert not voided, f"hands void by the hand-over: {voided}\n{workers.tails()}"
+    finally:
+        workers.stop_all()
+    report = audit(store, shuffles=0)
+    assert report["pass"], report["problems"]
+    store.close()
+
+
+async def _play_through_the_leave(workers: Workers, port: int, table_id: str) -> None:
+    token = await sign_in(port, "alice")
+    async with ws_client(port, "alice", token) as (alice, _):
+        seat = (await free_seats(alice, table_id))[0]
+        sat = await alice.request({"type": "sit", "table": table_id, "seat": seat, "buy_in": 2000})
+        assert sat["type"] == "ok", sat
+        # Her turn comes; worker b is told to stop before she answers it, so the hand-over
+        # waits for the hand she is to act in.
+        await alice.wait_for(
+            lambda m: m["type"] == "turn" and m.get("seat") == seat and bool(m.get("legal")), 90
+        )
+        os.kill(workers.processes["worker-b"].pid, signal.SIGTERM)
+        await asyncio.sleep(0.5)
+        player = asyncio.create_task(play_along(alice, table_id, seat))
+        try:
+            code = await asyncio.to_thread(workers.processes["worker-b"].wait, 40)
+            assert code == 0, workers.tails()
+        finally:
+            player.cancel()
+            await asyncio.gather(player, return_exceptions=True)
+    timeouts = [
+        m for m in alice.log if m.get("kind") in ("timed_out", "sat_out") and m.get("seat") == seat
+    ]
+    assert not timeouts, timeouts
+    assert "handed over between hands" in workers.log("worker-b"), workers.tails()

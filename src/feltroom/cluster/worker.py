@@ -425,7 +425,14 @@ class ClusterWorker:
 
     async def _command_loop(self) -> None:
         while True:
-            tables = [t for t in self.runtime.runners if t not in self.runtime.giving_up]
+            # A table being handed over is read while its last hand here is in play (its players
+            # act in it); after that its commands wait in the stream for the next owner.
+            giving_up = self.runtime.giving_up
+            tables = [
+                t
+                for t, runner in self.runtime.runners.items()
+                if t not in giving_up or (runner.table.in_hand and runner.status == "running")
+            ]
             if not tables or self.redis is None:
                 await asyncio.sleep(0.1)
                 continue
