@@ -832,7 +832,7 @@ class TournamentRunner:
     async def back(self, account: str, now: float) -> None:
         """An away player is back (R-TOURN-6); refused (``ProtectionRefused``) during a
         cool-off or self-exclusion: its entry plays on as away."""
-        await self.room.writer.call(self.room.check_may_play, account, "play")
+        await self.check_away(account)
         async with self.lock:
             tab, seat = self._seat_of(account)
             await self._events(tab, tab.table.back(seat), now)
