@@ -16,7 +16,7 @@ from feltroom.room.accounts import Accounts
 from feltroom.room.cashier import Cashier
 from feltroom.room.errors import ProtectionRefused, RoomError
 from feltroom.room.operators import OperatorLog, Operators
-from feltroom.room.protection import Protection
+from feltroom.room.protection import PERIOD_TEXT, Protection
 from feltroom.room.settlement import Settlement
 from feltroom.room.tournaments import TournamentBooks
 from feltroom.store import SqlStorage
@@ -83,6 +83,78 @@ def test_a_deposit_over_a_deposit_limit_is_refused_with_what_is_left(
         cashier.deposit(alice, "USD", "60.00", "d4")
     assert "per week" in str(refused.value)
     assert refused.value.details["used"] == "200.00"
+    _audit_passes(storage)
+
+
+def test_a_deposit_over_a_monthly_deposit_limit_is_refused_counting_30_days(
+    storage: SqlStorage, clock: Clock, cashier: Cashier, protection: Protection, alice: str
+) -> None:
+    """A month limit counts the deposits of the last 30 days, not only this day's or week's."""
+    cashier.deposit(alice, "USD", "200.00", "early")  # 20 days ago: outside the day and week
+    clock.now += 20 * DAY
+    protection.set_limits(
+        alice,
+        [
+            _limit("deposit", "day", "300.00"),
+            _limit("deposit", "week", "300.00"),
+            _limit("deposit", "month", "300.00"),
+        ],
+    )
+    cashier.deposit(alice, "USD", "60.00", "today")
+    with pytest.raises(ProtectionRefused) as refused:
+        cashier.deposit(alice, "USD", "50.00", "more")
+    assert "deposit limit is 300.00 USD per month" in str(refused.value)
+    assert "over the last 30 days are 260.00 USD" in str(refused.value)
+    details = refused.value.details
+    assert (details["period"], details["used"], details["allowed"]) == ("month", "260.00", "40.00")
+    assert _balance(cashier, alice) == "1260.00"  # nothing changed
+    cashier.deposit(alice, "USD", "40.00", "more")
+    used = {row["period"]: row["used"] for row in protection.view(alice)["limits"]}
+    assert used == {"day": "100.00", "week": "100.00", "month": "300.00"}
+    clock.now += 10 * DAY + 1  # the early deposit leaves the rolling month
+    cashier.deposit(alice, "USD", "50.00", "later")
+    _audit_passes(storage)
+
+
+@pytest.mark.parametrize(("period", "days_ago"), [("week", 3), ("month", 10)])
+def test_a_buy_in_over_a_weekly_or_monthly_loss_limit_counts_earlier_losses(
+    storage: SqlStorage,
+    clock: Clock,
+    cashier: Cashier,
+    settlement: Settlement,
+    protection: Protection,
+    alice: str,
+    period: str,
+    days_ago: int,
+) -> None:
+    """A buy-in made ``days_ago`` days ago (its chips still at the table: a net loss) counts
+    against the week or month loss limit, not against the day's (nor, 10 days on, the week's)."""
+    settlement.open_table("usd1", "USD")
+    settlement.open_table("usd2", "USD")
+    settlement.buy_in("usd1", alice, 1, 3000)
+    clock.now += days_ago * DAY
+    # the day's limit (and, 10 days on, the week's) would allow the buy-in; only the
+    # period's own limit counts the earlier loss
+    limits = {"day": "40.00", "week": "50.00"}
+    if period == "month":
+        limits = {"day": "40.00", "week": "40.00", "month": "50.00"}
+    protection.set_limits(alice, [_limit("loss", p, a) for p, a in limits.items()])
+    with pytest.raises(ProtectionRefused) as refused:
+        settlement.buy_in("usd2", alice, 1, 3000)
+    text = PERIOD_TEXT[period]
+    assert f"loss limit is 50.00 USD per {period}" in str(refused.value)
+    assert f"net losses over the last {text} are 30.00 USD" in str(refused.value)
+    details = refused.value.details
+    assert (details["period"], details["used"], details["allowed"]) == (period, "30.00", "20.00")
+    with pytest.raises(ProtectionRefused):
+        TournamentBooks(storage, "sunday", "USD", clock=clock).verify_entry(alice, 2000, 100)
+    assert _balance(cashier, alice) == "970.00"  # nothing changed
+    used = {row["period"]: row["used"] for row in protection.view(alice)["limits"]}
+    assert used["day"] == "0.00"
+    assert used[period] == "30.00"
+    settlement.buy_in("usd2", alice, 1, 2000)  # what is left under the limit
+    with pytest.raises(ProtectionRefused):
+        settlement.pend_chips("usd2", alice, 1)
     _audit_passes(storage)
 
 

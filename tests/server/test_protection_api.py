@@ -244,3 +244,111 @@ def test_feltroom_admin_verify_on_the_database_and_the_live_room(
     assert _actions(storage, "alice") == ["verify"]
     assert _actions(storage, "bob") == ["verify"]
     _audit_passes(storage)
+
+
+DUEL = """
+[[tournament]]
+id = "duel"
+format = "sng"
+seats_per_table = 2
+max_entries = 2
+starting_stack = 1000
+buy_in = 100
+fee = 10
+"""
+
+
+def test_a_cool_off_leaves_a_running_tournament_entry_in_play_as_away(
+    storage: SqlStorage,
+) -> None:
+    """docs/operator.md, R-TOURN-6: a player who takes a cool-off in a running tournament keeps
+    the entry and the seat; they are away (blinds posted, folded at their turn) and cannot
+    come back or act until the cool-off ends."""
+    runtime = room_for(storage, HEADS_UP, DUEL)
+
+    async def scenario() -> None:
+        async with live_server(runtime) as live:
+            tokens = {name: await live.account(name) for name in ("ann", "bob")}
+            async with (
+                live.client("ann", tokens["ann"]) as ann,
+                live.client("bob", tokens["bob"]) as bob,
+            ):
+                for name in ("ann", "bob"):
+                    async with httpx.AsyncClient(
+                        base_url=live.http, headers=_bearer(tokens[name])
+                    ) as http:
+                        done = await http.post("/api/tournaments/duel-1/register")
+                        assert done.status_code == 200, done.text
+                moved = await ann.wait_for(lambda m: m["type"] == "moved")
+                table, seat = moved["table"], moved["seat"]
+                await bob.wait_for(lambda m: m["type"] == "moved")
+                async with httpx.AsyncClient(
+                    base_url=live.http, headers=_bearer(tokens["ann"])
+                ) as http:
+                    done = (await http.post("/api/me/cool-off", json={"hours": 24})).json()
+                assert done["blocked"] == "cool-off"
+                assert done["tables_left"] == []
+                away = await ann.wait_for(
+                    lambda m: m["type"] == "event" and m["kind"] == "went_away"
+                )
+                assert away["seat"] == seat
+                assert runtime.tournament_seats_of("ann") != []  # not removed
+                back = await ann.request({"type": "sit_in", "table": table})
+                assert back["type"] == "error", back
+                assert back["code"] == "refused", back
+                assert "cool-off until" in back["message"]
+                assert back["details"]["state"] == "cool-off"
+                acted = await ann.request(
+                    {"type": "act", "table": table, "hand": away["hand"], "action": "fold"}
+                )
+                assert acted["code"] == "refused", acted
+                assert "no play" in acted["message"]
+
+                async def bob_plays(hands: int) -> None:
+                    started = 0
+                    while started < hands:
+                        m = await bob.recv(30)
+                        if m["type"] == "event" and m["kind"] == "hand_started":
+                            started += 1
+                        if m["type"] == "turn" and m["legal"] is not None:
+                            legal = m["legal"]
+                            move = {"action": "call"} if legal["call"] else {"action": "check"}
+                            await bob.send(
+                                {
+                                    "type": "act",
+                                    "table": table,
+                                    "hand": m["hand"],
+                                    "turn_id": m["turn_id"],
+                                    **move,
+                                }
+                            )
+
+                await bob_plays(4)
+                # the hands after the cool-off: ann's blinds are posted, she is folded (or
+                # checked when checking is free) at once at her turn, with no clock
+                later = [
+                    m
+                    for m in bob.log
+                    if m.get("table") == table and (m.get("hand") or 0) > away["hand"]
+                ]
+                hands = {m["hand"] for m in later}
+                assert len(hands) >= 3
+                mine = [m for m in later if m.get("seat") == seat]
+                assert any(m.get("kind") == "posted" for m in mine)
+                assert any(m.get("kind") in ("folded", "checked") for m in mine)
+                assert not [m for m in mine if m["type"] == "turn"]
+                assert not [m for m in mine if m.get("kind") in ("came_back", "timed_out")]
+                # the entry plays on: still in the tournament, away at the same seat
+                ref = await ann.send({"type": "tournament", "tournament": "duel-1"})
+                view = await ann.wait_for(lambda m: m.get("ref") == ref)
+                assert view["type"] == "tournament", view
+                assert view["you"]["status"] == "playing"
+                assert view["players_left"] == 2
+                (entry,) = runtime.tournament_seats_of("ann")
+                assert entry[1:] == (table, seat)
+                tab = runtime.tournaments["duel-1"].by_id[table]
+                assert tab.table.seats[seat].away is True
+
+    _run(scenario())
+    assert _actions(storage, "ann") == ["cool-off"]
+    _audit_passes(storage)

@@ -29,9 +29,11 @@ from feltroom.server.session import Hub, HubSettings
 from feltroom.shuffle import SeededDeckSource
 from feltroom.store import SqlStorage
 from feltroom.table import (
+    CameBack,
     PreAction,
     PreActionKind,
     Table,
+    WentAway,
     preset,
 )
 
@@ -425,6 +427,14 @@ def _reset_stacks() -> Fanout:
     return fan
 
 
+def _away() -> Fanout:
+    """A tournament player goes away and comes back (R-TOURN-6, the seat's ``away``): the
+    whole table sees ``went_away`` and ``came_back``."""
+    fan = seated(2)
+    fan.feed([WentAway(1, "chosen"), CameBack(1)])
+    return fan
+
+
 SCENARIOS = (
     _clock_and_protection,
     _showdown_tax_and_fee,
@@ -433,6 +443,7 @@ SCENARIOS = (
     _missed_blinds,
     _room_events,
     _reset_stacks,
+    _away,
 )
 
 

@@ -1865,12 +1865,17 @@ class RoomRuntime:
         """Take a suspended account out of play: every cash seat is left (at the end of the
         hand in progress, the chips back in the wallet, under ``entry``), every waiting list;
         then the suspend hooks (tournaments, R-TOURN-15). Returns the tables it sat at.
-        ``hooks=False`` (a cool-off or self-exclusion): tournament entries play on."""
+        ``hooks=False`` (a cool-off or self-exclusion): tournament entries play on as away
+        (R-TOURN-6: blinds posted, folded at their turns; no coming back while it runs)."""
         left = [
             runner.table_id
             for runner in list(self.runners.values())
             if await self.remove_from(runner.table_id, account, entry)
         ]
+        if not hooks:
+            for tournament, _, _ in self.tournament_seats_of(account):
+                with contextlib.suppress(RoomError):  # out of the tournament meanwhile
+                    await tournament.away(account, self.clock())
         for hook in list(self.suspend_hooks) if hooks else []:
             try:
                 await hook(account, entry)

@@ -810,7 +810,9 @@ class TournamentRunner:
     ) -> None:
         """A player's action at their turn (``IllegalAction`` otherwise); ``hand_id`` and
         ``turn_id``, when given, must be the hand and turn in progress (``StaleHand``,
-        ``StaleTurn``)."""
+        ``StaleTurn``). An away player's action is refused during a cool-off or
+        self-exclusion (``ProtectionRefused``)."""
+        await self.check_away(account)
         async with self.lock:
             tab, seat = self._seat_of(account)
             tab.check_hand(hand_id)
@@ -819,8 +821,18 @@ class TournamentRunner:
                 await self._events(tab, tab.table.act(seat, action, now), now)
         self.wake.set()
 
+    async def check_away(self, account: str) -> None:
+        """While ``account`` is away here, ``ProtectionRefused`` during its cool-off or
+        self-exclusion: the entry plays on as away until the break ends (a read of the books
+        only for an away player)."""
+        tab, seat = self._seat_of(account)
+        if tab.table.seats[seat].away:
+            await self.room.writer.call(self.room.check_may_play, account, "play")
+
     async def back(self, account: str, now: float) -> None:
-        """An away player is back (R-TOURN-6)."""
+        """An away player is back (R-TOURN-6); refused (``ProtectionRefused``) during a
+        cool-off or self-exclusion: its entry plays on as away."""
+        await self.check_away(account)
         async with self.lock:
             tab, seat = self._seat_of(account)
             await self._events(tab, tab.table.back(seat), now)

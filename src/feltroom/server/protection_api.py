@@ -11,7 +11,8 @@ operator's view of them (docs/operator.md).
 - ``GET /api/operator/protection?account=NAME``: an operator's view of the same.
 
 A cool-off or a self-exclusion takes the player's cash seats at the end of the hand in progress
-(the chips back in the wallet) and takes them off every waiting list; tournament entries play on.
+(the chips back in the wallet) and takes them off every waiting list; tournament entries play on
+as away (R-TOURN-6).
 A refused change (400 ``invalid_field``, 409 ``refused``) says what would be valid and changes
 nothing.
 """

@@ -51,6 +51,7 @@ from feltroom.table import (
     BlindDeclined,
     BlindPrompt,
     BlindsMissed,
+    CameBack,
     ChipsAdded,
     CountdownStarted,
     Disconnected,
@@ -77,6 +78,7 @@ from feltroom.table import (
     TurnStarted,
     WaitingListJoined,
     WaitingListLeft,
+    WentAway,
 )
 
 __all__ = [
@@ -109,6 +111,8 @@ _PUBLIC: tuple[type, ...] = (
     CountdownStarted,
     TimeBankStarted,
     TimedOut,
+    WentAway,  # R-TOURN-6: the table sees who is away (docs/protocol.md, `away`)
+    CameBack,
     ProtectionUsed,
     Disconnected,  # R-TIME-4: the table sees who is disconnected
     Resumed,

@@ -217,6 +217,12 @@ export function applyEvent(t, e, names) {
     case "timed_out":
       if (s && t.tournament) s.away = true; // at a tournament table one timeout makes a player away (R-TOURN-6)
       return `${who(e.seat)} timed out (${e.action})`;
+    case "went_away":
+      if (s) s.away = true; // R-TOURN-6: blinds posted, folded at once at their turn
+      return `${who(e.seat)} is away`;
+    case "came_back":
+      if (s) s.away = false;
+      return `${who(e.seat)} is back`;
     case "protection_used":
       return `${e.account}'s all-in protection is used`;
     case "disconnected":
