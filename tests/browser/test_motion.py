@@ -74,3 +74,87 @@ def test_dealing_bets_and_the_pot_move_with_sound_and_not_with_reduced_motion(
     expect(nia.locator("#sound")).to_have_attribute("aria-pressed", "true")
     nia.reload()
     expect(nia.locator("#sound")).to_have_text("Sound on")
+
+
+# Records every sound the page plays: the client names the last one in ``data-last-sound``
+# (docs/web.md); each time it is set, the old value is kept, so the list is exact even when two
+# sounds come in one task.
+SOUNDS = """
+window.addEventListener("DOMContentLoaded", () => {
+  window.soundOlds = [];
+  new MutationObserver((records) => {
+    for (const r of records) window.soundOlds.push(r.oldValue);
+  }).observe(document.body, {
+    attributes: true, attributeFilter: ["data-last-sound"], attributeOldValue: true,
+  });
+});
+"""
+
+
+def heard(page: Page) -> list[str]:
+    """The sounds ``page`` has played, in order."""
+    sounds: list[str] = page.evaluate(
+        "() => window.soundOlds.length"
+        " ? [...window.soundOlds.slice(1), document.body.dataset.lastSound] : []"
+    )
+    return sounds
+
+
+def turns_heard(page: Page) -> int:
+    return heard(page).count("turn")
+
+
+def test_the_players_turn_plays_the_turn_sound_only_with_sound_on(room: Any, browser: Any) -> None:
+    """Issue 21 ("an optional sound says your turn"): with the sound on, each of the player's
+    turns plays the turn sound, and the opponent's turns do not; a player who switched the sound
+    off hears nothing at all, their turns included, until they switch it on again."""
+    tao = sign_up(browser, room.url, "tao", init_script=SOUNDS)
+    pia = sign_up(browser, room.url, "pia", init_script=SOUNDS)
+    expect(tao.locator("#sound")).to_have_attribute("aria-pressed", "true")
+    pia.click("#sound")
+    expect(pia.locator("#sound")).to_have_attribute("aria-pressed", "false")
+    sit(tao, "drop", 1, 100)
+    sit(pia, "drop", 2, 100)
+    pages = {1: tao, 2: pia}
+    body = tao.locator("body")
+    turns = {1: 0, 2: 0}
+    heard_at_turn = 0
+
+    def act(page: Page) -> None:
+        page.click("#act-check" if page.locator("#act-check").count() else "#act-call")
+        page.wait_for_timeout(300)
+
+    for _ in range(12):
+        seat, page = to_act(pages, room=room, table="drop")
+        turns[seat] += 1
+        if seat == 1:
+            expect(body).to_have_attribute("data-last-sound", "turn")
+            for _ in range(50):  # the sound of this turn, beyond those of the turns before
+                if turns_heard(tao) > heard_at_turn:
+                    break
+                tao.wait_for_timeout(100)
+            heard_at_turn = turns_heard(tao)
+            assert heard_at_turn >= turns[1]
+        else:
+            assert turns_heard(tao) == heard_at_turn  # the opponent's turn is silent
+        if seat == 1 and turns[2] >= 2:
+            break
+        act(page)
+    assert turns[1] >= 2
+    assert turns[2] >= 2
+    assert pia.locator("body").get_attribute("data-sounds") is None
+    assert heard(pia) == []
+    # switched on while it is tao's turn: pia's next turn sounds
+    pia.click("#sound")
+    expect(pia.locator("#sound")).to_have_attribute("aria-pressed", "true")
+    act(tao)
+    for _ in range(6):
+        seat, page = to_act(pages, room=room, table="drop")
+        if seat == 2:
+            break
+        act(page)
+    assert seat == 2
+    expect(pia.locator("body")).to_have_attribute("data-last-sound", "turn")
+    assert "turn" in heard(pia)
+    assert not tao.errors  # type: ignore[attr-defined]
+    assert not pia.errors  # type: ignore[attr-defined]

@@ -7,14 +7,18 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from books import wallet_of
+from feltroom.cli import main
 from feltroom.room import Cashier, NotSeated, RoomError
 from feltroom.room.operators import OperatorLog
 from feltroom.room.tables_config import room_tables, table_entries
 from feltroom.rules import Fold
 from feltroom.store import SqlStorage
+from room.test_audit import raw
 
 from .support import Clock, Room
 from .test_person import TWO, audited, heads_up, person_room, state, tick
@@ -241,3 +245,71 @@ def test_the_database_is_the_tables_source_of_truth_once_seeded(
 
     asyncio.run(restart())
     audited(storage)
+
+
+def test_audit_fails_when_an_operator_transfer_has_no_operator_log_entry(
+    make_room: Room,
+    players: tuple[str, ...],
+    storage: SqlStorage,
+    db_url: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 23: ``feltroom audit`` checks that every money movement an operator's action made
+    has its entry in the operator log. It passes while they match, and fails (exit 1, naming
+    the transfer) for a forged transfer of the operator kind with no log entry, and for a real
+    operator transfer whose log entry was deleted behind the room's back."""
+    room, _ = person_room(make_room)
+
+    async def scenario() -> None:
+        await room.start()
+        await room.join("hu", "alice", 1, 100)
+        await room.kick("hu", "alice", "op", "abusive chat")
+        await room.stop()
+
+    asyncio.run(scenario())
+    (entry,) = OperatorLog(storage).entries()
+    with storage.transaction(write=False) as tx:
+        ((real, reference),) = tx.operator_transfers()
+    assert reference == f"table:hu:operator:{entry['id']}"
+
+    def feltroom_audit() -> tuple[int, dict[str, Any]]:
+        code = main(["audit", "--db", db_url, "--shuffles", "0"])
+        report: dict[str, Any] = json.loads(capsys.readouterr().out)
+        assert report["pass"] is (code == 0)
+        return code, report
+
+    code, report = feltroom_audit()
+    assert (code, report["problems"], report["operator_transfers_checked"]) == (0, [], 1)
+
+    alice = wallet_of(storage, "alice", "PLAY")
+    forged = (
+        "INSERT INTO transfers (transfer_id, currency, debit, credit, amount, kind, reference, "
+        "created_at) VALUES ('forged-op', 'PLAY', 'external:PLAY', ?, 5, 'cash_out', "
+        "'table:hu:operator:999', 0)"
+    )
+    with raw(db_url) as connection:  # the running balances follow: only the log is missing
+        connection.execute(forged, (alice,))
+        connection.execute("UPDATE accounts SET balance = balance - 5 WHERE key = 'external:PLAY'")
+        connection.execute("UPDATE accounts SET balance = balance + 5 WHERE key = ?", (alice,))
+    code, report = feltroom_audit()
+    assert code == 1
+    assert report["operator_transfers_checked"] == 2
+    assert report["problems"] == [
+        "transfer forged-op (table:hu:operator:999) was made by an operator's action with no "
+        "entry in the operator log"
+    ]
+
+    with raw(db_url) as connection:  # the forgery undone: the books match the log again
+        connection.execute("DELETE FROM transfers WHERE transfer_id = 'forged-op'")
+        connection.execute("UPDATE accounts SET balance = balance + 5 WHERE key = 'external:PLAY'")
+        connection.execute("UPDATE accounts SET balance = balance - 5 WHERE key = ?", (alice,))
+    assert feltroom_audit()[0] == 0
+
+    with raw(db_url) as connection:  # the kick's log entry deleted
+        connection.execute("DELETE FROM operator_log WHERE entry_id = ?", (entry["id"],))
+    code, report = feltroom_audit()
+    assert code == 1
+    assert report["problems"] == [
+        f"transfer {real} ({reference}) was made by an operator's action with no entry in the "
+        "operator log"
+    ]

@@ -1425,8 +1425,17 @@ class RoomRuntime:
             ) from None
 
     async def register_tournament(self, tournament_id: str, account: str) -> dict[str, Any]:
-        """``account`` enters the tournament (R-TOURN-2, R-TOURN-3)."""
-        return await self.tournament(tournament_id).register(account, self.clock())
+        """``account`` enters the tournament (R-TOURN-2, R-TOURN-3). Once its registration is
+        closed the refusal says why and names the instances open for registration."""
+        runner = self.tournament(tournament_id)
+        closed = runner.registration_closed()
+        if closed is not None:
+            open_now = [t for t, r in self.tournaments.items() if r.registration_closed() is None]
+            raise RoomError(
+                f"registration for {tournament_id} is closed ({closed}); tournaments open for "
+                f"registration: {', '.join(open_now) or 'none'}"
+            )
+        return await runner.register(account, self.clock())
 
     async def unregister_tournament(self, tournament_id: str, account: str) -> dict[str, Any]:
         """Before the start: buy-in and fee back (R-TOURN-2)."""

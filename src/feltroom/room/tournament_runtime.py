@@ -200,6 +200,19 @@ class TournamentRunner:
     def done(self) -> bool:
         return self.status in DONE
 
+    def registration_closed(self) -> str | None:
+        """Why a new entry is refused now (R-TOURN-2, R-TOURN-3), or ``None`` while registration
+        is open: before the start, and for ``late_registration_levels`` levels after it."""
+        director = self.director
+        if self.done or director.finished:
+            return f"it is {director.state}"
+        if director.registration_open:
+            return None
+        levels = self.settings.late_registration_levels
+        if levels == 0:
+            return "it has started and takes no late entries"
+        return f"late registration ended with level {levels}"
+
     # -------------------------------------------------------------- the books
 
     async def load(self, now: float) -> None:
