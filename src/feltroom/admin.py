@@ -64,9 +64,10 @@ _LOGGED = frozenset(LIVE_ACTIONS + OFFLINE_ACTIONS) - {
     "reset-protections",
     "cancel-tournament",
 }
-"""The actions that need ``--operator`` and ``--reason`` (``cancel-tournament`` keeps the form of
-the tournaments' contract, ``feltroom admin cancel-tournament --id ID``: its money moves are in
-the tournament's journal and checked by the audit's tournament section)."""
+"""The actions that need ``--operator`` and ``--reason``. ``cancel-tournament`` is on record too,
+but keeps the form of the tournaments' contract, ``feltroom admin cancel-tournament --id ID``:
+without them the operator is ``cli:<OS user>`` and the reason ``cancelled from the command
+line``."""
 
 
 class AdminError(Exception):

@@ -445,7 +445,9 @@ def _room_command(args: argparse.Namespace) -> int:
                 getattr(args, "key", None),
             )
         elif args.command == "admin" and args.operation == "cancel-tournament":
-            code, result = operator.run_cancel_tournament(storage, args.id)
+            code, result = operator.run_cancel_tournament(
+                storage, args.id, operator=args.operator, reason=args.reason
+            )
         elif args.command == "admin":
             since = getattr(args, "since", None)
             code, result = operator.run_admin(

@@ -226,7 +226,9 @@ def test_cancel_tournament_while_running_pays_the_pool_left_by_the_rule(
 ) -> None:
     """R-TOURN-13 before the money: every player left first gets the buy-in back, the rest of
     the prize pool in proportion to chips (the stacks at the start of any hand in progress); the
-    players knocked out get nothing; the room stops every table."""
+    players knocked out get nothing; the room stops every table. The cancellation is an operator
+    action: its entry is in the operator log and every payment names it, so the audit checks
+    each one among the operator transfers."""
     names = [f"bot.mt.{k}" for k in range(1, 9)]
 
     async def scenario() -> dict[str, int]:
@@ -243,6 +245,14 @@ def test_cancel_tournament_while_running_pays_the_pool_left_by_the_rule(
             code, result = run_cancel_tournament(storage, "mt-1", clock)
             assert code == 0
             assert result["in_the_money"] is False
+            (logged,) = OperatorLog(storage).entries()
+            assert logged["id"] == result["entry"]
+            assert (logged["operator"], logged["action"], logged["target"]) == (
+                result["operator"],
+                "cancel-tournament",
+                "mt-1",
+            )
+            assert result["operator"].startswith("cli:")
             paid = result["paid"]
             assert set(paid) == set(stacks)
             assert sum(paid.values()) == 8 * 500
@@ -265,6 +275,7 @@ def test_cancel_tournament_while_running_pays_the_pool_left_by_the_rule(
         assert wallet(storage, name) == 100_000_000 - 550 + paid.get(name, 0)
     report = audit(storage, shuffles=0)
     assert report["problems"] == []
+    assert report["operator_transfers_checked"] == len(paid)  # one payment each
     assert report["tournaments"]["mt-1"] == {
         "status": "cancelled",
         "buy_ins": 4000,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import getpass
 import json
 from pathlib import Path
 from typing import Any
@@ -288,27 +289,47 @@ def test_serve_refuses_bad_addresses_and_pools(
     assert value in capsys.readouterr().err
 
 
-def test_admin_cancel_tournament_refunds_the_entries_and_refuses_an_unknown_id(
-    db: str, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """``feltroom admin cancel-tournament --id ID`` (R-TOURN-13) before the start: buy-in and fee
-    back; an unknown or already cancelled id exits 2 saying why, changing nothing."""
+def _registered(db: str, capsys: pytest.CaptureFixture[str], tournament_id: str) -> None:
+    """A sit-and-go ``tournament_id`` in PLAY, registering, with alice's entry (buy-in 1000 and
+    fee 100 paid from a deposit of 5000 or from what she holds)."""
     run(capsys, "cashier", "--db", db, "deposit", "--account", "alice", "--currency", "PLAY",
-        "--amount", "5000", "--key", "d")  # fmt: skip
+        "--amount", "5000", "--key", f"d-{tournament_id}")  # fmt: skip
     store = open_storage(db)
     try:
         row = TournamentRow(
-            "sng-1", "sng", 1, "PLAY", settings_json(TournamentSettings()), "7", None,
+            tournament_id, "sng", 1, "PLAY", settings_json(TournamentSettings()), "7", None,
             "registering", 0.0, 0.0,
         )  # fmt: skip
         with store.transaction() as tx:
             tx.add_tournament(row)
             outputs = replay(row, []).director.register("alice", 1.0)
-            books = TournamentBooks(store, "sng-1", "PLAY")
+            books = TournamentBooks(store, tournament_id, "PLAY")
             write_input(tx, row, 1, "register", {"account": "alice"}, 1.0, outputs,
                         books=books, status="registering")  # fmt: skip
     finally:
         store.close()
+
+
+def _references(db: str, tournament_id: str) -> list[str]:
+    """The references of the transfers that moved money out of the tournament's prize pool or
+    back to its entries (refunds and prizes)."""
+    store = open_storage(db)
+    try:
+        with store.transaction(write=False) as tx:
+            return sorted(ref for _, ref in tx.operator_transfers() if tournament_id in ref)
+    finally:
+        store.close()
+
+
+def test_admin_cancel_tournament_refunds_the_entries_and_refuses_an_unknown_id(
+    db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``feltroom admin cancel-tournament --id ID`` (R-TOURN-13) before the start: buy-in and fee
+    back; an unknown or already cancelled id exits 2 saying why, changing nothing. Given only
+    ``--id``, the cancellation is still an operator action on record: operator
+    ``cli:<OS user>``, reason ``cancelled from the command line``, its refunds naming the
+    entry, so the audit counts them among the operator transfers it checks."""
+    _registered(db, capsys, "sng-1")
     code, out, _ = run(capsys, "cashier", "--db", db, "balance", "--account", "alice")
     assert json.loads(out)["balances"]["PLAY"] == "3900"
     code, out, err = run(capsys, "admin", "--db", db, "cancel-tournament", "--id", "sng-1")
@@ -316,6 +337,9 @@ def test_admin_cancel_tournament_refunds_the_entries_and_refuses_an_unknown_id(
     result = json.loads(out)
     assert result["status"] == "cancelled"
     assert result["refunded"] == {"alice": 1100}
+    operator = f"cli:{getpass.getuser()}"
+    assert result["operator"] == operator
+    entry = result["entry"]
     code, out, _ = run(capsys, "cashier", "--db", db, "balance", "--account", "alice")
     assert json.loads(out)["balances"]["PLAY"] == "5000"
     code, out, err = run(capsys, "admin", "--db", db, "cancel-tournament", "--id", "sng-1")
@@ -325,6 +349,93 @@ def test_admin_cancel_tournament_refunds_the_entries_and_refuses_an_unknown_id(
     code, out, err = run(capsys, "admin", "--db", db, "cancel-tournament", "--id", "x-1")
     assert code == 2
     assert "no tournament 'x-1'; tournaments that can be cancelled: none" in err
+    code, out, _ = run(capsys, "admin", "--db", db, "log")
+    assert code == 0
+    (logged,) = json.loads(out)["entries"]  # the refusals wrote nothing
+    assert logged["id"] == entry
+    assert (logged["operator"], logged["action"], logged["target"], logged["reason"]) == (
+        operator,
+        "cancel-tournament",
+        "sng-1",
+        "cancelled from the command line",
+    )
+    # the buy-in back from the prize pool and the fee from the house: both name the entry
+    assert _references(db, "sng-1") == [f"tournament:sng-1:refund:1:operator:{entry}"] * 2
     code, out, _ = run(capsys, "audit", "--db", db, "--shuffles", "0")
     assert code == 0
-    assert json.loads(out)["tournaments"]["sng-1"]["pool_left"] == 0
+    report = json.loads(out)
+    assert report["problems"] == []
+    assert report["operator_transfers_checked"] == 2
+    assert report["tournaments"]["sng-1"]["pool_left"] == 0
+    assert report["tournaments"]["sng-1"]["status"] == "cancelled"
+
+
+def test_admin_cancel_tournament_is_on_record_as_the_operator_with_the_reason(
+    db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """R-TOURN-13 and the operator log: ``feltroom admin --operator NAME --reason TEXT
+    cancel-tournament --id ID`` writes one entry (operator, action, target, time, reason) in the
+    cancellation's transaction; ``admin log [--since DATE]`` lists it and the audit checks the
+    refunds against it. An ``--operator`` that is no operator account (or an empty reason) is
+    refused, changing nothing: no refund, no entry, the tournament still registering."""
+    _registered(db, capsys, "sng-2")
+    store = open_storage(db)
+    try:
+        Accounts(store, argon2=Argon2Settings.cheap()).sign_up("carol", "correct horse")
+    finally:
+        store.close()
+    cancel = ("cancel-tournament", "--id", "sng-2")
+    code, out, err = run(
+        capsys, "admin", "--db", db, "--operator", "carol", "--reason", "x", *cancel
+    )
+    assert code == 2
+    assert out == ""
+    assert "'carol' is not an operator" in err
+    code, out, err = run(
+        capsys, "admin", "--db", db, "--operator", "nobody", "--reason", "x", *cancel
+    )
+    assert code == 2
+    assert "'nobody' is not an operator" in err
+    code, out, _ = run(capsys, "admin", "--db", db, "--operator", "root", "--reason", "trust",
+                       "grant-operator", "carol")  # fmt: skip
+    assert code == 0
+    code, out, err = run(
+        capsys, "admin", "--db", db, "--operator", "carol", "--reason", "", *cancel
+    )
+    assert code == 2
+    assert "reason" in err
+    code, out, _ = run(capsys, "cashier", "--db", db, "balance", "--account", "alice")
+    assert json.loads(out)["balances"]["PLAY"] == "3900"
+    code, out, _ = run(capsys, "admin", "--db", db, "log")
+    assert [e["action"] for e in json.loads(out)["entries"]] == ["grant-operator"]
+
+    reason = "the venue lost power"
+    code, out, err = run(
+        capsys, "admin", "--db", db, "--operator", "carol", "--reason", reason, *cancel
+    )
+    assert code == 0, err
+    result = json.loads(out)
+    assert (result["operator"], result["status"]) == ("carol", "cancelled")
+    assert result["refunded"] == {"alice": 1100}
+    code, out, _ = run(capsys, "cashier", "--db", db, "balance", "--account", "alice")
+    assert json.loads(out)["balances"]["PLAY"] == "5000"
+    code, out, _ = run(capsys, "admin", "--db", db, "log", "--since", "2000-01-01")
+    assert code == 0
+    grant, logged = json.loads(out)["entries"]
+    assert logged["id"] == result["entry"] > grant["id"]
+    assert (logged["operator"], logged["action"], logged["target"], logged["reason"]) == (
+        "carol",
+        "cancel-tournament",
+        "sng-2",
+        reason,
+    )
+    assert logged["time"].startswith("20")
+    code, out, _ = run(capsys, "admin", "--db", db, "log", "--since", "2999-01-01")
+    assert json.loads(out)["entries"] == []
+    assert _references(db, "sng-2") == [f"tournament:sng-2:refund:1:operator:{result['entry']}"] * 2
+    code, out, _ = run(capsys, "audit", "--db", db, "--shuffles", "0")
+    assert code == 0
+    report = json.loads(out)
+    assert report["problems"] == []
+    assert report["operator_transfers_checked"] == 2
+    assert report["tournaments"]["sng-2"]["status"] == "cancelled"

@@ -7,6 +7,7 @@ Exit codes: 0 done; 1 the audit found problems; 2 bad input (nothing was changed
 
 from __future__ import annotations
 
+import getpass
 import time
 from collections.abc import Callable
 from typing import Any
@@ -16,12 +17,14 @@ from feltroom.room.audit import DEFAULT_SHUFFLES, audit
 from feltroom.room.cashier import Cashier
 from feltroom.room.errors import RoomError
 from feltroom.room.integrity import room_integrity_report
-from feltroom.room.operators import Operators
-from feltroom.room.storage import Storage
+from feltroom.room.operators import MAX_OPERATOR, OperatorLog, Operators, check_reason
+from feltroom.room.storage import Storage, Transaction
 from feltroom.room.tournament_journal import cancel_tournament
 
 __all__ = [
     "BAD_INPUT",
+    "CANCEL_REASON",
+    "command_line_operator",
     "run_admin",
     "run_audit",
     "run_cancel_tournament",
@@ -111,13 +114,49 @@ def run_admin(
     }
 
 
+CANCEL_REASON = "cancelled from the command line"
+"""The operator log's reason of a ``cancel-tournament`` given no ``--reason``."""
+
+
+def command_line_operator() -> str:
+    """The operator of an action given no ``--operator``: ``cli:`` and the OS user's name."""
+    try:
+        user = getpass.getuser()
+    except (OSError, KeyError):  # no login name in the environment nor the password database
+        user = "unknown"
+    return f"cli:{user}"[:MAX_OPERATOR]
+
+
 def run_cancel_tournament(
-    storage: Storage, tournament_id: str, clock: Callable[[], float] = time.time
+    storage: Storage,
+    tournament_id: str,
+    clock: Callable[[], float] = time.time,
+    *,
+    operator: str | None = None,
+    reason: str | None = None,
 ) -> Outcome:
     """``cancel-tournament``: the operator cancels a tournament (R-TOURN-13; see
     ``tournament_journal.cancel_tournament``): the prize pool left is paid out, entries that never
-    played get buy-in and fee back. A room running it stops it within seconds."""
-    return _guarded(lambda: cancel_tournament(storage, tournament_id, clock()))
+    played get buy-in and fee back. A room running it stops it within seconds. The operator log
+    gets its entry in the same transaction, and every transfer names the entry: ``operator``
+    (an operator account; without it ``cli:<OS user>``) with ``reason`` (without it
+    ``CANCEL_REASON``)."""
+    log = OperatorLog(storage, clock)
+
+    def cancel() -> dict[str, Any]:
+        name = command_line_operator() if operator is None else operator
+        if operator is not None:  # as the live actions' sign-in: an operator account
+            accounts = Accounts(storage, argon2=Argon2Settings.cheap(), clock=clock)
+            Operators(accounts, log).check_operator(operator)
+        why = check_reason(CANCEL_REASON if reason is None else reason)
+
+        def record(tx: Transaction) -> int:
+            return log.add(tx, name, "cancel-tournament", tournament_id, why)
+
+        result = cancel_tournament(storage, tournament_id, clock(), log_entry=record)
+        return {"operator": name, **result}
+
+    return _guarded(cancel)
 
 
 def run_audit(storage: Storage, shuffles: int = DEFAULT_SHUFFLES) -> Outcome:

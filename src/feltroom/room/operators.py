@@ -62,6 +62,7 @@ ACTIONS = (
     "limits",
     "cool-off",
     "self-exclusion",
+    "cancel-tournament",
 )
 """Every action the operator log records."""
 

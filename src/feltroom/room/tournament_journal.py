@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -207,18 +207,31 @@ def write_input(
 
 
 def cancel_tournament(
-    storage: Storage, tournament_id: str, now: float, reason: str = "cancelled by the operator"
+    storage: Storage,
+    tournament_id: str,
+    now: float,
+    reason: str = "cancelled by the operator",
+    *,
+    log_entry: Callable[[Transaction], int] | None = None,
 ) -> dict[str, Any]:
-    """The operator's cancellation (R-TOURN-13), in ``tx``: the director rebuilt from the books
-    cancels (any hand in progress is void, its stacks at their start-of-hand values), the prize
-    pool left is paid out as the rule says (entries that never played get buy-in and fee back),
-    and the instance is ``cancelled``. A room running it sees the new input and stops it."""
+    """The operator's cancellation (R-TOURN-13), in one transaction: the director rebuilt from
+    the books cancels (any hand in progress is void, its stacks at their start-of-hand values),
+    the prize pool left is paid out as the rule says (entries that never played get buy-in and
+    fee back), and the instance is ``cancelled``. A room running it sees the new input and stops
+    it. ``log_entry`` writes the operator log entry in that transaction once the cancellation is
+    known to be valid and returns its id: every transfer's reference names it (``entry`` in the
+    result)."""
     with storage.transaction() as tx:
-        return _cancel(storage, tx, tournament_id, now, reason)
+        return _cancel(storage, tx, tournament_id, now, reason, log_entry)
 
 
 def _cancel(
-    storage: Storage, tx: Transaction, tournament_id: str, now: float, reason: str
+    storage: Storage,
+    tx: Transaction,
+    tournament_id: str,
+    now: float,
+    reason: str,
+    log_entry: Callable[[Transaction], int] | None,
 ) -> dict[str, Any]:
     row = tx.get_tournament(tournament_id, lock=True)
     if row is None:
@@ -236,7 +249,10 @@ def _cancel(
         if hand_id is not None:
             record = json.dumps({"void": "the tournament was cancelled"})
             tx.finish_hand(hand_id, "void", now, 0, 0, 0, "{}", record)
-    books = TournamentBooks(storage, row.tournament_id, row.currency, clock=lambda: now)
+    entry = None if log_entry is None else log_entry(tx)
+    books = TournamentBooks(
+        storage, row.tournament_id, row.currency, clock=lambda: now, operator_entry=entry
+    )
     write_input(
         tx,
         row,
@@ -255,7 +271,7 @@ def _cancel(
             paid[out.account] = paid.get(out.account, 0) + out.amount
         elif isinstance(out, Refunded):
             refunded[out.account] = refunded.get(out.account, 0) + out.buy_in + out.fee
-    return {
+    result: dict[str, Any] = {
         "tournament": tournament_id,
         "status": "cancelled",
         "currency": row.currency,
@@ -266,3 +282,6 @@ def _cancel(
             e.account: e.prize for e in director.entries if e.place is not None and e.prize
         },
     }
+    if entry is not None:
+        result["entry"] = entry
+    return result

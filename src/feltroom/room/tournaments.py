@@ -34,6 +34,7 @@ from feltroom.room.ledger import (
     ensure_system_account,
     ensure_wallet,
     new_transfer,
+    operator_reference,
     player_wallet_key,
     valid_name,
 )
@@ -66,9 +67,13 @@ class TournamentBooks:
         *,
         clock: Callable[[], float] = time.time,
         require_verified: bool = True,
+        operator_entry: int | None = None,
     ) -> None:
         self.storage = storage
         self.require_verified = require_verified
+        # The operator log entry whose action these books carry out (a cancellation): every
+        # transfer's reference names it (``operator_reference``), which the audit checks.
+        self.operator_entry = operator_entry
         self.tournament_id = valid_name(tournament_id, "tournament id")
         self.currency = currency(code)
         self.code = code
@@ -153,6 +158,9 @@ class TournamentBooks:
             amount = out.prize if isinstance(out, PlaceFinal) else out.amount
             ref = f"tournament:{tid}:prize:{out.entry}"
             moves.append((TransferKind.PRIZE, pool, wallet, amount, ref))
+        entry = self.operator_entry
+        if entry is not None:
+            moves = [(k, d, c, a, operator_reference(ref, entry)) for k, d, c, a, ref in moves]
         return [
             new_transfer(kind, code, debit, credit, amount, ref, now)
             for kind, debit, credit, amount, ref in moves
