@@ -91,6 +91,30 @@ def test_a_content_length_int_refuses_is_a_400(client: TestClient, length: bytes
         assert "Content-Length" in _error(response, 400, "malformed")
 
 
+@pytest.mark.parametrize("length", [b"\xb2", b"\xb9", b"12\xb3", b"\xd9\xa3"])
+def test_a_content_length_of_latin1_digits_str_isdigit_accepts_is_a_400(length: bytes) -> None:
+    """The same, below the HTTP client (which re-encodes such bytes): the header's raw bytes in
+    the ASGI scope, read as Latin-1 by the request ("²", "¹", "12³"), are refused as malformed,
+    not turned into a 500 by ``int()``."""
+    from starlette.requests import Request
+
+    from feltroom.server.rest import ApiError, _read_json
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"{}", "more_body": False}
+
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/api/signup",
+        "headers": [(b"content-length", length), (b"content-type", b"application/json")],
+    }
+    with pytest.raises(ApiError) as refused:
+        asyncio.run(_read_json(Request(scope, receive), 1024))
+    assert (refused.value.status, refused.value.code) == (400, "malformed")
+    assert "Content-Length" in str(refused.value)
+
+
 # ------------------------------------------------------------------ point 8: headers, origins
 
 
