@@ -224,7 +224,7 @@ def test_a_bad_setting_stops_the_start_and_touches_nothing(
         env=dict(os.environ, **env),
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=180,  # (a start takes seconds of imports; on a loaded machine many times that)
     )
     assert done.returncode == 2
     assert named in done.stderr
