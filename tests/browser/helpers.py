@@ -56,7 +56,14 @@ def sit(
 ) -> None:
     """From the lobby: open ``table`` and sit in ``seat`` through the buy-in dialog."""
     page.goto(page.url.split("#")[0] + f"#table/{table}")
-    page.locator(f'.seat.empty[data-seat="{seat}"] button').click()
+    buy_in_field = page.locator("#buy-in")
+    for _ in range(3):  # a click on a seat drawn just before the table's snapshot came may be lost
+        page.locator(f'.seat.empty[data-seat="{seat}"] button').click()
+        try:
+            expect(buy_in_field).to_be_visible(timeout=5_000)
+            break
+        except AssertionError:
+            continue
     page.fill("#buy-in", str(buy_in))
     if wait:
         page.check("#entry-wait")

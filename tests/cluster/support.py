@@ -153,17 +153,35 @@ class Workers:
         self.start("worker-a", load_tables=True)
         self.start("worker-b")
         ports = {"A": self.start_gateway("gateway-A"), "B": self.start_gateway("gateway-B")}
-        owned = wait_for(
+        return ports, self.owners(self.one_table_each(store))
+
+    def one_table_each(self, store: Storage) -> dict[str, LeaseRow]:
+        """The running leases, once each of the two tables has a worker of its own."""
+        found: dict[str, LeaseRow] = wait_for(
             "each worker to own one table",
             lambda: (
-                (found := leases(store))
-                and len(found) == 2
-                and len({row.owner for row in found.values()}) == 2
-                and found
+                (held := leases(store))
+                and len(held) == 2
+                and len({row.owner for row in held.values()}) == 2
+                and held
             ),
             60,
         )
-        return ports, self.owners(owned)
+        return found
+
+    def both_tables_of(self, store: Storage, name: str) -> dict[str, LeaseRow]:
+        """The running leases, once worker ``name`` owns both tables."""
+        found: dict[str, LeaseRow] = wait_for(
+            f"{name} to own both tables",
+            lambda: (
+                (held := leases(store))
+                and len(held) == 2
+                and set(self.owners(held).values()) == {name}
+                and held
+            ),
+            60,
+        )
+        return found
 
 
 def leases(storage: Storage) -> dict[str, LeaseRow]:

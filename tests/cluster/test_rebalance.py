@@ -75,16 +75,7 @@ def test_a_worker_joining_takes_tables_between_hands_and_no_hand_is_void(
             90,
         )
         workers.start("worker-b")
-        after = wait_for(
-            "each worker to own one table",
-            lambda: (
-                (found := leases(store))
-                and len(found) == 2
-                and len({row.owner for row in found.values()}) == 2
-                and found
-            ),
-            60,
-        )
+        after = workers.one_table_each(store)
         owners = workers.owners(after)
         assert sorted(owners.values()) == ["worker-a", "worker-b"], owners
         moved = next(t for t, name in owners.items() if name == "worker-b")
@@ -121,16 +112,7 @@ def test_a_worker_leaving_cleanly_hands_its_tables_over_between_hands(
     try:
         workers.start("worker-a", load_tables=True)
         workers.start("worker-b")
-        before = wait_for(
-            "each worker to own one table",
-            lambda: (
-                (found := leases(store))
-                and len(found) == 2
-                and len({row.owner for row in found.values()}) == 2
-                and found
-            ),
-            60,
-        )
+        before = workers.one_table_each(store)
         moved = next(t for t, name in workers.owners(before).items() if name == "worker-b")
         settled = len(_settled_after(store, moved, 0))
         wait_for(
@@ -140,16 +122,7 @@ def test_a_worker_leaving_cleanly_hands_its_tables_over_between_hands(
         )
         os.kill(workers.processes["worker-b"].pid, signal.SIGTERM)
         assert workers.processes["worker-b"].wait(30) == 0, workers.tails()
-        after = wait_for(
-            "worker a to own both tables",
-            lambda: (
-                (found := leases(store))
-                and len(found) == 2
-                and set(workers.owners(found).values()) == {"worker-a"}
-                and found
-            ),
-            60,
-        )
+        after = workers.both_tables_of(store, "worker-a")
         assert after[moved].epoch > before[moved].epoch, (before, after)
         last = max((h for h, t, _ in _hands(store) if t == moved), default=0)
         wait_for(
@@ -182,16 +155,7 @@ def test_a_person_acts_in_the_last_hand_of_a_table_being_handed_over(
         ports, where = workers.start_two_by_two(store)
         moved = next(t for t, name in where.items() if name == "worker-b")
         asyncio.run(_play_through_the_leave(workers, ports["A"], moved))
-        after = wait_for(
-            "worker a to own both tables",
-            lambda: (
-                (found := leases(store))
-                and len(found) == 2
-                and set(workers.owners(found).values()) == {"worker-a"}
-                and found
-            ),
-            60,
-        )
+        after = workers.both_tables_of(store, "worker-a")
         assert moved in after
         voided = _void(store)
         assert not voided, f"hands void by the hand-over: {voided}\n{workers.tails()}"

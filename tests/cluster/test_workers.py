@@ -20,7 +20,7 @@ from feltroom.room import Accounts, Argon2Settings, Cashier, audit
 from feltroom.store import open_storage
 from services import RedisServer
 
-from .support import Workers, leases, wait_for
+from .support import Workers
 
 
 def _pid_of(owner: str) -> int:
@@ -44,16 +44,7 @@ def test_a_player_plays_through_the_broker_and_a_killed_owner_is_taken_over(
         workers.start("a", load_tables=True)
         workers.start("b")
         # Two tables over two live workers: one each once the leases settle (rebalancing).
-        owned = wait_for(
-            "each worker to own one table",
-            lambda: (
-                (found := leases(store))
-                and len({row.owner for row in found.values()}) == 2
-                and len(found) == 2
-                and found
-            ),
-            60,
-        )
+        owned = workers.one_table_each(store)
         names = {proc.pid: name for name, proc in workers.processes.items()}
         table_id, lease = next(iter(sorted(owned.items())))
         owner_name = names[_pid_of(lease.owner)]
