@@ -534,6 +534,7 @@ def run_scenario(
             tables = step
             time.sleep(warm_up)
             t0, sample0 = time.monotonic(), room.sample()
+            print(f"  [{name}] {step} tables: a window of {seconds:g} s", file=sys.stderr)
             time.sleep(seconds)
             t1, sample1 = time.monotonic(), room.sample()
             rate = workers.count(t0, t1) / (t1 - t0)
