@@ -31,6 +31,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError, ResponseError
 
@@ -155,7 +156,8 @@ class ClusterWorker:
         self._kept: dict[str, dict[str, Any]] = {}  # each table's state, as last stored
         self._keeping: dict[str, asyncio.Lock] = {}
         self.redis: aioredis.Redis | None = None
-        self._outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+        self._outbox: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
+        self._lobby_sent: dict[str, str] = {}  # each table's lobby entry, as last written
         self._definitions: dict[str, TableSpec] = {}
         self._stopping = threading.Event()
         self._closed = threading.Event()  # the leases are no longer kept (after the hand-over)
@@ -388,16 +390,34 @@ class ClusterWorker:
 
     async def _publish_lobby(self) -> None:
         """The lobby entries of the tables held here and the worker's figures, for the
-        gateways; they expire with the lease, so a dead worker's tables leave the lobby."""
+        gateways (``lobby:<owner>``, ``status:<owner>``): the entries that changed since the
+        last round, and those of tables no longer held removed; all of them again when the
+        hash is gone (the broker restarted, or the worker was held longer than it lasts). Both
+        expire with twice the lease, and the gateways read only the live workers' hashes."""
         assert self.redis is not None
         runtime = self.runtime
         expires = int(self.lease_seconds * 2000)
         now = runtime.clock()
+        key = lobby_key(self.owner)
+        entries = {
+            table_id: json.dumps(runner.lobby(now))
+            for table_id, runner in list(runtime.runners.items())
+        }
+        sent = self._lobby_sent
+        if sent and not await self.redis.exists(key):
+            sent = {}
+        changed: dict[Any, str] = {t: e for t, e in entries.items() if sent.get(t) != e}
+        gone = [t for t in sent if t not in entries]
+        self._lobby_sent = {}  # (unknown until the writes are done)
         async with self.redis.pipeline(transaction=False) as pipe:
-            for table_id, runner in list(runtime.runners.items()):
-                pipe.set(lobby_key(table_id), json.dumps(runner.lobby(now)), px=expires)
+            if changed:
+                pipe.hset(key, mapping=changed)
+            if gone:
+                pipe.hdel(key, *gone)
+            pipe.pexpire(key, expires)
             pipe.set(status_key(self.owner), json.dumps(runtime.status()), px=expires)
             await pipe.execute()
+        self._lobby_sent = entries
 
     def _read_definitions(self) -> dict[str, TableSpec]:
         with self.storage.transaction(write=False) as tx:
@@ -463,7 +483,9 @@ class ClusterWorker:
         reply: dict[str, Any] = {"id": fields.get("id")}
         try:
             if float(fields.get("deadline", "inf")) < time.time():
-                return  # the sender gave up on it
+                with contextlib.suppress(RedisError, OSError):  # the sender gave up on it
+                    await self.redis.xack(command_stream(table_id), GROUP, entry_id)
+                return
             args = json.loads(fields.get("args", "{}"))
             result = await self._execute(table_id, fields["op"], fields["player"], args)
             reply.update(ok=True, result=result)
@@ -472,11 +494,16 @@ class ClusterWorker:
         except Exception as error:
             log.exception("table %s: command %s failed", table_id, fields)
             reply.update(ok=False, error={"type": "internal", "message": str(error)})
-        finally:
+        except asyncio.CancelledError:  # the worker stops: done with, unanswered
             with contextlib.suppress(RedisError, OSError):
                 await self.redis.xack(command_stream(table_id), GROUP, entry_id)
+            raise
+        # The command is done with (acknowledged) and answered in one round trip.
         with contextlib.suppress(RedisError, OSError):
-            await self.redis.publish(reply_channel(fields.get("reply", "")), json.dumps(reply))
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.xack(command_stream(table_id), GROUP, entry_id)
+                pipe.publish(reply_channel(fields.get("reply", "")), json.dumps(reply))
+                await pipe.execute()
 
     async def _execute(self, table_id: str, op: str, player: str, args: dict[str, Any]) -> Any:
         room = self.runtime
@@ -567,16 +594,10 @@ class ClusterWorker:
         if hand_id is None and hand is not None and hand.is_over:
             hand_id = runner.last_hand_id
         shared: dict[int, Any] = {}
-        frames: dict[int, str] = {}
+        frames: protocol.FrameCache = {}
 
         def encoded(messages: list[dict[str, Any]]) -> list[str]:
-            out = []
-            for message in messages:
-                frame = frames.get(id(message))
-                if frame is None:
-                    frame = frames[id(message)] = protocol.encode(message)
-                out.append(frame)
-            return out
+            return [protocol.encode_once(message, frames) for message in messages]
 
         reloaded = any(isinstance(event, TableReloaded) for event in events)
         observer = messages_for(runner.table_id, hand_id, events, None, None, hand, shared)
@@ -605,7 +626,7 @@ class ClusterWorker:
             + (self._snapshot_frames(runner, None) if reloaded else []),
             "players": players,
         }
-        self._outbox.put_nowait((events_channel(runner.table_id), json.dumps(payload)))
+        self._outbox.put_nowait((events_channel(runner.table_id), _encode(payload)))
         state = self.runtime.table_state(runner)
         if self._kept.get(runner.table_id) != state:
             self._kept[runner.table_id] = state
@@ -619,24 +640,36 @@ class ClusterWorker:
             state = self._kept.get(table_id)
             if state is None:
                 return
-            try:
-                await asyncio.to_thread(self.runtime.keep_state, table_id, state)
+            try:  # in the writer's next group commit, with the settlements
+                await self.runtime.writer.call(self.runtime.keep_state, table_id, state)
             except Exception as error:
                 log.warning("table %s: its state was not stored: %s", table_id, error)
                 self._kept.pop(table_id, None)
 
     async def _publisher(self) -> None:
+        """Publish the batches in order, none dropped (the clocks stop until they are
+        published); what waits is published together, in one round trip."""
         while True:
-            channel, payload = await self._outbox.get()
+            batch = [await self._outbox.get()]
+            while len(batch) < 200 and not self._outbox.empty():
+                batch.append(self._outbox.get_nowait())
             assert self.redis is not None
             attempt = 0
-            while True:  # in order, and none dropped: the clocks stop until it is published
+            while True:
                 try:
-                    await self.redis.publish(channel, payload)
+                    async with self.redis.pipeline(transaction=False) as pipe:
+                        for channel, payload in batch:
+                            pipe.publish(channel, payload)
+                        await pipe.execute()
                     break
                 except (RedisError, OSError) as error:
                     self._hold(error)
                     if attempt == 0:
-                        log.warning("publishing on %s failed (%s); retrying", channel, error)
+                        log.warning(
+                            "publishing %d batches failed (%s); retrying", len(batch), error
+                        )
                     attempt += 1
                     await asyncio.sleep(min(1.0, 0.1 * attempt))
+
+
+_encode = msgspec.json.Encoder().encode

@@ -854,6 +854,21 @@ def encode(message: Mapping[str, Any]) -> str:
     return _ENCODER.encode(_wire(message)).decode()
 
 
+FrameCache = dict[int, tuple[Mapping[str, Any], str]]
+"""Encodings of the messages of one broadcast by message identity (``encode_once``)."""
+
+
+def encode_once(message: Mapping[str, Any], frames: FrameCache) -> str:
+    """``encode(message)``, once per message across the viewers of a broadcast: ``frames``
+    caches the encoding by the message's identity and holds the message too, so that no
+    identity is reused by another message while the cache lives (a message built for one
+    viewer and freed could otherwise be taken for the next viewer's and hand them its frame)."""
+    cached = frames.get(id(message))
+    if cached is None:
+        cached = frames[id(message)] = (message, encode(message))
+    return cached[1]
+
+
 def ok(ref: int | None) -> dict[str, Any]:
     """The reply to a request that worked and has nothing else to say."""
     return {"type": "ok", "ref": ref}

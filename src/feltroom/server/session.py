@@ -139,19 +139,16 @@ class Connection:
     bucket: _Bucket | None = None
     chat_bucket: _Bucket | None = None
 
-    def send(self, message: Message, frames: dict[int, tuple[Message, str]] | None = None) -> None:
+    def send(self, message: Message, frames: protocol.FrameCache | None = None) -> None:
         """Queue one message (encoded now, so a frame shows the state it was made in).
-        ``frames`` caches encodings by message identity across the connections of a broadcast;
-        it holds each message too, so that no identity is reused while the cache lives."""
+        ``frames`` caches encodings across the connections of a broadcast
+        (``protocol.encode_once``)."""
         if self.closed:
             return
         if frames is None:
             frame = protocol.encode(message)
         else:
-            cached = frames.get(id(message))
-            if cached is None:
-                cached = frames[id(message)] = (message, protocol.encode(message))
-            frame = cached[1]
+            frame = protocol.encode_once(message, frames)
         if message.get("type") == "error":
             count_error(message["code"], "websocket")
         self.send_frame(frame, message)
@@ -444,7 +441,7 @@ class Hub:
         reloaded = any(isinstance(e, TableReloaded) for e in events)
         sent: set[Connection] = set()
         shared: dict[int, Message] = {}  # the messages that are everyone's, built once
-        frames: dict[int, tuple[Message, str]] = {}  # and encoded once
+        frames: protocol.FrameCache = {}  # and encoded once
         for connection in list(watchers or ()):
             viewer = self._viewer(runner, connection)
             for message in messages_for(
