@@ -11,9 +11,13 @@ docs/cluster.md).
   concern every connection (close a player's connections, a broadcast, who is online); each
   gateway answers on the sender's reply channel.
 - ``worker:<owner>``: a key per live worker, expiring with its heartbeat (rebalancing).
-- ``lobby:<table>``: the table's lobby entry, written by its owner every third of the lease and
-  expiring with it; ``status:<owner>``: a worker's figures. The gateways' lobby is the table
-  definitions in the database joined with these.
+- ``lobby:<owner>``: a hash of the lobby entries of the tables a worker holds (table id to
+  entry), written by the worker every third of the lease: only the entries that changed, and
+  those of tables it no longer holds removed, so that a round costs a few commands however many
+  tables it holds; ``status:<owner>``: a worker's figures. Both expire with twice the lease. The
+  gateways' lobby is the table definitions in the database joined with the hashes of the live
+  workers (those whose ``worker:<owner>`` key is there): a killed worker's tables leave the
+  lobby when its key expires, and are back when their new owner writes them.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ __all__ = [
     "events_channel",
     "gateways_channel",
     "lobby_key",
+    "owner_of",
     "process_name",
     "reply_channel",
     "status_key",
@@ -72,59 +77,84 @@ def worker_key(owner: str) -> str:
     return f"{PREFIX}worker:{owner}"
 
 
-def lobby_key(table_id: str) -> str:
-    return f"{PREFIX}lobby:{table_id}"
+def lobby_key(owner: str) -> str:
+    return f"{PREFIX}lobby:{owner}"
+
+
+def owner_of(key: str) -> str:
+    """The owner named by a ``worker:<owner>`` key."""
+    return key[len(worker_key("")) :]
 
 
 def status_key(owner: str) -> str:
     return f"{PREFIX}status:{owner}"
 
 
-def presence_key(player: str) -> str:
-    return f"{PREFIX}presence:{player}"
+def presence_key(gateway: str) -> str:
+    return f"{PREFIX}presence:{gateway}"
 
 
-# The gateways a player is connected through: a sorted set per player, each gateway scored with
-# when its say-so expires (the broker's clock, in ms), so a killed gateway's stops counting.
-_HERE = """
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-for i, key in ipairs(KEYS) do
-    redis.call('ZADD', key, now + tonumber(ARGV[2]), ARGV[1])
-    redis.call('PEXPIRE', key, ARGV[2])
-end
-return #KEYS
-"""
+# The player's last connection through the gateway of KEYS[1] ended: remove them from its set,
+# and count the other gateways' sets (KEYS[2..], each expiring with its gateway's word) that
+# hold them.
 _GONE = """
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZREM', KEYS[1], ARGV[1])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-return redis.call('ZCARD', KEYS[1])
+redis.call('SREM', KEYS[1], ARGV[1])
+local n = 0
+for i = 2, #KEYS do
+    n = n + redis.call('SISMEMBER', KEYS[i], ARGV[1])
+end
+return n
 """
 
 
 class Presence:
     """Which gateways a player is connected through, shared on the broker, so that two
     gateways never disagree about a player: one whose last connection here ends is shown
-    disconnected only if no other gateway still has a connection of theirs. Each gateway says
-    so again every ``refresh`` seconds for the players it holds; its word lasts ``ttl``."""
+    disconnected only if no other gateway still has a connection of theirs. Each gateway keeps
+    a set of the players it holds (``presence:<gateway>``) whose word lasts ``ttl`` seconds;
+    ``keep`` renews it every few seconds (one command, however many players), so a killed
+    gateway's set expires and stops counting."""
 
     def __init__(self, redis: aioredis.Redis, gateway: str, ttl: float = 5.0) -> None:
         self.redis = redis
         self.gateway = gateway
+        self.key = presence_key(gateway)
         self.ttl_ms = max(1, int(ttl * 1000))
 
     async def here(self, players: Iterable[str]) -> None:
-        """This gateway holds a connection of each of these players."""
-        keys = [presence_key(p) for p in players]
-        if keys:
-            await self.redis.eval(_HERE, len(keys), *keys, self.gateway, self.ttl_ms)
+        """This gateway holds a connection of each of these players (its word renewed)."""
+        players = list(players)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            if players:
+                pipe.sadd(self.key, *players)
+            pipe.pexpire(self.key, self.ttl_ms)
+            await pipe.execute()
+
+    async def keep(self, players: Iterable[str]) -> None:
+        """Renew this gateway's word; ``players`` are every player it holds now, which the set
+        becomes exactly (what a failed removal left over goes)."""
+        players = list(players)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.delete(self.key)
+            if players:
+                pipe.sadd(self.key, *players)
+                pipe.pexpire(self.key, self.ttl_ms)
+            await pipe.execute()
+
+    async def renew(self) -> bool:
+        """Renew this gateway's word (one command); False when its set is gone (it expired, or
+        the broker restarted): ``keep`` it again."""
+        return bool(await self.redis.pexpire(self.key, self.ttl_ms))
 
     async def gone(self, player: str) -> int:
         """The player's last connection through this gateway ended: how many other gateways
         still hold one of theirs."""
-        left = await self.redis.eval(_GONE, 1, presence_key(player), self.gateway)
+        others = [
+            key
+            async for key in self.redis.scan_iter(match=presence_key("*"), count=1000)
+            if key != self.key
+        ]
+        left = await self.redis.eval(_GONE, 1 + len(others), self.key, *others, player)
         return int(left)
 
 

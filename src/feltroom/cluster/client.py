@@ -19,6 +19,7 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
+import msgspec
 from redis.asyncio.client import PubSub
 from redis.exceptions import RedisError
 
@@ -27,6 +28,8 @@ from feltroom.errors import FeltroomError
 from .broker import command_stream, connect, events_channel, gateways_channel, reply_channel
 
 __all__ = ["RemoteError", "TableClient"]
+
+_decode = msgspec.json.Decoder().decode
 
 
 class RemoteError(FeltroomError):
@@ -98,7 +101,7 @@ class TableClient:
                 continue
             if message is None:
                 continue
-            reply = json.loads(message["data"])
+            reply = _decode(message["data"])
             gathering = self._gathering.get(reply.get("id"))
             if gathering is not None:
                 gathering.add(reply)

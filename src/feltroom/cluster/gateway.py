@@ -67,7 +67,16 @@ from feltroom.server.session import (
     welcome,
 )
 
-from .broker import Presence, events_channel, gateways_channel, lobby_key, process_name, status_key
+from .broker import (
+    Presence,
+    events_channel,
+    gateways_channel,
+    lobby_key,
+    owner_of,
+    process_name,
+    status_key,
+    worker_key,
+)
 from .client import RemoteError, TableClient
 from .operator import ClusterRoom
 
@@ -112,6 +121,7 @@ class GatewayHub(Hub):
         self._views: set[asyncio.Task[None]] = set()
         # Which gateways each player is connected through (the broker): set by open_broker.
         self.presence: Presence | None = None
+        self._presence_rounds = 0
         # A connection's commands in flight at a table (batches wait for their reply), and the
         # position of the last snapshot forwarded to it (older batches are not forwarded).
         self._inflight: dict[tuple[Connection, str], int] = {}
@@ -189,7 +199,7 @@ class GatewayHub(Hub):
                 await self._refresh()
             except Exception as error:  # the database or the broker restarts: keep the last
                 log.warning("gateway: refreshing the lobby failed: %s", error)
-            await self._here(list(self.by_player))
+            await self._keep_presence()
             await self._unsubscribe_unwatched()
 
     async def _refresh(self) -> None:
@@ -199,13 +209,18 @@ class GatewayHub(Hub):
 
         self.tables = await run_in_threadpool(definitions)
         redis = self.client.redis
-        entries = await redis.mget([lobby_key(t) for t in self.tables]) if self.tables else []
-        self._lobby = [json.loads(e) for e in entries if e]
-        statuses = []
-        async for key in redis.scan_iter(match=status_key("*"), count=1000):
-            text = await redis.get(key)
-            if text:
-                statuses.append(json.loads(text))
+        owners = [owner_of(k) async for k in redis.scan_iter(match=worker_key("*"), count=1000)]
+        async with redis.pipeline(transaction=False) as pipe:
+            for owner in owners:
+                pipe.hgetall(lobby_key(owner))
+                pipe.get(status_key(owner))
+            replies = await pipe.execute() if owners else []
+        held: dict[str, str] = {}
+        for entries in replies[0::2]:
+            for table_id, entry in (entries or {}).items():
+                held.setdefault(table_id, entry)  # (two while a table changes hands: either)
+        self._lobby = [_decode(held[t]) for t in self.tables if t in held]
+        statuses = [_decode(text) for text in replies[1::2] if text]
         self._status = _summed(statuses, len(self._lobby), time.time() - self.started_at)
 
     # -------------------------------------------------------------- events
@@ -259,7 +274,7 @@ class GatewayHub(Hub):
                     log.exception("gateway: an operator's request could not be answered")
                 continue
             try:
-                self._deliver(json.loads(message["data"]))
+                self._deliver(_decode(message["data"]))
             except Exception:
                 log.exception("gateway: a batch could not be delivered")
 
@@ -358,7 +373,9 @@ class GatewayHub(Hub):
         self, connection: Connection, key: tuple[Connection, str], result: dict[str, Any]
     ) -> None:
         frames: list[str] = result.get("frames", [])
-        if any(json.loads(frame).get("type") == "snapshot" for frame in frames):
+        if any(
+            '"snapshot"' in frame and _decode(frame).get("type") == "snapshot" for frame in frames
+        ):
             self._floor[key] = (result.get("epoch") or 0, int(result.get("seq", 0)))
         for frame in frames:
             connection.send_frame(_with_mutes(connection, frame))
@@ -413,6 +430,18 @@ class GatewayHub(Hub):
         except (RedisError, OSError) as error:
             log.warning("gateway: the players' presence was not stored: %s", error)
 
+    async def _keep_presence(self) -> None:
+        """Renew this gateway's word about its players every refresh (one command); every
+        tenth, or when the word was gone, say again exactly which players it holds."""
+        if self.presence is None:
+            return
+        self._presence_rounds = (self._presence_rounds + 1) % 10
+        try:
+            if self._presence_rounds == 0 or not await self.presence.renew():
+                await self.presence.keep(list(self.by_player))
+        except (RedisError, OSError) as error:
+            log.warning("gateway: the players' presence was not stored: %s", error)
+
     async def _elsewhere(self, player: str) -> int:
         """How many other gateways still hold a connection of the player's (0 when the broker
         does not answer: the player is shown disconnected, as by a single gateway)."""
@@ -464,6 +493,9 @@ class Unavailable(RoomError):
     def __init__(self, table_id: str, why: str) -> None:
         super().__init__(f"table {table_id} is not reachable now ({why}); try again")
         self.details = {"reason": "table_unavailable", "table": table_id}
+
+
+_decode = msgspec.json.Decoder().decode
 
 
 def _with_mutes(connection: Connection, frame: str) -> str:

@@ -122,8 +122,9 @@ class WorkerRuntime(RoomRuntime):
         }
 
     def keep_state(self, table_id: str, state: dict[str, Any]) -> None:
-        """Store the table's state (blocking), under the table's lease."""
-        with self.settlement.storage.transaction() as tx:
+        """Store the table's state (blocking), under the table's lease: through the writer
+        (``self.writer.call``), in its group commit."""
+        with self.books.transaction() as tx:
             self.leases.fence.check(tx, table_id)
             tx.put_table_state(table_id, json.dumps(state, sort_keys=True))
 
