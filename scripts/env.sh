@@ -1,5 +1,6 @@
 # Sourced by scripts/room and scripts/test: makes .venv with the pinned dependencies, once.
-# Usage: ensure_env [dev]   (with "dev": the test, lint and benchmark tools and the peers too)
+# Usage: ensure_env [dev|cluster]   (with "dev": the test, lint and benchmark tools and the peers
+# too; with "cluster": the PostgreSQL driver and the broker's client, which "dev" has as well)
 set -euo pipefail
 
 # The browser tests (tests/browser) drive Debian's chromium with Playwright; Playwright's own
@@ -29,8 +30,11 @@ ensure_env() {
     if [ -f "$stamp" ] && grep -qx "$want ${extras:-run}" "$stamp" 2>/dev/null; then
         return 0
     fi
-    if [ -f "$stamp" ] && [ -z "$extras" ] && grep -qx "$want dev" "$stamp"; then
-        return 0  # a development environment serves the run command too
+    if [ -f "$stamp" ] && [ "$extras" != "dev" ] && grep -qx "$want dev" "$stamp"; then
+        return 0  # a development environment serves the run command and the cluster too
+    fi
+    if [ -f "$stamp" ] && [ -z "$extras" ] && grep -qx "$want cluster" "$stamp"; then
+        return 0  # so does the cluster's
     fi
     local python="${PYTHON:-python3}"
     if [ ! -x "$venv/bin/python" ]; then

@@ -93,6 +93,9 @@ channel before the owner builds the snapshot."""
 
 Position = tuple[int, int]
 
+LINGER = 6.0
+"""Seconds a table's last lobby entry stays in the lobby once no live worker's hash has it."""
+
 
 class GatewayHub(Hub):
     """The connections of one gateway; the tables run on the workers (module docstring)."""
@@ -114,6 +117,7 @@ class GatewayHub(Hub):
         self.started_at = time.time()
         self.tables: list[str] = []
         self._lobby: list[dict[str, Any]] = []
+        self._lobby_seen: dict[str, tuple[float, str]] = {}  # when each entry was last read
         self._status: dict[str, Any] = {}
         self._channels: set[str] = set()
         self._pubsub: PubSub | None = None
@@ -219,7 +223,15 @@ class GatewayHub(Hub):
         for entries in replies[0::2]:
             for table_id, entry in (entries or {}).items():
                 held.setdefault(table_id, entry)  # (two while a table changes hands: either)
-        self._lobby = [_decode(held[t]) for t in self.tables if t in held]
+        # A table between two owners (handed over, or its worker killed) is in neither hash
+        # for a moment: its last entry stays in the lobby for a few seconds meanwhile.
+        now = time.monotonic()
+        for table_id, text in held.items():
+            self._lobby_seen[table_id] = (now, text)
+        seen = self._lobby_seen
+        self._lobby = [
+            _decode(seen[t][1]) for t in self.tables if t in seen and now - seen[t][0] < LINGER
+        ]
         statuses = [_decode(text) for text in replies[1::2] if text]
         self._status = _summed(statuses, len(self._lobby), time.time() - self.started_at)
 
