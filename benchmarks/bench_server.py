@@ -141,11 +141,6 @@ class Bot:
 
     def on_message(self, message: dict[str, Any]) -> None:
         kind = message.get("type")
-        hist = self.__dict__.setdefault("_hist", [])
-        hist.append({k: message.get(k) for k in ("type", "kind", "seat", "hand", "ref", "turn_id", "code") if message.get(k) is not None} | ({"to_act": message["view"].get("to_act"), "vhand": message["view"].get("hand")} if kind == "snapshot" else {}))
-        del hist[:-14]
-        if kind == "event" and message.get("kind") == "timed_out" and message.get("seat") == self.seat:
-            print("MISSED", self.name, time.monotonic(), json.dumps(hist), file=sys.stderr, flush=True)
         if kind == "turn":
             if message.get("seat") == self.seat and message.get("legal") is not None:
                 self.spawn(self.act(int(message["hand"])))

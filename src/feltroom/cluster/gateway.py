@@ -130,6 +130,7 @@ class GatewayHub(Hub):
         # position of the last snapshot forwarded to it (older batches are not forwarded).
         self._inflight: dict[tuple[Connection, str], int] = {}
         self._held: dict[tuple[Connection, str], list[dict[str, Any]]] = {}
+        self._holders: dict[str, set[Connection]] = {}  # per table, the connections held
         self._floor: dict[tuple[Connection, str], Position] = {}
 
     # -------------------------------------------------------------- lifecycle
@@ -327,7 +328,11 @@ class GatewayHub(Hub):
         if "chat" in batch:
             self.chat_out(table_id, batch["chat"])
             return
-        for connection in list(self.by_table.get(table_id, ())):
+        # The connections watching, and those whose command is at the owner: one that is not
+        # watching yet (its ``sit`` or ``observe``) holds the batch too, and is sent it after
+        # the reply if it then watches and the reply's snapshot does not show it.
+        targets = set(self.by_table.get(table_id, ())) | self._holders.get(table_id, set())
+        for connection in targets:
             key = (connection, table_id)
             held = self._held.get(key)
             if held is not None:
@@ -401,6 +406,7 @@ class GatewayHub(Hub):
         key = (connection, table_id)
         self._inflight[key] = self._inflight.get(key, 0) + 1
         self._held.setdefault(key, [])
+        self._holders.setdefault(table_id, set()).add(connection)
         try:
             yield key
         finally:
@@ -409,6 +415,10 @@ class GatewayHub(Hub):
                 self._inflight[key] = left
             else:
                 del self._inflight[key]
+                holders = self._holders.get(table_id, set())
+                holders.discard(connection)
+                if not holders:
+                    self._holders.pop(table_id, None)
                 for batch in self._held.pop(key, []):
                     if table_id in connection.tables:
                         self._forward_batch(connection, key, batch)
