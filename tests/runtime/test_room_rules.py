@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import multiprocessing
 from typing import Any
 
 import pytest
 
 from feltroom.room import Accounts, Cashier, audit
+from feltroom.room.runtime import _off_the_loop
+from feltroom.selftest import run_selftest
 from feltroom.store import SqlStorage
 
 from .support import START, Clock, Room, run_for
@@ -199,3 +202,21 @@ def test_R_TIME_3_the_protection_allowance_is_one_count_across_tables_and_is_res
     asyncio.run(scenario())
     report = audit(storage, shuffles=0)
     assert report["pass"], report["problems"]
+
+
+def test_R_RNG_2_the_rooms_own_self_test_runs_in_a_process_of_its_own() -> None:
+    """The shuffle self-test's seconds of CPU run beside the room, not in its interpreter (a
+    thread would hold the interpreter's lock against every table's turn)."""
+
+    async def main() -> tuple[dict[str, Any], bool]:
+        task = asyncio.create_task(_off_the_loop(run_selftest, 2000))
+        seen = False
+        while not task.done():
+            seen = seen or bool(multiprocessing.active_children())
+            await asyncio.sleep(0.01)
+        return await task, seen
+
+    report, seen = asyncio.run(main())
+    assert seen, "no process of its own ran the self-test"
+    assert report["shuffles"] == 2000
+    assert set(report["tests"]) >= {"card_position", "adjacency"}

@@ -356,14 +356,16 @@ class ClusterWorker:
         async for _ in self.redis.scan_iter(match=worker_key("*"), count=1000):
             live += 1
         definitions = await asyncio.to_thread(self._read_definitions)
-        now, leases = await asyncio.to_thread(self.leases.all)
-        running = {row.table_id for row in leases if row.expires_at > now}
         share = math.ceil(len(definitions) / max(1, live))
         held = [t for t in runtime.runners if t not in runtime.giving_up]
-        free = sorted(  # (not one of its own that lapsed: the renewals take those back)
-            (t for t in definitions if t not in running and t not in runtime.runners),
-            key=lambda t: zlib.crc32(f"{self.owner}:{t}".encode()),
-        )
+        free: list[str] = []
+        if len(held) < share:  # (the leases are read only when it may take tables)
+            now, leases = await asyncio.to_thread(self.leases.all)
+            running = {row.table_id for row in leases if row.expires_at > now}
+            free = sorted(  # (not one of its own that lapsed: the renewals take those back)
+                (t for t in definitions if t not in running and t not in runtime.runners),
+                key=lambda t: zlib.crc32(f"{self.owner}:{t}".encode()),
+            )
         for table_id in free:
             if len(held) >= share:
                 break

@@ -49,14 +49,14 @@ class Fence:
         epoch = self.epoch(table_id)
         if epoch is None:
             raise LeaseLost(f"worker {self.owner} holds no lease on table {table_id}")
-        lease = tx.lease_for_write(table_id)
+        lease, clock = tx.lease_for_write(table_id)
         if lease is None or lease.owner != self.owner or lease.epoch != epoch:
-            now = "nobody" if lease is None else f"{lease.owner} at epoch {lease.epoch}"
+            holder = "nobody" if lease is None else f"{lease.owner} at epoch {lease.epoch}"
             raise LeaseLost(
                 f"table {table_id} is no longer worker {self.owner}'s (epoch {epoch}); "
-                f"its lease is held by {now}: nothing is written"
+                f"its lease is held by {holder}: nothing is written"
             )
-        if lease.expires_at <= tx.database_time():
+        if lease.expires_at <= clock:
             raise LeaseLapsed(
                 f"worker {self.owner}'s lease on table {table_id} (epoch {epoch}) has lapsed: "
                 "nothing is written"

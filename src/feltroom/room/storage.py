@@ -405,8 +405,9 @@ class Transaction(Protocol):
         """The database's clock, epoch seconds (the one clock all hosts share)."""
         ...
 
-    def lease_for_write(self, table_id: str) -> LeaseRow | None:
-        """The table's lease, locked against changes until the transaction ends."""
+    def lease_for_write(self, table_id: str) -> tuple[LeaseRow | None, float]:
+        """The table's lease, locked against changes until the transaction ends, and the
+        database's clock as it was read (one statement: a fenced write's check)."""
         ...
 
     def acquire_lease(self, table_id: str, owner: str, seconds: float) -> LeaseRow | None:

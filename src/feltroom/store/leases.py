@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Connection, and_, bindparam, select, text, tuple_, update
+from sqlalchemy import Connection, and_, bindparam, literal_column, select, text, tuple_, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from feltroom.room.storage import LeaseRow
@@ -20,7 +20,6 @@ from feltroom.store.models import table_definitions, table_leases
 __all__ = ["LeaseQueries"]
 
 _LEASE = select(table_leases).where(table_leases.c.table_id == bindparam("table_id"))
-_LEASE_SHARED = _LEASE.with_for_update(read=True)
 _LEASE_LOCKED = _LEASE.with_for_update()
 _ALL = select(table_leases).order_by(table_leases.c.table_id)
 _SET = (
@@ -42,8 +41,17 @@ _RENEW = (
     )
     .values(expires_at=bindparam("until"))
 )
-_POSTGRES_NOW = text("SELECT EXTRACT(EPOCH FROM clock_timestamp())")
-_SQLITE_NOW = text("SELECT (julianday('now') - 2440587.5) * 86400.0")
+_POSTGRES_CLOCK = "EXTRACT(EPOCH FROM clock_timestamp())"
+_SQLITE_CLOCK = "(julianday('now') - 2440587.5) * 86400.0"
+_POSTGRES_NOW = text(f"SELECT {_POSTGRES_CLOCK}")
+_SQLITE_NOW = text(f"SELECT {_SQLITE_CLOCK}")
+# A fenced write's check in one statement: the lease row, locked, and the clock.
+_LEASE_AND_CLOCK = {
+    dialect: select(table_leases, literal_column(clock))
+    .where(table_leases.c.table_id == bindparam("table_id"))
+    .with_for_update(read=True)
+    for dialect, clock in (("postgresql", _POSTGRES_CLOCK), ("sqlite", _SQLITE_CLOCK))
+}
 
 
 class LeaseQueries:
@@ -55,9 +63,12 @@ class LeaseQueries:
     def database_time(self) -> float:
         return float(self.c.execute(_SQLITE_NOW if self.is_sqlite else _POSTGRES_NOW).scalar_one())
 
-    def lease_for_write(self, table_id: str) -> LeaseRow | None:
-        row = self.c.execute(_LEASE_SHARED, {"table_id": table_id}).first()
-        return None if row is None else LeaseRow(*row)
+    def lease_for_write(self, table_id: str) -> tuple[LeaseRow | None, float]:
+        statement = _LEASE_AND_CLOCK["sqlite" if self.is_sqlite else "postgresql"]
+        row = self.c.execute(statement, {"table_id": table_id}).first()
+        if row is None:
+            return None, self.database_time()
+        return LeaseRow(*row[:4]), float(row[4])
 
     def acquire_lease(self, table_id: str, owner: str, seconds: float) -> LeaseRow | None:
         now = self.database_time()
