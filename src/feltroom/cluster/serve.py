@@ -13,6 +13,7 @@ from typing import Any
 
 from feltroom.room import Argon2Settings, RoomError
 from feltroom.room.runtime import RuntimeSettings
+from feltroom.server.collector import calm_collector
 from feltroom.server.rest import RestLimits
 from feltroom.server.session import HubSettings
 
@@ -169,7 +170,11 @@ def serve_worker(
             for number in (signal.SIGINT, signal.SIGTERM):
                 with contextlib.suppress(NotImplementedError):
                     loop.add_signal_handler(number, worker.stop)
-            await worker.run(on_ready=ready)
+            collector = calm_collector()  # no second-long full collections (collector.py)
+            try:
+                await worker.run(on_ready=ready)
+            finally:
+                collector.cancel()
 
         uvloop.run(main())
     finally:

@@ -374,9 +374,7 @@ class Writer:
         return [(job, result, None) for job, result in zip(jobs, results, strict=True)]
 
 
-async def _off_the_loop(
-    selftest: Callable[[int], dict[str, Any]], shuffles: int
-) -> dict[str, Any]:
+async def _off_the_loop(selftest: Callable[[int], dict[str, Any]], shuffles: int) -> dict[str, Any]:
     """Run the shuffle self-test where it does not slow the tables: the room's own
     ``run_selftest`` in a process of its own (seconds of CPU that, in a thread, would hold the
     interpreter's lock against the event loop: every table's turn would wait), another one (a

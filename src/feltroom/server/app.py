@@ -53,6 +53,7 @@ from feltroom.room.histories import HandHistories
 from feltroom.room.runtime import RoomRuntime
 from feltroom.room.signins import SignInLog
 from feltroom.server.access import AccessLog
+from feltroom.server.collector import calm_collector
 from feltroom.server.headers import SecurityHeaders
 from feltroom.server.metrics import RoomCollector
 from feltroom.server.observe import ReadyCheck, health_routes, metrics_app
@@ -331,6 +332,7 @@ def serve(
         servers.append(_QuietServer(config))
 
     async def main() -> None:
+        collector = calm_collector()  # no second-long full collections (collector.py)
         tasks = [asyncio.create_task(one.serve()) for one in servers]
         while not all(one.started for one in servers) and not any(t.done() for t in tasks):
             await asyncio.sleep(0.05)
@@ -341,6 +343,7 @@ def serve(
         for one in servers:  # one stopped (a signal, or its port was taken): stop the other
             one.should_exit = True
         await asyncio.gather(*tasks)
+        collector.cancel()
         for task in done:
             task.result()
 
