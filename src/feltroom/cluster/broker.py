@@ -3,6 +3,11 @@ docs/cluster.md).
 
 - ``commands:<table>``: a stream of commands for a table; its owner reads it in the consumer
   group ``owners`` and a new owner claims what the last one left pending.
+- ``wake:<owner>``: a list of table ids, the hints a gateway pushes after a command it appended
+  to a table's stream when it knows the table's owner (from the owners' lobby hashes): the owner
+  waits on this list and reads only the streams it names, instead of waiting on the streams of
+  every table it holds (a command over hundreds of keys, each time one arrives); it still reads
+  them all a few times a second for the commands that came without a hint (the owner changed).
 - ``events:<table>``: a pub/sub channel of the table's messages, already built per viewer
   and encoded (the frames a connection is sent); hole cards cross it, so the broker belongs on a
   private network and requires a password.
@@ -44,6 +49,7 @@ __all__ = [
     "process_name",
     "reply_channel",
     "status_key",
+    "wake_key",
     "worker_key",
 ]
 
@@ -53,6 +59,10 @@ PREFIX = "feltroom:"
 
 def command_stream(table_id: str) -> str:
     return f"{PREFIX}commands:{table_id}"
+
+
+def wake_key(owner: str) -> str:
+    return f"{PREFIX}wake:{owner}"
 
 
 def events_channel(table_id: str) -> str:

@@ -25,7 +25,14 @@ from redis.exceptions import RedisError
 
 from feltroom.errors import FeltroomError
 
-from .broker import command_stream, connect, events_channel, gateways_channel, reply_channel
+from .broker import (
+    command_stream,
+    connect,
+    events_channel,
+    gateways_channel,
+    reply_channel,
+    wake_key,
+)
 
 __all__ = ["RemoteError", "TableClient"]
 
@@ -74,6 +81,9 @@ class TableClient:
         self._gathering: dict[str, _Gathering] = {}
         self._replies: PubSub | None = None
         self._reader: asyncio.Task[None] | None = None
+        # Each table's owner as last known (a gateway's lobby refresh): a command is followed by
+        # a hint on the owner's wake list, so the owner reads it at once.
+        self.owners: dict[str, str] = {}
 
     async def start(self) -> None:
         self._replies = self.redis.pubsub()
@@ -136,7 +146,13 @@ class TableClient:
             "deadline": str(time.time() + timeout),
         }
         try:
-            await self.redis.xadd(command_stream(table_id), fields, maxlen=10_000)
+            owner = self.owners.get(table_id)
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.xadd(command_stream(table_id), fields, maxlen=10_000)
+                if owner is not None:
+                    pipe.rpush(wake_key(owner), table_id)
+                    pipe.pexpire(wake_key(owner), 10_000)  # (a dead owner's hints go)
+                await pipe.execute()
             reply = await asyncio.wait_for(future, timeout)
         except (TimeoutError, RedisError, OSError):
             raise RemoteError(

@@ -214,16 +214,21 @@ class GatewayHub(Hub):
 
         self.tables = await run_in_threadpool(definitions)
         redis = self.client.redis
-        owners = [owner_of(k) async for k in redis.scan_iter(match=worker_key("*"), count=1000)]
+        owners_live = [
+            owner_of(k) async for k in redis.scan_iter(match=worker_key("*"), count=1000)
+        ]
         async with redis.pipeline(transaction=False) as pipe:
-            for owner in owners:
+            for owner in owners_live:
                 pipe.hgetall(lobby_key(owner))
                 pipe.get(status_key(owner))
-            replies = await pipe.execute() if owners else []
+            replies = await pipe.execute() if owners_live else []
         held: dict[str, str] = {}
-        for entries in replies[0::2]:
+        owners: dict[str, str] = {}
+        for owner, entries in zip(owners_live, replies[0::2], strict=True):
             for table_id, entry in (entries or {}).items():
                 held.setdefault(table_id, entry)  # (two while a table changes hands: either)
+                owners.setdefault(table_id, owner)
+        self.client.owners = owners
         # A table between two owners (handed over, or its worker killed) is in neither hash
         # for a moment: its last entry stays in the lobby for a few seconds meanwhile.
         now = time.monotonic()

@@ -58,6 +58,7 @@ from .broker import (
     process_name,
     reply_channel,
     status_key,
+    wake_key,
     worker_key,
 )
 
@@ -74,6 +75,10 @@ OPERATOR_OPS = (
     "operator_table",
 )
 """The commands of the operator API (``feltroom.cluster.operator``) a table's owner runs."""
+
+
+SWEEP = 0.25
+"""Seconds between a worker's reads of every held table's stream (the commands no hint named)."""
 
 
 def worker_name() -> str:
@@ -446,6 +451,10 @@ class ClusterWorker:
                 self._spawn(self._command(table_id, entry_id, fields))
 
     async def _command_loop(self) -> None:
+        """Read the commands of the tables held here: those whose streams the gateways' hints
+        name (``wake:<owner>``) as soon as a hint comes, and every table's every ``SWEEP``
+        seconds (the commands that came without a hint)."""
+        swept = 0.0
         while True:
             # A table being handed over is read while its last hand here is in play (its players
             # act in it); after that its commands wait in the stream for the next owner.
@@ -459,12 +468,19 @@ class ClusterWorker:
                 await asyncio.sleep(0.1)
                 continue
             try:
+                wanted = tables
+                waited = time.monotonic() - swept
+                if waited < SWEEP:
+                    hinted = await self._hints(SWEEP - waited)
+                    if hinted is None:
+                        continue  # (the sweep is due)
+                    wanted = [t for t in tables if t in hinted]
+                    if not wanted:
+                        continue
+                else:
+                    swept = time.monotonic()
                 batches: Any = await self.redis.xreadgroup(
-                    GROUP,
-                    self.owner,
-                    {command_stream(t): ">" for t in tables},
-                    count=100,
-                    block=200,
+                    GROUP, self.owner, {command_stream(t): ">" for t in wanted}, count=100
                 )
             except ResponseError as error:  # a group lost with a restarted broker
                 log.warning("worker %s: reading commands: %s", self.owner, error)
@@ -479,6 +495,17 @@ class ClusterWorker:
                 table_id = stream.rsplit(":", 1)[1]
                 for entry_id, fields in entries:
                     self._spawn(self._command(table_id, entry_id, fields))
+
+    async def _hints(self, wait: float) -> set[str] | None:
+        """The tables the gateways' hints name (waiting up to ``wait`` seconds for the first);
+        ``None`` when none came."""
+        assert self.redis is not None
+        key = wake_key(self.owner)
+        first: Any = await self.redis.blpop([key], timeout=max(0.01, wait))
+        if first is None:
+            return None
+        rest: Any = await self.redis.lpop(key, 1000)
+        return {first[1], *(rest or ())}
 
     async def _command(self, table_id: str, entry_id: str, fields: dict[str, str]) -> None:
         assert self.redis is not None
