@@ -7,7 +7,7 @@ docs/cluster.md).
   to a table's stream when it knows the table's owner (from the owners' lobby hashes): the owner
   waits on this list and reads only the streams it names, instead of waiting on the streams of
   every table it holds (a command over hundreds of keys, each time one arrives); it still reads
-  them all a few times a second for the commands that came without a hint (the owner changed).
+  them all twenty times a second for the commands that came without a hint (the owner changed).
 - ``events:<table>``: a pub/sub channel of the table's messages, already built per viewer
   and encoded (the frames a connection is sent); hole cards cross it, so the broker belongs on a
   private network and requires a password.

@@ -77,7 +77,7 @@ OPERATOR_OPS = (
 """The commands of the operator API (``feltroom.cluster.operator``) a table's owner runs."""
 
 
-SWEEP = 0.25
+SWEEP = 0.05
 """Seconds between a worker's reads of every held table's stream (the commands no hint named)."""
 
 
