@@ -58,7 +58,9 @@ def test_R_DEAL_4_each_person_at_a_full_table_gets_only_their_own_hole_cards_and
             full = False
             for _ in range(400):  # everyone folds to the big blind until all six are dealt in
                 while not worker._outbox.empty():
-                    batch = json.loads(worker._outbox.get_nowait()[1])
+                    command = worker._outbox.get_nowait()  # ("PUBLISH", channel, batch)
+                    assert command[0] == "PUBLISH"
+                    batch = json.loads(command[2])
                     batches.append(batch)
                     full = full or all(_of(batch, "hole_cards", name) for name in PLAYERS)
                     for name, frames in batch["players"].items():

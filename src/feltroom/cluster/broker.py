@@ -3,11 +3,12 @@ docs/cluster.md).
 
 - ``commands:<table>``: a stream of commands for a table; its owner reads it in the consumer
   group ``owners`` and a new owner claims what the last one left pending.
-- ``wake:<owner>``: a list of table ids, the hints a gateway pushes after a command it appended
-  to a table's stream when it knows the table's owner (from the owners' lobby hashes): the owner
-  waits on this list and reads only the streams it names, instead of waiting on the streams of
-  every table it holds (a command over hundreds of keys, each time one arrives); it still reads
-  them all twenty times a second for the commands that came without a hint (the owner changed).
+- ``wake:<owner>``: a pub/sub channel of table ids, the hints a gateway publishes with a
+  command it appends to a table's stream when it knows the table's owner (from the owners'
+  lobby hashes): the owner listens to it and reads only the streams it names, instead of
+  waiting on the streams of every table it holds (a command over hundreds of keys, each time
+  one arrives); it still reads them all twenty times a second for the commands that came
+  without a hint (the owner changed) or whose hint was lost (a hint is not stored).
 - ``events:<table>``: a pub/sub channel of the table's messages, already built per viewer
   and encoded (the frames a connection is sent); hole cards cross it, so the broker belongs on a
   private network and requires a password.
@@ -49,7 +50,7 @@ __all__ = [
     "process_name",
     "reply_channel",
     "status_key",
-    "wake_key",
+    "wake_channel",
     "worker_key",
 ]
 
@@ -61,7 +62,7 @@ def command_stream(table_id: str) -> str:
     return f"{PREFIX}commands:{table_id}"
 
 
-def wake_key(owner: str) -> str:
+def wake_channel(owner: str) -> str:
     return f"{PREFIX}wake:{owner}"
 
 

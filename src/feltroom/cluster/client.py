@@ -20,7 +20,6 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import msgspec
-from redis.asyncio.client import PubSub
 from redis.exceptions import RedisError
 
 from feltroom.errors import FeltroomError
@@ -31,12 +30,19 @@ from .broker import (
     events_channel,
     gateways_channel,
     reply_channel,
-    wake_key,
+    wake_channel,
 )
+from .resp import BrokerLink, Subscriber
 
 __all__ = ["RemoteError", "TableClient"]
 
 _decode = msgspec.json.Decoder().decode
+_encode = msgspec.json.Encoder().encode
+
+
+def _expire(future: asyncio.Future[Any]) -> None:
+    if not future.done():
+        future.set_exception(TimeoutError())
 
 
 class RemoteError(FeltroomError):
@@ -74,51 +80,38 @@ class TableClient:
     the cluster) names the reply channel; by default a random one."""
 
     def __init__(self, broker_url: str, *, timeout: float = 10.0, name: str | None = None) -> None:
+        self.broker_url = broker_url
         self.redis = connect(broker_url)
+        # The commands and their replies on a lean link of their own (``feltroom.cluster.resp``).
+        self.link = BrokerLink(broker_url)
         self.name = name or f"client-{secrets.token_hex(6)}"
         self.timeout = timeout
         self._waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._gathering: dict[str, _Gathering] = {}
-        self._replies: PubSub | None = None
-        self._reader: asyncio.Task[None] | None = None
+        self._replies: Subscriber | None = None
         # Each table's owner as last known (a gateway's lobby refresh): a command is followed by
         # a hint on the owner's wake list, so the owner reads it at once.
         self.owners: dict[str, str] = {}
 
     async def start(self) -> None:
-        self._replies = self.redis.pubsub()
-        await self._replies.subscribe(reply_channel(self.name))
-        self._reader = asyncio.create_task(self._read_replies())
+        self._replies = Subscriber(self.broker_url, self._on_reply)
+        await self._replies.start(reply_channel(self.name))
 
     async def close(self) -> None:
-        if self._reader is not None:
-            self._reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._reader
         if self._replies is not None:
-            await self._replies.aclose()  # type: ignore[no-untyped-call]
+            await self._replies.close()
+        await self.link.close()
         await self.redis.aclose()
 
-    async def _read_replies(self) -> None:
-        assert self._replies is not None
-        while True:
-            try:
-                message = await self._replies.get_message(
-                    ignore_subscribe_messages=True, timeout=1.0
-                )
-            except (RedisError, OSError):  # the broker restarts: the client subscribes again
-                await asyncio.sleep(0.2)
-                continue
-            if message is None:
-                continue
-            reply = _decode(message["data"])
-            gathering = self._gathering.get(reply.get("id"))
-            if gathering is not None:
-                gathering.add(reply)
-                continue
-            future = self._waiting.pop(reply.get("id"), None)
-            if future is not None and not future.done():
-                future.set_result(reply)
+    def _on_reply(self, channel: bytes, data: bytes) -> None:
+        reply = _decode(data)
+        gathering = self._gathering.get(reply.get("id"))
+        if gathering is not None:
+            gathering.add(reply)
+            return
+        future = self._waiting.pop(reply.get("id"), None)
+        if future is not None and not future.done():
+            future.set_result(reply)
 
     async def call(
         self,
@@ -135,25 +128,37 @@ class TableClient:
         the client's)."""
         timeout = self.timeout if timeout is None else timeout
         request = secrets.token_hex(8)
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[dict[str, Any]] = loop.create_future()
         self._waiting[request] = future
-        fields: dict[Any, Any] = {
-            "id": request,
-            "reply": self.name,
-            "op": op,
-            "player": player,
-            "args": json.dumps(args),
-            "deadline": str(time.time() + timeout),
-        }
+        timer = loop.call_later(timeout, _expire, future)
+        append = (
+            "XADD",
+            command_stream(table_id),
+            "MAXLEN",
+            "~",
+            10_000,
+            "*",
+            "id",
+            request,
+            "reply",
+            self.name,
+            "op",
+            op,
+            "player",
+            player,
+            "args",
+            _encode(args),
+            "deadline",
+            repr(time.time() + timeout),
+        )
         try:
             owner = self.owners.get(table_id)
-            async with self.redis.pipeline(transaction=False) as pipe:
-                pipe.xadd(command_stream(table_id), fields, maxlen=10_000)
-                if owner is not None:
-                    pipe.rpush(wake_key(owner), table_id)
-                    pipe.pexpire(wake_key(owner), 10_000)  # (a dead owner's hints go)
-                await pipe.execute()
-            reply = await asyncio.wait_for(future, timeout)
+            if owner is None:
+                await self.link.run(append)
+            else:
+                await self.link.run(append, ("PUBLISH", wake_channel(owner), table_id))
+            reply = await future
         except (TimeoutError, RedisError, OSError):
             raise RemoteError(
                 "table_unavailable",
@@ -161,6 +166,7 @@ class TableClient:
                 "now, or its owner is changing); try again",
             ) from None
         finally:
+            timer.cancel()
             self._waiting.pop(request, None)
         if not reply.get("ok"):
             error = reply.get("error") or {}

@@ -34,11 +34,10 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Coroutine
 from typing import Any
 
 import msgspec
-from redis.asyncio.client import PubSub
 from redis.exceptions import RedisError
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -79,6 +78,7 @@ from .broker import (
 )
 from .client import RemoteError, TableClient
 from .operator import ClusterRoom
+from .resp import Subscriber
 
 __all__ = ["GatewayHub", "Unavailable", "gateway_app"]
 
@@ -120,7 +120,8 @@ class GatewayHub(Hub):
         self._lobby_seen: dict[str, tuple[float, str]] = {}  # when each entry was last read
         self._status: dict[str, Any] = {}
         self._channels: set[str] = set()
-        self._pubsub: PubSub | None = None
+        self._events: Subscriber | None = None
+        self._gateways = gateways_channel().encode()
         self._tasks: list[asyncio.Task[None]] = []
         self._views: set[asyncio.Task[None]] = set()
         # Which gateways each player is connected through (the broker): set by open_broker.
@@ -141,15 +142,15 @@ class GatewayHub(Hub):
         self.presence = Presence(
             self.client.redis, self.client.name, ttl=max(5.0, 5 * self.refresh_every)
         )
-        self._pubsub = self.client.redis.pubsub()
-        # One channel of its own from the start, so that reading never waits on no channel.
-        await self._pubsub.subscribe(events_channel(f"gateway.{self.client.name}"))
-        await self._pubsub.subscribe(gateways_channel())  # the operator's requests
+        self._events = Subscriber(
+            self.client.broker_url,
+            self._on_message,
+            on_lost=self._on_broker_lost,
+            on_back=self._on_broker_back,
+        )
+        await self._events.start(gateways_channel())  # the operator's requests
         await self._refresh()
-        self._tasks = [
-            asyncio.create_task(self._events_loop(), name="table events"),
-            asyncio.create_task(self._refresh_loop(), name="lobby refresh"),
-        ]
+        self._tasks = [asyncio.create_task(self._refresh_loop(), name="lobby refresh")]
         self.start()
 
     async def stop(self) -> None:
@@ -158,9 +159,8 @@ class GatewayHub(Hub):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks = []
-        if self._pubsub is not None:
-            with contextlib.suppress(RedisError, OSError):
-                await self._pubsub.aclose()  # type: ignore[no-untyped-call]
+        if self._events is not None:
+            await self._events.close()
         await self.client.close()
 
     def _detach(self) -> None:
@@ -245,8 +245,8 @@ class GatewayHub(Hub):
 
     async def _subscribe(self, table_id: str) -> None:
         channel = events_channel(table_id)
-        if channel not in self._channels and self._pubsub is not None:
-            await self._pubsub.subscribe(channel)
+        if channel not in self._channels and self._events is not None:
+            await self._events.subscribe(channel)
             self._channels.add(channel)
 
     async def _unsubscribe_unwatched(self) -> None:
@@ -256,45 +256,41 @@ class GatewayHub(Hub):
             for c in self._channels
             if (t := c.rsplit(":", 1)[1]) not in self.by_table and t not in busy
         ]
-        if idle and self._pubsub is not None:
+        if idle and self._events is not None:
             self._channels.difference_update(idle)
-            with contextlib.suppress(RedisError, OSError):
-                await self._pubsub.unsubscribe(*idle)
+            await self._events.unsubscribe(*idle)
 
-    async def _events_loop(self) -> None:
-        assert self._pubsub is not None
-        away = False
-        while True:
-            try:
-                message = await self._pubsub.get_message(
-                    ignore_subscribe_messages=True, timeout=1.0
-                )
-            except (RedisError, OSError) as error:  # the client resubscribes when it is back
-                if not away:
-                    log.warning("gateway: the broker is unreachable: %s", error)
-                away = True
-                await asyncio.sleep(0.5)
-                continue
-            if away:  # batches may have been lost meanwhile: a snapshot for every watcher
-                away = False
-                log.warning("gateway: the broker is back; snapshots for every watcher")
-                for connection in list(self.connections):
-                    for table_id in list(connection.tables):
-                        task = asyncio.create_task(self._refresh_view(connection, table_id))
-                        self._views.add(task)
-                        task.add_done_callback(self._views.discard)
-            if message is None:
-                continue
-            if message.get("channel") == gateways_channel():
-                try:
-                    await self._answer(json.loads(message["data"]))
-                except Exception:
-                    log.exception("gateway: an operator's request could not be answered")
-                continue
-            try:
-                self._deliver(_decode(message["data"]))
-            except Exception:
-                log.exception("gateway: a batch could not be delivered")
+    def _on_message(self, channel: bytes, data: bytes) -> None:
+        """A message on a channel this gateway listens to: a table's batch, or an operator's
+        request to every gateway."""
+        if channel == self._gateways:
+            self._later(self._answer_safely(data))
+            return
+        try:
+            self._deliver(_decode(data))
+        except Exception:
+            log.exception("gateway: a batch could not be delivered")
+
+    def _on_broker_lost(self) -> None:
+        log.warning("gateway: the broker is unreachable; its subscriptions wait for it")
+
+    def _on_broker_back(self) -> None:
+        """Batches may have been lost meanwhile: a snapshot for every watcher."""
+        log.warning("gateway: the broker is back; snapshots for every watcher")
+        for connection in list(self.connections):
+            for table_id in list(connection.tables):
+                self._later(self._refresh_view(connection, table_id))
+
+    def _later(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(work)
+        self._views.add(task)
+        task.add_done_callback(self._views.discard)
+
+    async def _answer_safely(self, data: bytes) -> None:
+        try:
+            await self._answer(_decode(data))
+        except Exception:
+            log.exception("gateway: an operator's request could not be answered")
 
     async def _answer(self, request: dict[str, Any]) -> None:
         """An operator's request to every gateway (``TableClient.gather``), for this one's
@@ -489,9 +485,7 @@ class GatewayHub(Hub):
         others = await self._elsewhere(player)
         if others:
             log.info("gateway: %s is still connected through %d other gateway(s)", player, others)
-            task = asyncio.create_task(self._look_again(player))
-            self._views.add(task)
-            task.add_done_callback(self._views.discard)
+            self._later(self._look_again(player))
             return
         for table_id, _ in await run_in_threadpool(self._seats_of, player):
             with contextlib.suppress(RemoteError):

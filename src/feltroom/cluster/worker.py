@@ -58,9 +58,10 @@ from .broker import (
     process_name,
     reply_channel,
     status_key,
-    wake_key,
+    wake_channel,
     worker_key,
 )
+from .resp import BrokerLink, Subscriber, entries
 
 __all__ = ["ClusterWorker", "load_definitions", "worker_name"]
 
@@ -161,7 +162,14 @@ class ClusterWorker:
         self._kept: dict[str, dict[str, Any]] = {}  # each table's state, as last stored
         self._keeping: dict[str, asyncio.Lock] = {}
         self.redis: aioredis.Redis | None = None
-        self._outbox: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue()
+        # The hot paths (commands in, replies and batches out) on a lean link of their own.
+        self.link: BrokerLink | None = None
+        self._hints: Subscriber | None = None
+        self._hinted: set[str] = set()  # the tables the gateways' hints named, not read yet
+        self._hint: asyncio.Future[None] | None = None  # the command loop's wait for one
+        # What goes to the broker in order, in the publisher's round trips: each command's
+        # acknowledgement and reply, each batch of a table's messages.
+        self._outbox: asyncio.Queue[tuple[str, ...] | tuple[str, str, bytes]] = asyncio.Queue()
         self._lobby_sent: dict[str, str] = {}  # each table's lobby entry, as last written
         self._definitions: dict[str, TableSpec] = {}
         self._stopping = threading.Event()
@@ -233,6 +241,8 @@ class ClusterWorker:
     async def run(self, on_ready: Callable[[str], None] | None = None) -> None:
         """Run until ``stop`` (or the task is cancelled)."""
         self.redis = connect(self.broker_url)
+        self.link = BrokerLink(self.broker_url)
+        self._hints = Subscriber(self.broker_url, self._on_hint, on_back=self._on_hints_back)
         await self.runtime.start()
         with contextlib.suppress(NotImplementedError, RuntimeError):
             asyncio.get_running_loop().add_signal_handler(signal.SIGUSR2, self._dump_tasks)
@@ -244,6 +254,8 @@ class ClusterWorker:
             daemon=True,
         )
         keeper.start()
+        with contextlib.suppress(RedisError, OSError):  # (the sweeps read meanwhile)
+            await self._hints.start(wake_channel(self.owner))
         tasks = [
             asyncio.create_task(self._lease_loop(), name="leases"),
             asyncio.create_task(self._command_loop(), name="commands"),
@@ -266,6 +278,8 @@ class ClusterWorker:
             with contextlib.suppress(RedisError):
                 await self.redis.delete(worker_key(self.owner))
             await self.redis.aclose()
+            await self._hints.close()
+            await self.link.close()
 
     def stop(self) -> None:
         self._stopping.set()
@@ -453,7 +467,7 @@ class ClusterWorker:
     async def _command_loop(self) -> None:
         """Read the commands of the tables held here: those whose streams the gateways' hints
         name (``wake:<owner>``) as soon as a hint comes, and every table's every ``SWEEP``
-        seconds (the commands that came without a hint)."""
+        seconds (the commands that came without a hint, or whose hint was lost)."""
         swept = 0.0
         while True:
             # A table being handed over is read while its last hand here is in play (its players
@@ -464,23 +478,35 @@ class ClusterWorker:
                 for t, runner in self.runtime.runners.items()
                 if t not in giving_up or (runner.table.in_hand and runner.status == "running")
             ]
-            if not tables or self.redis is None:
+            if not tables or self.link is None:
                 await asyncio.sleep(0.1)
                 continue
             try:
                 wanted = tables
                 waited = time.monotonic() - swept
                 if waited < SWEEP:
-                    hinted = await self._hints(SWEEP - waited)
-                    if hinted is None:
-                        continue  # (the sweep is due)
+                    if not self._hinted:
+                        await self._next_hint(SWEEP - waited)
+                        continue
+                    hinted, self._hinted = self._hinted, set()
                     wanted = [t for t in tables if t in hinted]
                     if not wanted:
                         continue
                 else:
                     swept = time.monotonic()
-                batches: Any = await self.redis.xreadgroup(
-                    GROUP, self.owner, {command_stream(t): ">" for t in wanted}, count=100
+                    self._hinted.clear()
+                reply = await self.link.run(
+                    (
+                        "XREADGROUP",
+                        "GROUP",
+                        GROUP,
+                        self.owner,
+                        "COUNT",
+                        100,
+                        "STREAMS",
+                        *(command_stream(t) for t in wanted),
+                        *(">" for _ in wanted),
+                    )
                 )
             except ResponseError as error:  # a group lost with a restarted broker
                 log.warning("worker %s: reading commands: %s", self.owner, error)
@@ -491,29 +517,40 @@ class ClusterWorker:
                 log.warning("worker %s: the broker is unreachable: %s", self.owner, error)
                 await asyncio.sleep(0.5)
                 continue
-            for stream, entries in batches or ():
-                table_id = stream.rsplit(":", 1)[1]
-                for entry_id, fields in entries:
-                    self._spawn(self._command(table_id, entry_id, fields))
+            for stream, entry_id, fields in entries(reply[0]):
+                if fields:
+                    self._spawn(self._command(stream.rsplit(":", 1)[1], entry_id, fields))
 
-    async def _hints(self, wait: float) -> set[str] | None:
-        """The tables the gateways' hints name (waiting up to ``wait`` seconds for the first);
-        ``None`` when none came."""
-        assert self.redis is not None
-        key = wake_key(self.owner)
-        first: Any = await self.redis.blpop([key], timeout=max(0.01, wait))
-        if first is None:
-            return None
-        rest: Any = await self.redis.lpop(key, 1000)
-        return {first[1], *(rest or ())}
+    def _on_hint(self, channel: bytes, table_id: bytes) -> None:
+        """A gateway appended a command to this table's stream."""
+        self._hinted.add(table_id.decode())
+        waiter = self._hint
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def _on_hints_back(self) -> None:
+        """The hints' subscription is back: those sent meanwhile were lost; sweep at once."""
+        for table_id in self.runtime.runners:
+            self._on_hint(b"", table_id.encode())
+
+    async def _next_hint(self, wait: float) -> None:
+        """Wait up to ``wait`` seconds for a hint."""
+        loop = asyncio.get_running_loop()
+        waiter = self._hint = loop.create_future()
+        timer = loop.call_later(max(0.001, wait), _settle, waiter)
+        try:
+            await waiter
+        finally:
+            timer.cancel()
+            self._hint = None
 
     async def _command(self, table_id: str, entry_id: str, fields: dict[str, str]) -> None:
         assert self.redis is not None
         reply: dict[str, Any] = {"id": fields.get("id")}
+        ack = ("XACK", command_stream(table_id), GROUP, entry_id)
         try:
             if float(fields.get("deadline", "inf")) < time.time():
-                with contextlib.suppress(RedisError, OSError):  # the sender gave up on it
-                    await self.redis.xack(command_stream(table_id), GROUP, entry_id)
+                self._outbox.put_nowait(ack)  # the sender gave up on it
                 return
             args = json.loads(fields.get("args", "{}"))
             result = await self._execute(table_id, fields["op"], fields["player"], args)
@@ -527,12 +564,10 @@ class ClusterWorker:
             with contextlib.suppress(RedisError, OSError):
                 await self.redis.xack(command_stream(table_id), GROUP, entry_id)
             raise
-        # The command is done with (acknowledged) and answered in one round trip.
-        with contextlib.suppress(RedisError, OSError):
-            async with self.redis.pipeline(transaction=False) as pipe:
-                pipe.xack(command_stream(table_id), GROUP, entry_id)
-                pipe.publish(reply_channel(fields.get("reply", "")), json.dumps(reply))
-                await pipe.execute()
+        # The command is done with (acknowledged) and answered, after the batches of its
+        # events, in the publisher's next round trip.
+        self._outbox.put_nowait(ack)
+        self._outbox.put_nowait(("PUBLISH", reply_channel(fields.get("reply", "")), _encode(reply)))
 
     async def _execute(self, table_id: str, op: str, player: str, args: dict[str, Any]) -> Any:
         room = self.runtime
@@ -655,7 +690,7 @@ class ClusterWorker:
             + (self._snapshot_frames(runner, None) if reloaded else []),
             "players": players,
         }
-        self._outbox.put_nowait((events_channel(runner.table_id), _encode(payload)))
+        self._outbox.put_nowait(("PUBLISH", events_channel(runner.table_id), _encode(payload)))
         state = self.runtime.table_state(runner)
         if self._kept.get(runner.table_id) != state:
             self._kept[runner.table_id] = state
@@ -676,20 +711,20 @@ class ClusterWorker:
                 self._kept.pop(table_id, None)
 
     async def _publisher(self) -> None:
-        """Publish the batches in order, none dropped (the clocks stop until they are
-        published); what waits is published together, in one round trip."""
+        """Publish the batches and the replies in order, none dropped (the clocks stop until
+        they are published); what waits is sent together, in one round trip."""
         while True:
             batch = [await self._outbox.get()]
             while len(batch) < 200 and not self._outbox.empty():
                 batch.append(self._outbox.get_nowait())
-            assert self.redis is not None
+            assert self.link is not None
             attempt = 0
             while True:
                 try:
-                    async with self.redis.pipeline(transaction=False) as pipe:
-                        for channel, payload in batch:
-                            pipe.publish(channel, payload)
-                        await pipe.execute()
+                    await self.link.run(*batch)
+                    break
+                except ResponseError as error:  # (all were run: an acknowledgement of a
+                    log.warning("worker %s: %s", self.owner, error)  # group the broker lost)
                     break
                 except (RedisError, OSError) as error:
                     self._hold(error)
@@ -702,3 +737,8 @@ class ClusterWorker:
 
 
 _encode = msgspec.json.Encoder().encode
+
+
+def _settle(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)

@@ -1,0 +1,203 @@
+"""The lean broker client of the cluster's hot paths (``feltroom.cluster.resp``), against a real
+throwaway Redis: pipelined replies in order, errors as the ``redis`` client raises them, a
+subscription that survives the broker's restart, and a broker that stops answering."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+import pytest
+import uvloop
+from redis.exceptions import ConnectionError as BrokerConnectionError
+from redis.exceptions import ResponseError
+
+from feltroom.cluster.resp import BrokerLink, Subscriber, entries
+from services import RedisServer
+
+Run = Callable[[Coroutine[Any, Any, None]], None]
+
+
+@pytest.fixture(params=["asyncio", "uvloop"])
+def run(request: pytest.FixtureRequest) -> Run:
+    """Each test on the standard event loop and on uvloop's (the room's processes use it)."""
+    return asyncio.run if request.param == "asyncio" else uvloop.run
+
+
+def test_a_pipeline_returns_every_reply_in_order(redis_server: RedisServer, run: Run) -> None:
+    async def main() -> None:
+        link = BrokerLink(redis_server.url)
+        try:
+            replies = await link.run(
+                ("DEL", "resp:list"),
+                ("RPUSH", "resp:list", "a", b"b", 3, 4.5),
+                ("LRANGE", "resp:list", 0, -1),
+            )
+            assert replies[1:] == [4, ["a", "b", "3", "4.5"]]
+            # One connection, reused: a thousand commands in one write come back in order.
+            many = await link.run(*(("ECHO", str(n)) for n in range(1000)))
+            assert many == [str(n) for n in range(1000)]
+        finally:
+            await link.close()
+
+    run(main())
+
+
+def test_an_error_reply_raises_after_the_others_ran(redis_server: RedisServer, run: Run) -> None:
+    async def main() -> None:
+        link = BrokerLink(redis_server.url)
+        try:
+            with pytest.raises(ResponseError, match=r"WRONGTYPE|wrong kind"):
+                await link.run(
+                    ("SET", "resp:text", "x"),
+                    ("LPUSH", "resp:text", "y"),  # not a list
+                    ("SET", "resp:after", "ran"),
+                )
+            assert await link.run(("GET", "resp:after")) == ["ran"]
+        finally:
+            await link.close()
+
+    run(main())
+
+
+def test_a_wrong_password_or_no_broker_is_a_clear_error(
+    redis_server: RedisServer, run: Run
+) -> None:
+    async def main() -> None:
+        wrong = redis_server.url.replace(f":{redis_server.password}@", ":not-it@")
+        link = BrokerLink(wrong)
+        with pytest.raises(ResponseError, match="refused the connection"):
+            await link.run(("PING",))
+        await link.close()
+        nobody = BrokerLink("redis://:pw@127.0.0.1:9/0")
+        with pytest.raises(BrokerConnectionError, match="not reachable"):
+            await nobody.run(("PING",))
+        await nobody.close()
+
+    run(main())
+
+
+def test_xreadgroup_entries(redis_server: RedisServer, run: Run) -> None:
+    async def main() -> None:
+        link = BrokerLink(redis_server.url)
+        try:
+            await link.run(("DEL", "resp:s1", "resp:s2"))
+            await link.run(
+                ("XGROUP", "CREATE", "resp:s1", "g", "0", "MKSTREAM"),
+                ("XGROUP", "CREATE", "resp:s2", "g", "0", "MKSTREAM"),
+                ("XADD", "resp:s1", "*", "op", "act", "args", '{"a": 1}'),
+                ("XADD", "resp:s2", "*", "op", "sit"),
+                ("XADD", "resp:s1", "*", "op", "leave"),
+            )
+            streams = ("resp:s1", "resp:s2", ">", ">")
+            reply = await link.run(
+                ("XREADGROUP", "GROUP", "g", "me", "COUNT", 10, "STREAMS", *streams)
+            )
+            found = [(stream, fields) for stream, _, fields in entries(reply[0])]
+            assert found == [
+                ("resp:s1", {"op": "act", "args": '{"a": 1}'}),
+                ("resp:s1", {"op": "leave"}),
+                ("resp:s2", {"op": "sit"}),
+            ]
+            again = await link.run(("XREADGROUP", "GROUP", "g", "me", "STREAMS", "resp:s1", ">"))
+            assert entries(again[0]) == []
+        finally:
+            await link.close()
+
+    run(main())
+
+
+def test_a_subscriber_hears_every_message_in_order_from_the_confirmation(
+    redis_server: RedisServer, run: Run
+) -> None:
+    async def main() -> None:
+        heard: list[tuple[bytes, bytes]] = []
+        subscriber = Subscriber(redis_server.url, lambda c, d: heard.append((c, d)))
+        link = BrokerLink(redis_server.url)
+        try:
+            await subscriber.start("resp:a")
+            await subscriber.subscribe("resp:b")  # confirmed when it returns
+            counts = await link.run(
+                *(("PUBLISH", "resp:a" if n % 2 else "resp:b", f"m{n}") for n in range(200))
+            )
+            assert counts == [1] * 200
+            await _until(lambda: len(heard) == 200)
+            assert [d for _, d in heard] == [f"m{n}".encode() for n in range(200)]
+            assert {c for c, _ in heard} == {b"resp:a", b"resp:b"}
+            await subscriber.unsubscribe("resp:a")
+            await link.run(("PING",))
+            await _until(lambda: subscriber.channels == {"resp:b"})
+            assert await link.run(("PUBLISH", "resp:b", "x"), ("PUBLISH", "resp:a", "y")) in (
+                [1, 0],
+                [1, 1],  # (the unsubscription may not have been read yet)
+            )
+        finally:
+            await subscriber.close()
+            await link.close()
+
+    run(main())
+
+
+def test_the_link_and_the_subscription_come_back_with_the_broker(
+    redis_server: RedisServer, run: Run
+) -> None:
+    async def main() -> None:
+        heard: list[bytes] = []
+        events: list[str] = []
+        subscriber = Subscriber(
+            redis_server.url,
+            lambda c, d: heard.append(d),
+            on_lost=lambda: events.append("lost"),
+            on_back=lambda: events.append("back"),
+        )
+        link = BrokerLink(redis_server.url)
+        try:
+            await subscriber.start("resp:c")
+            await link.run(("PUBLISH", "resp:c", "before"))
+            await _until(lambda: heard == [b"before"])
+            redis_server.stop()
+            with pytest.raises(BrokerConnectionError):
+                await link.run(("PING",))
+            await _until(lambda: events == ["lost"])
+            redis_server.start()
+            await _until(lambda: events == ["lost", "back"], 10.0)
+            assert await link.run(("PUBLISH", "resp:c", "after")) == [1]
+            await _until(lambda: heard == [b"before", b"after"])
+        finally:
+            await subscriber.close()
+            await link.close()
+
+    run(main())
+
+
+def test_a_broker_that_stops_answering_drops_the_connection(
+    redis_server: RedisServer, run: Run
+) -> None:
+    async def main() -> None:
+        link = BrokerLink(redis_server.url, timeout=0.5)
+        assert redis_server.process is not None
+        try:
+            assert await link.run(("PING",)) == ["PONG"]
+            redis_server.process.send_signal(signal.SIGSTOP)
+            try:
+                started = asyncio.get_running_loop().time()
+                with pytest.raises(BrokerConnectionError, match=r"did not answer within 0\.5 s"):
+                    await link.run(("PING",))
+                assert asyncio.get_running_loop().time() - started < 3.0
+            finally:
+                redis_server.process.send_signal(signal.SIGCONT)
+            assert await link.run(("PING",)) == ["PONG"]
+        finally:
+            await link.close()
+
+    run(main())
+
+
+async def _until(check: Any, seconds: float = 5.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while not check():
+        assert loop.time() < deadline, "timed out"
+        await asyncio.sleep(0.01)
