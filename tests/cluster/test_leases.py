@@ -264,3 +264,4 @@ def test_renewing_all_leases_at_once_reports_the_ones_lost(pg: SqlStorage) -> No
     assert other.take("t2") is not None
     assert mine.renew_all(["t1", "t2"]) == ["t2"]  # t1 lapsed (renewed: nobody took it), t2 moved
     assert mine.held() == ["t1"]
+    assert other.take("t1") is None  # the renewal moved t1's expiry: it is live again

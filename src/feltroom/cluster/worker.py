@@ -79,7 +79,10 @@ OPERATOR_OPS = (
 
 
 SWEEP = 0.05
-"""Seconds between a worker's reads of every held table's stream (the commands no hint named)."""
+"""Seconds between a worker's reads of every held table's stream (the commands no hint named)
+while such reads find commands; each read that finds none doubles the time to the next, up to
+``SWEEP_MAX`` (commands come without a hint only for a moment after a table changed hands)."""
+SWEEP_MAX = 0.4
 
 
 def worker_name() -> str:
@@ -343,12 +346,12 @@ class ClusterWorker:
             await asyncio.sleep(max(0.0, period - (time.monotonic() - started)))
 
     def _keep_leases(self, loop: asyncio.AbstractEventLoop) -> None:
-        """A thread of its own renews the leases every third of the lease (at least every half
+        """A thread of its own renews the leases every third of the lease (at least every
         second), however busy the event loop is (a table being handed over keeps its lease
         until its hand is settled); the tables lost are stopped on the loop. While the database
         does not answer the clocks stop; once it does, the leases that lapsed meanwhile and
         that nobody took are renewed and the tables go on where they were."""
-        period = min(self.lease_seconds / 3, 0.5)
+        period = min(self.lease_seconds / 3, 1.0)
         while not self._closed.is_set():
             started = time.monotonic()
             try:
@@ -468,7 +471,7 @@ class ClusterWorker:
         """Read the commands of the tables held here: those whose streams the gateways' hints
         name (``wake:<owner>``) as soon as a hint comes, and every table's every ``SWEEP``
         seconds (the commands that came without a hint, or whose hint was lost)."""
-        swept = 0.0
+        swept, sweep = 0.0, SWEEP
         while True:
             # A table being handed over is read while its last hand here is in play (its players
             # act in it); after that its commands wait in the stream for the next owner.
@@ -484,9 +487,9 @@ class ClusterWorker:
             try:
                 wanted = tables
                 waited = time.monotonic() - swept
-                if waited < SWEEP:
+                if waited < sweep:
                     if not self._hinted:
-                        await self._next_hint(SWEEP - waited)
+                        await self._next_hint(sweep - waited)
                         continue
                     hinted, self._hinted = self._hinted, set()
                     wanted = [t for t in tables if t in hinted]
@@ -517,7 +520,10 @@ class ClusterWorker:
                 log.warning("worker %s: the broker is unreachable: %s", self.owner, error)
                 await asyncio.sleep(0.5)
                 continue
-            for stream, entry_id, fields in entries(reply[0]):
+            found = entries(reply[0])
+            if wanted is tables:  # (a sweep)
+                sweep = SWEEP if found else min(SWEEP_MAX, sweep * 2)
+            for stream, entry_id, fields in found:
                 if fields:
                     self._spawn(self._command(stream.rsplit(":", 1)[1], entry_id, fields))
 

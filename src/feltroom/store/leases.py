@@ -45,6 +45,27 @@ _POSTGRES_CLOCK = "EXTRACT(EPOCH FROM clock_timestamp())"
 _SQLITE_CLOCK = "(julianday('now') - 2440587.5) * 86400.0"
 _POSTGRES_NOW = text(f"SELECT {_POSTGRES_CLOCK}")
 _SQLITE_NOW = text(f"SELECT {_SQLITE_CLOCK}")
+# A worker's renewal of all its leases in one statement (PostgreSQL): lock its rows in one order,
+# skipping those locked this moment, move their expiry, and return the tables still its own (as
+# of the statement's start: a skipped row is still the worker's, renewed next time).
+_POSTGRES_RENEW_ALL = text(
+    f"""
+    WITH mine AS (
+        SELECT l.table_id FROM table_leases AS l
+        JOIN unnest(CAST(:tables AS text[]), CAST(:epochs AS bigint[])) AS h(table_id, epoch)
+            ON l.table_id = h.table_id AND l.epoch = h.epoch
+        WHERE l.owner = :owner AND l.expires_at > 0
+    ), locked AS (
+        SELECT table_id FROM table_leases WHERE table_id IN (SELECT table_id FROM mine)
+        ORDER BY table_id FOR UPDATE SKIP LOCKED
+    ), renewed AS (
+        UPDATE table_leases SET expires_at = {_POSTGRES_CLOCK} + :seconds
+        WHERE table_id IN (SELECT table_id FROM locked)
+        RETURNING table_id
+    )
+    SELECT table_id FROM mine
+    """
+)
 # A fenced write's check in one statement: the lease row, locked, and the clock.
 _LEASE_AND_CLOCK = {
     dialect: select(table_leases, literal_column(clock))
@@ -109,14 +130,26 @@ class LeaseQueries:
         return bool(result.rowcount == 1)
 
     def renew_leases(self, owner: str, held: list[tuple[str, int]], seconds: float) -> set[str]:
-        # Two statements for all of a worker's tables (a statement each cost the database and
-        # the worker a round trip per table twice a second: docs/performance.md). The rows are
-        # locked in one order and a row locked this moment (a settlement checking its lease,
-        # FOR SHARE) is skipped, not waited for: waiting while holding the others' locks could
-        # close a cycle with settlements. A skipped row stays the worker's and is renewed next
-        # time; the tables returned are those still the worker's.
+        # One statement (PostgreSQL) or a few (SQLite) for all of a worker's tables (a statement
+        # each cost the database and the worker a round trip per table twice a second:
+        # docs/performance.md). The rows are locked in one order and a row locked this moment
+        # (a settlement checking its lease, FOR SHARE) is skipped, not waited for: waiting while
+        # holding the others' locks could close a cycle with settlements. A skipped row stays
+        # the worker's and is renewed next time; the tables returned are those still the
+        # worker's.
         if not held:
             return set()
+        if not self.is_sqlite:
+            rows = self.c.execute(
+                _POSTGRES_RENEW_ALL,
+                {
+                    "tables": [table_id for table_id, _ in held],
+                    "epochs": [epoch for _, epoch in held],
+                    "owner": owner,
+                    "seconds": seconds,
+                },
+            )
+            return {row.table_id for row in rows}
         mine = and_(
             table_leases.c.owner == owner,
             tuple_(table_leases.c.table_id, table_leases.c.epoch).in_(held),
