@@ -16,7 +16,7 @@ import contextlib
 import json
 import secrets
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import msgspec
@@ -88,22 +88,41 @@ class TableClient:
         self.timeout = timeout
         self._waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._gathering: dict[str, _Gathering] = {}
-        self._replies: Subscriber | None = None
+        self.subscriber: Subscriber | None = None
+        self._reply_channel = reply_channel(self.name).encode()
+        self._other: Callable[[bytes, bytes], None] | None = None
         # Each table's owner as last known (a gateway's lobby refresh): a command is followed by
         # a hint on the owner's wake list, so the owner reads it at once.
         self.owners: dict[str, str] = {}
 
-    async def start(self) -> None:
-        self._replies = Subscriber(self.broker_url, self._on_reply)
-        await self._replies.start(reply_channel(self.name))
+    async def start(
+        self,
+        *channels: str,
+        on_message: Callable[[bytes, bytes], None] | None = None,
+        on_lost: Callable[[], None] | None = None,
+        on_back: Callable[[], None] | None = None,
+    ) -> None:
+        """Subscribe to this client's reply channel, and to ``channels`` whose messages go to
+        ``on_message`` (a gateway's tables: on the same connection as the replies, so that a
+        command's reply and the batch its owner published with it come in one read);
+        ``on_lost`` and ``on_back`` as ``Subscriber``'s."""
+        self._other = on_message
+        self.subscriber = Subscriber(
+            self.broker_url, self._on_message, on_lost=on_lost, on_back=on_back
+        )
+        await self.subscriber.start(reply_channel(self.name), *channels)
 
     async def close(self) -> None:
-        if self._replies is not None:
-            await self._replies.close()
+        if self.subscriber is not None:
+            await self.subscriber.close()
         await self.link.close()
         await self.redis.aclose()
 
-    def _on_reply(self, channel: bytes, data: bytes) -> None:
+    def _on_message(self, channel: bytes, data: bytes) -> None:
+        if channel != self._reply_channel:
+            if self._other is not None:
+                self._other(channel, data)
+            return
         reply = _decode(data)
         gathering = self._gathering.get(reply.get("id"))
         if gathering is not None:

@@ -138,17 +138,16 @@ class GatewayHub(Hub):
 
     async def open_broker(self) -> None:
         """Subscribe and start the gateway's own loops (the lifespan calls it)."""
-        await self.client.start()
-        self.presence = Presence(
-            self.client.redis, self.client.name, ttl=max(5.0, 5 * self.refresh_every)
-        )
-        self._events = Subscriber(
-            self.client.broker_url,
-            self._on_message,
+        await self.client.start(
+            gateways_channel(),  # the operator's requests
+            on_message=self._on_message,
             on_lost=self._on_broker_lost,
             on_back=self._on_broker_back,
         )
-        await self._events.start(gateways_channel())  # the operator's requests
+        self._events = self.client.subscriber
+        self.presence = Presence(
+            self.client.redis, self.client.name, ttl=max(5.0, 5 * self.refresh_every)
+        )
         await self._refresh()
         self._tasks = [asyncio.create_task(self._refresh_loop(), name="lobby refresh")]
         self.start()
@@ -159,9 +158,7 @@ class GatewayHub(Hub):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks = []
-        if self._events is not None:
-            await self._events.close()
-        await self.client.close()
+        await self.client.close()  # (its subscriber is the gateway's too)
 
     def _detach(self) -> None:
         pass  # no room to stop hearing
