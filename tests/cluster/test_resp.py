@@ -172,6 +172,39 @@ def test_the_link_and_the_subscription_come_back_with_the_broker(
     run(main())
 
 
+def test_a_subscription_started_while_the_broker_is_away_comes_when_it_is_back(
+    redis_server: RedisServer, run: Run
+) -> None:
+    async def main() -> None:
+        heard: list[bytes] = []
+        events: list[str] = []
+        subscriber = Subscriber(
+            redis_server.url,
+            lambda c, d: heard.append(d),
+            on_back=lambda: events.append("back"),
+            retry=0.05,
+        )
+        redis_server.stop()
+        try:
+            with pytest.raises(BrokerConnectionError, match="not reachable"):
+                await Subscriber(redis_server.url, lambda c, d: None).start("resp:d")
+            await subscriber.start("resp:d", wait=False)  # (a worker's hints)
+            await asyncio.sleep(0.2)
+            assert events == []
+        finally:
+            redis_server.start()
+        link = BrokerLink(redis_server.url)
+        try:
+            await _until(lambda: events == ["back"], 10.0)
+            assert await link.run(("PUBLISH", "resp:d", "hint")) == [1]
+            await _until(lambda: heard == [b"hint"])
+        finally:
+            await subscriber.close()
+            await link.close()
+
+    run(main())
+
+
 def test_a_broker_that_stops_answering_drops_the_connection(
     redis_server: RedisServer, run: Run
 ) -> None:

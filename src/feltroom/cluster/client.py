@@ -91,8 +91,8 @@ class TableClient:
         self.subscriber: Subscriber | None = None
         self._reply_channel = reply_channel(self.name).encode()
         self._other: Callable[[bytes, bytes], None] | None = None
-        # Each table's owner as last known (a gateway's lobby refresh): a command is followed by
-        # a hint on the owner's wake list, so the owner reads it at once.
+        # Each table's owner as last known (a gateway's lobby refresh): a command goes with a
+        # hint on the owner's wake channel, so the owner reads it at once.
         self.owners: dict[str, str] = {}
 
     async def start(

@@ -291,11 +291,17 @@ class Subscriber:
         self._lost = asyncio.Event()
         self._keeper: asyncio.Task[None] | None = None
 
-    async def start(self, *channels: str) -> None:
-        """Connect and subscribe to ``channels``; from then on, keep the subscription (raises
-        ``ConnectionError`` when the broker is unreachable now)."""
+    async def start(self, *channels: str, wait: bool = True) -> None:
+        """Connect and subscribe to ``channels``; from then on, keep the subscription. When the
+        broker is unreachable now this raises ``ConnectionError``, or (``wait=False``) keeps
+        trying in the background and calls ``on_back`` once subscribed."""
         self.channels.update(channels)
-        await self._connect()
+        try:
+            await self._connect()
+        except (BrokerConnectionError, ResponseError, TimeoutError):
+            if wait:
+                raise
+            self._lost.set()  # (the keeper connects when the broker is there)
         self._keeper = asyncio.create_task(self._keep(), name="broker subscription")
 
     async def _connect(self) -> None:

@@ -257,8 +257,8 @@ class ClusterWorker:
             daemon=True,
         )
         keeper.start()
-        with contextlib.suppress(RedisError, OSError):  # (the sweeps read meanwhile)
-            await self._hints.start(wake_channel(self.owner))
+        # (while the broker is away, the hints' subscription waits for it: the sweeps read)
+        await self._hints.start(wake_channel(self.owner), wait=False)
         tasks = [
             asyncio.create_task(self._lease_loop(), name="leases"),
             asyncio.create_task(self._command_loop(), name="commands"),
