@@ -131,9 +131,21 @@ def to_act(
 def fold_or_check(room: Any, table: str, pages: dict[int, Page]) -> None:
     """The player the server waits for folds, or checks when folding is not offered; a turn
     that moves on before the click lands (a clock, a redraw) is looked for again."""
+    _first_offered(room, table, pages, "#act-fold", "#act-check")
+
+
+def check_or_call(room: Any, table: str, pages: dict[int, Page]) -> None:
+    """The player the server waits for checks, or calls when checking is not offered (so that
+    the action goes on to the next player)."""
+    _first_offered(room, table, pages, "#act-check", "#act-call")
+
+
+def _first_offered(
+    room: Any, table: str, pages: dict[int, Page], first: str, otherwise: str
+) -> None:
     for _ in range(5):
         seat, page = to_act(pages, room=room, table=table)
-        button = "#act-fold" if page.locator("#act-fold").count() else "#act-check"
+        button = first if page.locator(first).count() else otherwise
         try:
             page.click(button, timeout=5_000)
             return

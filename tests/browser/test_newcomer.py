@@ -13,6 +13,7 @@ from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from .helpers import (
+    check_or_call,
     fold_or_check,
     server_legal,
     server_stacks,
@@ -245,6 +246,7 @@ def server_hand(room: Any, table: str) -> dict[str, Any] | None:
         bets = dict(zip(hand.seats, hand.bets, strict=True))
         return {
             "seat": hand.to_act,
+            "seats": list(hand.seats),
             "street": hand.street,
             "pot": hand.pot_total,
             "dead": hand.dead_money,
@@ -263,41 +265,59 @@ def test_r_miss_1_bet_presets_count_a_dead_blind_in_the_pot_not_as_a_bet(
     call, counted from the server's figures, on the returning player's own page (R-BET-6)."""
     pages = three_at(room, browser, "livepots", [("mia", 200), ("ned", 200), ("ola", 200)])
     ola = pages[3]
-    ola.click("#sit-out")
-    for _ in range(40):
-        if ola.locator("#sit-in-wait").count():
-            break
-        if server_to_act(room, "livepots") is not None:
-            fold_or_check(room, "livepots", {1: pages[1], 2: pages[2]})
-        ola.wait_for_timeout(200)
-    expect(ola.locator("#sit-in")).to_contain_text("post the missed blinds")
-    ola.click("#sit-in")
     checked = False
-    for _ in range(150):
-        hand = server_hand(room, "livepots")
-        if hand is None:
+    # She comes back with a dead blind when the blind she missed was the small one; which she
+    # misses first depends on where the button was when she sat out (how many hands went by
+    # before, which a loaded machine changes): when her first hand back has no dead blind, she
+    # sits out again.
+    for _ in range(4):
+        ola.click("#sit-out")
+        for _ in range(40):
+            if ola.locator("#sit-in-wait").count():
+                break
+            if server_to_act(room, "livepots") is not None:
+                fold_or_check(room, "livepots", {1: pages[1], 2: pages[2]})
             ola.wait_for_timeout(200)
-            continue
-        if hand["seat"] == 3 and hand["dead"] > 0 and hand["street"] == 0:
-            expect(ola.locator("#raise-controls")).to_be_visible()
-            legal = server_legal(room, "livepots")
-            assert legal is not None
-            low, high = legal["raise_min"], legal["raise_max"]
-            call = legal["call"] or 0
-            facing = hand["bet"] + call
-            for part, fraction in (("third", 1 / 3), ("half", 1 / 2), ("three-quarters", 3 / 4)):
-                value = max(low, min(high, int(facing + (hand["pot"] + call) * fraction)))
-                preset = ola.locator(f"#preset-{part}")
-                if low < value < high:
-                    expect(preset).to_have_attribute("data-amount", str(value))
-                else:
-                    expect(preset).to_have_count(0)
-            pot = max(low, min(high, facing + hand["pot"] + call))
-            if low < pot < high:
-                expect(ola.locator("#preset-pot")).to_have_attribute("data-amount", str(pot))
-            checked = True
+        expect(ola.locator("#sit-in")).to_contain_text("post the missed blinds")
+        ola.click("#sit-in")
+        dead: bool | None = None  # whether her first hand back has her dead blind
+        for _ in range(150):
+            hand = server_hand(room, "livepots")
+            if hand is None:
+                if dead is not None:
+                    break  # her first hand back is over
+                ola.wait_for_timeout(200)
+                continue
+            if dead is None and 3 in hand["seats"]:
+                dead = hand["dead"] > 0
+            if dead and hand["seat"] == 3 and hand["street"] == 0:
+                expect(ola.locator("#raise-controls")).to_be_visible()
+                legal = server_legal(room, "livepots")
+                assert legal is not None
+                low, high = legal["raise_min"], legal["raise_max"]
+                call = legal["call"] or 0
+                facing = hand["bet"] + call
+                parts = (("third", 1 / 3), ("half", 1 / 2), ("three-quarters", 3 / 4))
+                for part, fraction in parts:
+                    value = max(low, min(high, int(facing + (hand["pot"] + call) * fraction)))
+                    preset = ola.locator(f"#preset-{part}")
+                    if low < value < high:
+                        expect(preset).to_have_attribute("data-amount", str(value))
+                    else:
+                        expect(preset).to_have_count(0)
+                pot = max(low, min(high, facing + hand["pot"] + call))
+                if low < pot < high:
+                    expect(ola.locator("#preset-pot")).to_have_attribute("data-amount", str(pot))
+                checked = True
+                break
+            if dead and hand["street"] == 0:
+                # The others call, so that the action reaches her (folding to a big blind she
+                # posted live would end the hand before her turn).
+                check_or_call(room, "livepots", pages)
+            else:
+                fold_or_check(room, "livepots", pages)
+        if checked:
             break
-        fold_or_check(room, "livepots", pages)
     assert checked, "the returning player never acted preflop with a dead blind in the pot"
 
 
