@@ -140,6 +140,30 @@ def test_a_subscriber_hears_every_message_in_order_from_the_confirmation(
     run(main())
 
 
+def test_a_message_its_handler_cannot_take_does_not_drop_the_subscription(
+    redis_server: RedisServer, run: Run
+) -> None:
+    async def main() -> None:
+        heard: list[bytes] = []
+
+        def handle(channel: bytes, data: bytes) -> None:
+            if data == b"bad":
+                raise ValueError("not a batch")
+            heard.append(data)
+
+        subscriber = Subscriber(redis_server.url, handle)
+        link = BrokerLink(redis_server.url)
+        try:
+            await subscriber.start("resp:e")
+            await link.run(("PUBLISH", "resp:e", "bad"), ("PUBLISH", "resp:e", "good"))
+            await _until(lambda: heard == [b"good"])
+        finally:
+            await subscriber.close()
+            await link.close()
+
+    run(main())
+
+
 def test_the_link_and_the_subscription_come_back_with_the_broker(
     redis_server: RedisServer, run: Run
 ) -> None:

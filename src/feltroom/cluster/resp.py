@@ -338,7 +338,10 @@ class Subscriber:
             return
         kind = reply[0] if reply else None
         if kind == b"message" and len(reply) == 3:
-            self.on_message(reply[1], reply[2])
+            try:
+                self.on_message(reply[1], reply[2])
+            except Exception:  # (one bad message must not drop the subscription)
+                log.exception("subscription: a message on %r could not be handled", reply[1])
         elif kind in (b"subscribe", b"unsubscribe") and len(reply) == 3:
             for future in self._confirming.pop(reply[1], ()):
                 if not future.done():
