@@ -78,7 +78,6 @@ from .broker import (
 )
 from .client import RemoteError, TableClient
 from .operator import ClusterRoom
-from .resp import Subscriber
 
 __all__ = ["GatewayHub", "Unavailable", "gateway_app"]
 
@@ -120,7 +119,6 @@ class GatewayHub(Hub):
         self._lobby_seen: dict[str, tuple[float, str]] = {}  # when each entry was last read
         self._status: dict[str, Any] = {}
         self._channels: set[str] = set()
-        self._events: Subscriber | None = None
         self._gateways = gateways_channel().encode()
         self._tasks: list[asyncio.Task[None]] = []
         self._views: set[asyncio.Task[None]] = set()
@@ -144,7 +142,6 @@ class GatewayHub(Hub):
             on_lost=self._on_broker_lost,
             on_back=self._on_broker_back,
         )
-        self._events = self.client.subscriber
         self.presence = Presence(
             self.client.redis, self.client.name, ttl=max(5.0, 5 * self.refresh_every)
         )
@@ -242,8 +239,9 @@ class GatewayHub(Hub):
 
     async def _subscribe(self, table_id: str) -> None:
         channel = events_channel(table_id)
-        if channel not in self._channels and self._events is not None:
-            await self._events.subscribe(channel)
+        events = self.client.subscriber  # (the replies' subscription carries the tables')
+        if channel not in self._channels and events is not None:
+            await events.subscribe(channel)
             self._channels.add(channel)
 
     async def _unsubscribe_unwatched(self) -> None:
@@ -253,9 +251,10 @@ class GatewayHub(Hub):
             for c in self._channels
             if (t := c.rsplit(":", 1)[1]) not in self.by_table and t not in busy
         ]
-        if idle and self._events is not None:
+        events = self.client.subscriber
+        if idle and events is not None:
             self._channels.difference_update(idle)
-            await self._events.unsubscribe(*idle)
+            await events.unsubscribe(*idle)
 
     def _on_message(self, channel: bytes, data: bytes) -> None:
         """A message on a channel this gateway listens to: a table's batch, or an operator's
