@@ -28,7 +28,7 @@ const state = {
   limits: null, // the player's protection settings (GET /api/me/limits)
   commitments: new Map(), // hand id -> the commitment announced in its hand_started
   tournaments: [], // the tournaments' lobby entries (GET /api/tournaments)
-  tournamentsAt: 0, // the server's clock when they came
+  tournamentsAt: 0, // the server's clock when the request that fetched them went out
   tourneyViews: new Map(), // tournament id -> { view, at }: the player's own `tournament` view
   tourneyDetails: new Map(), // tournament id -> { detail, at }: GET /api/tournaments/{id}
   results: new Map(), // tournament id -> the player's `tournament_result`
@@ -501,10 +501,11 @@ function unwatchTable(id) {
 
 async function subscribeLobby() {
   state.lobbySubscribed = true;
+  const sent = state.socket.now();
   const reply = await state.socket.request({ type: "lobby" });
   if (reply.type === "lobby") {
     state.lobby = reply.tables;
-    setTournaments(reply.tournaments || []);
+    setTournaments(reply.tournaments || [], sent);
     if (state.view === "lobby") render();
   }
 }
@@ -801,9 +802,10 @@ const STRUCTURE_NAMES = { fixed_limit: "Limit", pot_limit: "Pot-Limit", no_limit
 
 async function ensureLobby() {
   try {
+    const sent = state.socket ? state.socket.now() : Date.now() / 1000;
     const answer = await api("GET", "/api/lobby");
     if (state.lobby.length === 0) state.lobby = answer.tables;
-    setTournaments(answer.tournaments || []);
+    setTournaments(answer.tournaments || [], sent);
     render();
   } catch (error) {
     toast(errorText(error));
@@ -1564,9 +1566,10 @@ function buyInText(entry) {
   return `${tmoney(entry, entry.buy_in)} + ${tmoney(entry, entry.fee)}${unit}`;
 }
 
-function setTournaments(list) {
+/** The lobby's tournaments, as fresh as the request that fetched them was sent (``at``). */
+function setTournaments(list, at) {
   state.tournaments = list;
-  state.tournamentsAt = state.socket ? state.socket.now() : Date.now() / 1000;
+  state.tournamentsAt = at;
 }
 
 function tournamentEntry(id) {
@@ -1672,9 +1675,12 @@ function resultSentence(r) {
 
 /** One tournament whole (GET /api/tournaments/{id}); its page redrawn. */
 async function loadTournament(id) {
+  // a fetched figure is as fresh as its request, not its answer: a message that came while the
+  // request was out (a player out, a move) is newer than what the answer may have read before it
+  const sent = state.socket ? state.socket.now() : Date.now() / 1000;
   try {
     const detail = await api("GET", `/api/tournaments/${encodeURIComponent(id)}`);
-    state.tourneyDetails.set(id, { detail, at: state.socket ? state.socket.now() : Date.now() / 1000 });
+    state.tourneyDetails.set(id, { detail, at: sent });
   } catch (error) {
     if (state.current === id && (state.view === "tournament" || state.view === "results")) {
       app.replaceChildren(h("section", { class: "tournament" }, h("h1", {}, id),
@@ -1701,12 +1707,14 @@ async function pollTournaments() {
     return;
   }
   try {
+    const sent = state.socket ? state.socket.now() : Date.now() / 1000;
     const answer = await api("GET", "/api/tournaments");
     const before = JSON.stringify(state.tournaments.map(({ next_level_in, break_ends_in, ...rest }) => rest));
-    setTournaments(answer.tournaments);
+    setTournaments(answer.tournaments, sent);
     const after = JSON.stringify(state.tournaments.map(({ next_level_in, break_ends_in, ...rest }) => rest));
     const busy = document.activeElement && ["SELECT", "INPUT"].includes(document.activeElement.tagName);
     if (state.view === "lobby" && before !== after && !busy) renderLobby();
+    else if (atTable && before !== after) refreshTournamentBar(); // players left, average stack
   } catch (_) {
     /* tried again shortly */
   }
@@ -1927,6 +1935,15 @@ function standingBar(id) {
     stage === "bubble" ? h("span", { class: "badge bubble", id: "bubble" }, "Bubble: the next player out wins nothing") : null,
     stage === "money" ? h("span", { class: "badge money", id: "in-money" }, "In the money") : null,
     f.hand_for_hand ? h("span", { class: "badge hfh", id: "hand-for-hand" }, "Hand-for-hand: every table waits for the others") : null);
+}
+
+/** The bar over the shown tournament table drawn again from the freshest figures, the rest of
+ * the table left as it is (a poll's news: nothing at the table changed). */
+function refreshTournamentBar() {
+  const bar = document.getElementById("tourney-bar");
+  if (!bar || state.view !== "table") return;
+  const id = tournamentOf(state.current);
+  if (id && bar.dataset.tournament === id) bar.replaceWith(standingBar(id));
 }
 
 /** The tournament clocks run on between the server's messages (every 200 ms). */
