@@ -162,8 +162,6 @@ class ClusterWorker:
         self.hub = Hub(self.runtime)
         self.hub._detach()
         self._seq: dict[str, int] = {}
-        self._kept: dict[str, dict[str, Any]] = {}  # each table's state, as last stored
-        self._keeping: dict[str, asyncio.Lock] = {}
         self.redis: aioredis.Redis | None = None
         # The hot paths (commands in, replies and batches out) on a lean link of their own.
         self.link: BrokerLink | None = None
@@ -697,24 +695,7 @@ class ClusterWorker:
             "players": players,
         }
         self._outbox.put_nowait(("PUBLISH", events_channel(runner.table_id), _encode(payload)))
-        state = self.runtime.table_state(runner)
-        if self._kept.get(runner.table_id) != state:
-            self._kept[runner.table_id] = state
-            self._spawn(self._keep_state(runner.table_id))
-
-    async def _keep_state(self, table_id: str) -> None:
-        """Store the table's latest state (waiting list, who sits in), one write at a time;
-        a write refused (the lease moved) or failed is retried with the next change."""
-        lock = self._keeping.setdefault(table_id, asyncio.Lock())
-        async with lock:
-            state = self._kept.get(table_id)
-            if state is None:
-                return
-            try:  # in the writer's next group commit, with the settlements
-                await self.runtime.writer.call(self.runtime.keep_state, table_id, state)
-            except Exception as error:
-                log.warning("table %s: its state was not stored: %s", table_id, error)
-                self._kept.pop(table_id, None)
+        self.runtime.note_state(runner)  # (the waiting list, who sits in: for a takeover)
 
     async def _publisher(self) -> None:
         """Publish the batches and the replies in order, none dropped (the clocks stop until

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from feltroom.room.errors import LeaseLapsed, LeaseLost, RoomError
@@ -50,17 +51,42 @@ class Fence:
         if epoch is None:
             raise LeaseLost(f"worker {self.owner} holds no lease on table {table_id}")
         lease, clock = tx.lease_for_write(table_id)
+        refusal = self._refusal(table_id, epoch, lease, clock)
+        if refusal is not None:
+            raise refusal
+
+    def check_all(self, tx: Transaction, table_ids: Iterable[str]) -> dict[str, LeaseLost]:
+        """``check`` for several tables in one statement: the tables this worker may not write
+        about, each with its refusal (the others' lease rows stay locked until ``tx`` ends)."""
+        epochs = {t: self.epoch(t) for t in table_ids}
+        refused: dict[str, LeaseLost] = {
+            t: LeaseLost(f"worker {self.owner} holds no lease on table {t}")
+            for t, epoch in epochs.items()
+            if epoch is None
+        }
+        leases, clock = tx.leases_for_write([t for t in epochs if t not in refused])
+        for table_id, epoch in epochs.items():
+            if epoch is not None:
+                refusal = self._refusal(table_id, epoch, leases.get(table_id), clock)
+                if refusal is not None:
+                    refused[table_id] = refusal
+        return refused
+
+    def _refusal(
+        self, table_id: str, epoch: int, lease: LeaseRow | None, clock: float
+    ) -> LeaseLost | None:
         if lease is None or lease.owner != self.owner or lease.epoch != epoch:
             holder = "nobody" if lease is None else f"{lease.owner} at epoch {lease.epoch}"
-            raise LeaseLost(
+            return LeaseLost(
                 f"table {table_id} is no longer worker {self.owner}'s (epoch {epoch}); "
                 f"its lease is held by {holder}: nothing is written"
             )
         if lease.expires_at <= clock:
-            raise LeaseLapsed(
+            return LeaseLapsed(
                 f"worker {self.owner}'s lease on table {table_id} (epoch {epoch}) has lapsed: "
                 "nothing is written"
             )
+        return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -410,6 +410,11 @@ class Transaction(Protocol):
         database's clock as it was read (one statement: a fenced write's check)."""
         ...
 
+    def leases_for_write(self, table_ids: list[str]) -> tuple[dict[str, LeaseRow], float]:
+        """``lease_for_write`` for several tables in one statement: the leases found, by table
+        id (locked in the order of their ids), and the database's clock."""
+        ...
+
     def acquire_lease(self, table_id: str, owner: str, seconds: float) -> LeaseRow | None:
         """Take the table's lease for ``seconds`` if it is free or lapsed, with the next epoch;
         ``None`` while another owner's lease runs."""
@@ -528,6 +533,9 @@ class Transaction(Protocol):
         ...
 
     def put_table_state(self, table_id: str, state: str) -> None: ...
+    def put_table_states(self, states: dict[str, str]) -> None:
+        """``put_table_state`` for several tables in one statement (by table id)."""
+        ...
 
     # -- player protection (issue 25)
     def set_verified(self, name: str, verified: bool) -> None: ...

@@ -10,6 +10,10 @@
   once the hand in progress is settled the table stops and its lease lapses, so no hand is void.
 - ``lost`` stops a table at once when its lease lapsed or moved (the settlement's fence already
   refuses every write about it).
+- ``note_state`` keeps what a takeover needs beyond the books (the waiting list, who sits in)
+  under the table's lease: a change of the waiting list at once, one of who sits in within
+  ``KEEP_STATE_WITHIN``, every table's changes meanwhile in one write; ``give_up`` stores what
+  changed before it lets the lease go.
 - The operator's actions (docs/operator.md) reach the table's owner through the broker: a table
   closed stays closed when another worker adopts it; a retired table stops and its lease is
   given up.
@@ -24,12 +28,12 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from feltroom.room.accounts import Accounts
 from feltroom.room.cashier import Cashier
-from feltroom.room.errors import RoomError
+from feltroom.room.errors import LeaseLost, RoomError
 from feltroom.room.leases import Leases
 from feltroom.room.lobby import TableStats
 from feltroom.room.runtime import RoomRuntime, RuntimeSettings, TableRunner, closed_tables
@@ -40,6 +44,10 @@ from feltroom.selftest import run_selftest
 __all__ = ["WorkerRuntime"]
 
 log = logging.getLogger("feltroom.room")
+
+KEEP_STATE_WITHIN = 0.5
+"""Seconds within which a change of who sits in at a table is stored (``note_state``): a
+takeover after a crash may miss the changes of the last half second (docs/cluster.md)."""
 
 
 class WorkerRuntime(RoomRuntime):
@@ -72,6 +80,14 @@ class WorkerRuntime(RoomRuntime):
         self.table_tasks: dict[str, asyncio.Task[None]] = {}
         self.giving_up: set[str] = set()
         self._count = 0
+        # Each table's state beyond the books (``table_state``, as JSON): as stored, as being
+        # stored, and changed since (``note_state``, ``store_states``).
+        self._stored_state: dict[str, str] = {}
+        self._storing_state: dict[str, str] = {}
+        self._pending_state: dict[str, str] = {}
+        self._state_timer: asyncio.TimerHandle | None = None
+        self._state_lock = asyncio.Lock()
+        self._state_tasks: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
         """Start the writer; tables come with ``adopt``."""
@@ -121,17 +137,86 @@ class WorkerRuntime(RoomRuntime):
             ),
         }
 
-    def keep_state(self, table_id: str, state: dict[str, Any]) -> None:
-        """Store the table's state (blocking), under the table's lease: through the writer
-        (``self.writer.call``), in its group commit."""
+    def note_state(self, runner: TableRunner) -> None:
+        """The table's state may have changed (after its events): a change of its waiting list
+        is stored at once, a change of who sits in within ``KEEP_STATE_WITHIN`` seconds, and
+        the changes of every table meanwhile in one write. A state back to what is stored is
+        not written again (a player out of chips who buys in again: no write)."""
+        table_id = runner.table_id
+        state = self.table_state(runner)
+        text = json.dumps(state, sort_keys=True)
+        base = self._storing_state.get(table_id, self._stored_state.get(table_id))
+        before = self._pending_state.get(table_id, base)
+        if text == before:
+            return
+        if text == base:
+            self._pending_state.pop(table_id, None)
+            return
+        self._pending_state[table_id] = text
+        urgent = before is None or json.loads(before).get("waiting") != state["waiting"]
+        self._store_states_in(0.0 if urgent else KEEP_STATE_WITHIN)
+
+    def _store_states_in(self, delay: float) -> None:
+        loop = asyncio.get_running_loop()
+        timer = self._state_timer
+        if timer is not None:
+            if timer.when() <= loop.time() + delay:
+                return
+            timer.cancel()
+        self._state_timer = loop.call_later(delay, self._store_states_now)
+
+    def _store_states_now(self) -> None:
+        self._state_timer = None
+        task = asyncio.create_task(self.store_states(), name="table states")
+        self._state_tasks.add(task)
+        task.add_done_callback(self._state_tasks.discard)
+
+    async def store_states(self, only: Collection[str] | None = None) -> None:
+        """Store the changed states (of the tables ``only``, else all) in one write, each under
+        its table's lease; a write that failed is tried again shortly, a table whose lease
+        moved is not written (its next owner keeps what was stored)."""
+        async with self._state_lock:
+            batch = {
+                t: text for t, text in self._pending_state.items() if only is None or t in only
+            }
+            if not batch:
+                return
+            for table_id in batch:
+                del self._pending_state[table_id]
+            self._storing_state = batch
+            try:
+                refused = await self.writer.call(self.keep_states, batch)
+            except Exception as error:
+                self._storing_state = {}
+                log.warning("tables %s: their state was not stored: %s", sorted(batch), error)
+                for table_id, text in batch.items():
+                    self._pending_state.setdefault(table_id, text)
+                self._store_states_in(KEEP_STATE_WITHIN)
+                return
+            self._storing_state = {}
+            for table_id, text in batch.items():
+                if table_id in refused:
+                    log.info("table %s: its state was not stored: %s", table_id, refused[table_id])
+                    self._stored_state.pop(table_id, None)
+                else:
+                    self._stored_state[table_id] = text
+
+    def keep_states(self, states: dict[str, str]) -> dict[str, LeaseLost]:
+        """Store tables' states (blocking: through the writer, ``self.writer.call``, in its
+        group commit), each under its table's lease, all in one statement; returns the tables
+        refused (their lease moved or lapsed), which are not written."""
         with self.books.transaction() as tx:
-            self.leases.fence.check(tx, table_id)
-            tx.put_table_state(table_id, json.dumps(state, sort_keys=True))
+            refused = self.leases.fence.check_all(tx, states)
+            tx.put_table_states({t: text for t, text in states.items() if t not in refused})
+        return refused
 
     async def _stop_table(self, table_id: str) -> None:
         runner = self.runners.pop(table_id, None)
         task = self.table_tasks.pop(table_id, None)
         self.giving_up.discard(table_id)
+        # (what its next owner stores of it is its own: taken back later, nothing is assumed)
+        self._pending_state.pop(table_id, None)
+        self._stored_state.pop(table_id, None)
         if runner is not None:
             runner.status = "moved"
         # Cancelled again until it ends: Python 3.11's wait_for may swallow a cancellation that
@@ -180,6 +265,7 @@ class WorkerRuntime(RoomRuntime):
                     runner.status, runner.error = "paused", "handed over to another worker"
                     runner.paused_until = float("inf")
             if done:
+                await self.store_states([table_id])  # for its next owner, under the lease
                 await self._stop_table(table_id)
                 if runner.hand_id is not None:  # the next hand's id, never dealt: no hand
                     with contextlib.suppress(RoomError):  # (the lease moved: the taker voided it)
@@ -199,6 +285,11 @@ class WorkerRuntime(RoomRuntime):
         up, stop the writer."""
         self.stopping = True
         held = [t for t in self.runners if self.leases.fence.epoch(t) is not None]
+        with contextlib.suppress(Exception):  # (logged: the next owner keeps what was stored)
+            await self.store_states(held)
+        timer, self._state_timer = self._state_timer, None
+        if timer is not None:
+            timer.cancel()
         for table_id in list(self.runners):
             await self._stop_table(table_id)
         for task in self._tasks:

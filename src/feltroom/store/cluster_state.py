@@ -47,8 +47,15 @@ class ClusterStateQueries:
         return self.c.execute(query).scalar_one_or_none()
 
     def put_table_state(self, table_id: str, state: str) -> None:
+        self.put_table_states({table_id: state})
+
+    def put_table_states(self, states: dict[str, str]) -> None:
+        if not states:
+            return
         dialect: Any = sqlite if self.c.dialect.name == "sqlite" else postgresql
-        statement = dialect.insert(table_states).values(table_id=table_id, state=state)
+        statement = dialect.insert(table_states).values(
+            [{"table_id": t, "state": states[t]} for t in sorted(states)]
+        )
         self.c.execute(
             statement.on_conflict_do_update(
                 index_elements=["table_id"], set_={"state": statement.excluded.state}

@@ -74,6 +74,15 @@ _LEASE_AND_CLOCK = {
     for dialect, clock in (("postgresql", _POSTGRES_CLOCK), ("sqlite", _SQLITE_CLOCK))
 }
 
+# The same for several tables at once (a worker's kept table states, written together).
+_LEASES_AND_CLOCK = {
+    dialect: select(table_leases, literal_column(clock))
+    .where(table_leases.c.table_id.in_(bindparam("table_ids", expanding=True)))
+    .order_by(table_leases.c.table_id)
+    .with_for_update(read=True)
+    for dialect, clock in (("postgresql", _POSTGRES_CLOCK), ("sqlite", _SQLITE_CLOCK))
+}
+
 
 class LeaseQueries:
     """Mixed into ``SqlTransaction``: ``c`` is its connection."""
@@ -90,6 +99,15 @@ class LeaseQueries:
         if row is None:
             return None, self.database_time()
         return LeaseRow(*row[:4]), float(row[4])
+
+    def leases_for_write(self, table_ids: list[str]) -> tuple[dict[str, LeaseRow], float]:
+        if not table_ids:
+            return {}, self.database_time()
+        statement = _LEASES_AND_CLOCK["sqlite" if self.is_sqlite else "postgresql"]
+        rows = self.c.execute(statement, {"table_ids": sorted(table_ids)}).all()
+        if not rows:
+            return {}, self.database_time()
+        return {row[0]: LeaseRow(*row[:4]) for row in rows}, float(rows[0][4])
 
     def acquire_lease(self, table_id: str, owner: str, seconds: float) -> LeaseRow | None:
         now = self.database_time()

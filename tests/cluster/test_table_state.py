@@ -1,0 +1,144 @@
+"""What a worker keeps of a table beyond the books, for a takeover (docs/cluster.md): its
+waiting list and who sits in, stored under the table's lease. A change of the waiting list is
+stored at once; a change of who sits in within ``KEEP_STATE_WITHIN`` seconds, the changes of
+every table meanwhile in one write; a state back to what is stored is not written again (a
+player out of chips who buys in again); a table handed over has its last change stored before
+its lease goes; a table whose lease moved is not written."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from feltroom.room import Accounts, Argon2Settings, Cashier, LeaseLost, Settlement
+from feltroom.room.leases import Leases
+from feltroom.room.runtime import RuntimeSettings, TableRunner
+from feltroom.room.tables_config import table_entries
+from feltroom.room.worker import KEEP_STATE_WITHIN, WorkerRuntime
+from feltroom.store import SqlStorage, open_storage
+
+from .support import PASSWORD, TABLES
+
+
+def _stored(storage: SqlStorage, table_id: str) -> dict[str, Any] | None:
+    with storage.transaction(write=False) as tx:
+        text = tx.table_state(table_id)
+    return None if text is None else dict(json.loads(text))
+
+
+async def _until(what: str, check: Any, seconds: float = 5.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not within {seconds} s: {what}")
+        await asyncio.sleep(0.02)
+
+
+def test_a_table_state_is_stored_soon_together_and_not_again_when_it_comes_back(
+    storage: SqlStorage, tmp_path: Path
+) -> None:
+    accounts = Accounts(storage, argon2=Argon2Settings.cheap())
+    for name in ("alice", "bob", "carol"):
+        accounts.sign_up(name, PASSWORD)
+        Cashier(storage).grant(name, 100_000, f"{name}-grant")
+    leases = Leases(storage, "w1", seconds=30)
+    runtime = WorkerRuntime(
+        Settlement(storage, fence=leases.fence, shard="w1"),
+        accounts,
+        Cashier(storage),
+        leases,
+        settings=RuntimeSettings(between_hands=3600.0),  # no hand: only the state changes
+    )
+    writes: list[dict[str, str]] = []
+    keep = runtime.keep_states
+
+    def counted(states: dict[str, str]) -> dict[str, LeaseLost]:
+        writes.append(dict(states))
+        return keep(states)
+
+    runtime.keep_states = counted  # type: ignore[method-assign]
+
+    def noted(runner: object, events: object) -> None:
+        if isinstance(runner, TableRunner):
+            runtime.note_state(runner)
+
+    runtime.add_listener(noted)
+
+    async def scenario() -> None:
+        await runtime.start()
+        try:
+            for spec, _ in table_entries(TABLES):
+                assert leases.take(spec.table_id) is not None
+                await runtime.adopt(spec)
+            # A seat taken: who sits in is stored within the half second, not at once.
+            await runtime.join("c1", "alice", 1, 5_000)
+            await runtime.join("c2", "bob", 1, 5_000)
+            began = time.monotonic()
+            await _until("alice and bob stored", lambda: _sits_in("c1") == ["alice"])
+            assert _sits_in("c2") == ["bob"]
+            assert time.monotonic() - began <= KEEP_STATE_WITHIN + 0.5
+            # both tables' changes in one write
+            assert [sorted(w) for w in writes if "alice" in w.get("c1", "")] == [["c1", "c2"]]
+            # Out and back within the half second (a bust and a buy-in): nothing written.
+            count = len(writes)
+            await runtime.sit_out("c1", "alice")
+            await runtime.sit_in("c1", "alice")
+            await asyncio.sleep(KEEP_STATE_WITHIN + 0.3)
+            assert len(writes) == count
+            # The waiting list: at once.
+            await runtime.join("c1", "bob", 2, 5_000)
+            await runtime.join_waiting_list("c2", "carol")
+            await _until("carol's place stored", lambda: _waiting("c2") == ["carol"], 0.3)
+            # Handed over: the last change is stored before the lease goes.
+            await runtime.sit_out("c1", "bob")
+            await runtime.give_up("c1")
+            assert _sits_in("c1") == ["alice"]
+            assert leases.held() == ["c2"]
+            # A table whose lease moved is not written; the others are.
+            leases.fence.hold("c1", 1)  # (what a worker that missed the move still believes)
+            with storage.transaction() as tx:
+                assert tx.acquire_lease("c1", "w2", 30) is not None
+            refused = runtime.keep_states({"c1": '{"stale": true}', "c2": '{"fresh": true}'})
+            assert list(refused) == ["c1"]
+            assert "no longer worker w1's" in str(refused["c1"])
+            assert _stored(storage, "c1") == {"sitting_in": ["alice"], "waiting": []}
+            assert _stored(storage, "c2") == {"fresh": True}
+        finally:
+            await runtime.stop()
+
+    def _sits_in(table_id: str) -> list[str] | None:
+        state = _stored(storage, table_id)
+        return None if state is None else list(state["sitting_in"])
+
+    def _waiting(table_id: str) -> list[str] | None:
+        state = _stored(storage, table_id)
+        return None if state is None else list(state["waiting"])
+
+    asyncio.run(scenario())
+
+
+def test_several_leases_are_checked_in_one_statement_on_postgresql(pg_url: str) -> None:
+    store = open_storage(pg_url)
+    try:
+        mine, theirs = Leases(store, "w1", seconds=30), Leases(store, "w2", seconds=30)
+        assert mine.take("t1") is not None
+        assert mine.take("t2") is not None
+        assert theirs.take("t3") is not None
+        mine.fence.hold("t3", 1)  # w1 believes it holds t3: it never did
+        with store.transaction() as tx:
+            refused = mine.fence.check_all(tx, ["t1", "t2", "t3", "t4"])
+            tx.put_table_states({"t1": "{}", "t2": '{"waiting": ["a"]}'})
+        assert sorted(refused) == ["t3", "t4"]
+        assert "held by w2 at epoch 1" in str(refused["t3"])
+        assert "holds no lease on table t4" in str(refused["t4"])
+        with store.transaction(write=False) as tx:
+            assert tx.table_state("t2") == '{"waiting": ["a"]}'
+        with pytest.raises(LeaseLost), store.transaction() as tx:
+            mine.fence.check(tx, "t3")
+    finally:
+        store.close()
