@@ -54,10 +54,10 @@ def test_a_table_state_is_stored_soon_together_and_not_again_when_it_comes_back(
         leases,
         settings=RuntimeSettings(between_hands=3600.0),  # no hand: only the state changes
     )
-    writes: list[dict[str, str]] = []
+    writes: list[dict[str, Any]] = []
     keep = runtime.keep_states
 
-    def counted(states: dict[str, str]) -> dict[str, LeaseLost]:
+    def counted(states: dict[str, dict[str, Any]]) -> dict[str, LeaseLost]:
         writes.append(dict(states))
         return keep(states)
 
@@ -83,7 +83,8 @@ def test_a_table_state_is_stored_soon_together_and_not_again_when_it_comes_back(
             assert _sits_in("c2") == ["bob"]
             assert time.monotonic() - began <= KEEP_STATE_WITHIN + 0.5
             # both tables' changes in one write
-            assert [sorted(w) for w in writes if "alice" in w.get("c1", "")] == [["c1", "c2"]]
+            alice = [w for w in writes if "alice" in w.get("c1", {}).get("sitting_in", [])]
+            assert [sorted(w) for w in alice] == [["c1", "c2"]]
             # Out and back within the half second (a bust and a buy-in): nothing written.
             count = len(writes)
             await runtime.sit_out("c1", "alice")
@@ -103,7 +104,7 @@ def test_a_table_state_is_stored_soon_together_and_not_again_when_it_comes_back(
             leases.fence.hold("c1", 1)  # (what a worker that missed the move still believes)
             with storage.transaction() as tx:
                 assert tx.acquire_lease("c1", "w2", 30) is not None
-            refused = runtime.keep_states({"c1": '{"stale": true}', "c2": '{"fresh": true}'})
+            refused = runtime.keep_states({"c1": {"stale": True}, "c2": {"fresh": True}})
             assert list(refused) == ["c1"]
             assert "no longer worker w1's" in str(refused["c1"])
             assert _stored(storage, "c1") == {"sitting_in": ["alice"], "waiting": []}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import secrets
 import time
@@ -85,6 +86,7 @@ class TableClient:
         # The commands and their replies on a lean link of their own (``feltroom.cluster.resp``).
         self.link = BrokerLink(broker_url)
         self.name = name or f"client-{secrets.token_hex(6)}"
+        self._requests = itertools.count(1)  # (replies come to this client's name: unique)
         self.timeout = timeout
         self._waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._gathering: dict[str, _Gathering] = {}
@@ -146,7 +148,7 @@ class TableClient:
         (``table_unavailable`` when no owner answers within ``timeout`` seconds, by default
         the client's)."""
         timeout = self.timeout if timeout is None else timeout
-        request = secrets.token_hex(8)
+        request = f"{next(self._requests):x}"
         loop = asyncio.get_running_loop()
         future: asyncio.Future[dict[str, Any]] = loop.create_future()
         self._waiting[request] = future

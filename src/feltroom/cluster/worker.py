@@ -27,7 +27,7 @@ import signal
 import threading
 import time
 import zlib
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -471,31 +471,26 @@ class ClusterWorker:
         seconds (the commands that came without a hint, or whose hint was lost)."""
         swept, sweep = 0.0, SWEEP
         while True:
-            # A table being handed over is read while its last hand here is in play (its players
-            # act in it); after that its commands wait in the stream for the next owner.
-            giving_up = self.runtime.giving_up
-            tables = [
-                t
-                for t, runner in self.runtime.runners.items()
-                if t not in giving_up or (runner.table.in_hand and runner.status == "running")
-            ]
-            if not tables or self.link is None:
+            if not self.runtime.runners or self.link is None:
                 await asyncio.sleep(0.1)
                 continue
+            tables: list[str] = []
             try:
-                wanted = tables
                 waited = time.monotonic() - swept
                 if waited < sweep:
                     if not self._hinted:
                         await self._next_hint(sweep - waited)
                         continue
                     hinted, self._hinted = self._hinted, set()
-                    wanted = [t for t in tables if t in hinted]
+                    wanted = self._readable(hinted)
                     if not wanted:
                         continue
                 else:
                     swept = time.monotonic()
                     self._hinted.clear()
+                    wanted = tables = self._readable(self.runtime.runners)
+                    if not tables:
+                        continue
                 reply = await self.link.run(
                     (
                         "XREADGROUP",
@@ -511,7 +506,7 @@ class ClusterWorker:
                 )
             except ResponseError as error:  # a group lost with a restarted broker
                 log.warning("worker %s: reading commands: %s", self.owner, error)
-                for table_id in tables:
+                for table_id in self._readable(self.runtime.runners):
                     await self._ensure_group(table_id)
                 continue
             except (RedisError, OSError) as error:
@@ -524,6 +519,18 @@ class ClusterWorker:
             for stream, entry_id, fields in found:
                 if fields:
                     self._spawn(self._command(stream.rsplit(":", 1)[1], entry_id, fields))
+
+    def _readable(self, tables: Iterable[str]) -> list[str]:
+        """Those of ``tables`` whose commands this worker reads now: its tables, but one being
+        handed over only while its last hand here is in play (its players act in it); after
+        that its commands wait in the stream for the next owner."""
+        runners, giving_up = self.runtime.runners, self.runtime.giving_up
+        return [
+            t
+            for t in tables
+            if (runner := runners.get(t)) is not None
+            and (t not in giving_up or (runner.table.in_hand and runner.status == "running"))
+        ]
 
     def _on_hint(self, channel: bytes, table_id: bytes) -> None:
         """A gateway appended a command to this table's stream."""
@@ -556,7 +563,7 @@ class ClusterWorker:
             if float(fields.get("deadline", "inf")) < time.time():
                 self._outbox.put_nowait(ack)  # the sender gave up on it
                 return
-            args = json.loads(fields.get("args", "{}"))
+            args = _decode(fields.get("args", "{}"))
             result = await self._execute(table_id, fields["op"], fields["player"], args)
             reply.update(ok=True, result=result)
         except FeltroomError as error:
@@ -724,6 +731,7 @@ class ClusterWorker:
 
 
 _encode = msgspec.json.Encoder().encode
+_decode = msgspec.json.Decoder(dict[str, Any]).decode
 
 
 def _settle(waiter: asyncio.Future[None]) -> None:

@@ -80,11 +80,11 @@ class WorkerRuntime(RoomRuntime):
         self.table_tasks: dict[str, asyncio.Task[None]] = {}
         self.giving_up: set[str] = set()
         self._count = 0
-        # Each table's state beyond the books (``table_state``, as JSON): as stored, as being
-        # stored, and changed since (``note_state``, ``store_states``).
-        self._stored_state: dict[str, str] = {}
-        self._storing_state: dict[str, str] = {}
-        self._pending_state: dict[str, str] = {}
+        # Each table's state beyond the books (``table_state``): as stored, as being stored,
+        # and changed since (``note_state``, ``store_states``).
+        self._stored_state: dict[str, dict[str, Any]] = {}
+        self._storing_state: dict[str, dict[str, Any]] = {}
+        self._pending_state: dict[str, dict[str, Any]] = {}
         self._state_timer: asyncio.TimerHandle | None = None
         self._state_lock = asyncio.Lock()
         self._state_tasks: set[asyncio.Task[None]] = set()
@@ -144,16 +144,15 @@ class WorkerRuntime(RoomRuntime):
         not written again (a player out of chips who buys in again: no write)."""
         table_id = runner.table_id
         state = self.table_state(runner)
-        text = json.dumps(state, sort_keys=True)
         base = self._storing_state.get(table_id, self._stored_state.get(table_id))
         before = self._pending_state.get(table_id, base)
-        if text == before:
+        if state == before:
             return
-        if text == base:
+        if state == base:
             self._pending_state.pop(table_id, None)
             return
-        self._pending_state[table_id] = text
-        urgent = before is None or json.loads(before).get("waiting") != state["waiting"]
+        self._pending_state[table_id] = state
+        urgent = before is None or before.get("waiting") != state["waiting"]
         self._store_states_in(0.0 if urgent else KEEP_STATE_WITHIN)
 
     def _store_states_in(self, delay: float) -> None:
@@ -177,7 +176,7 @@ class WorkerRuntime(RoomRuntime):
         moved is not written (its next owner keeps what was stored)."""
         async with self._state_lock:
             batch = {
-                t: text for t, text in self._pending_state.items() if only is None or t in only
+                t: state for t, state in self._pending_state.items() if only is None or t in only
             }
             if not batch:
                 return
@@ -189,25 +188,31 @@ class WorkerRuntime(RoomRuntime):
             except Exception as error:
                 self._storing_state = {}
                 log.warning("tables %s: their state was not stored: %s", sorted(batch), error)
-                for table_id, text in batch.items():
-                    self._pending_state.setdefault(table_id, text)
+                for table_id, state in batch.items():
+                    self._pending_state.setdefault(table_id, state)
                 self._store_states_in(KEEP_STATE_WITHIN)
                 return
             self._storing_state = {}
-            for table_id, text in batch.items():
+            for table_id, state in batch.items():
                 if table_id in refused:
                     log.info("table %s: its state was not stored: %s", table_id, refused[table_id])
                     self._stored_state.pop(table_id, None)
                 else:
-                    self._stored_state[table_id] = text
+                    self._stored_state[table_id] = state
 
-    def keep_states(self, states: dict[str, str]) -> dict[str, LeaseLost]:
+    def keep_states(self, states: dict[str, dict[str, Any]]) -> dict[str, LeaseLost]:
         """Store tables' states (blocking: through the writer, ``self.writer.call``, in its
         group commit), each under its table's lease, all in one statement; returns the tables
         refused (their lease moved or lapsed), which are not written."""
         with self.books.transaction() as tx:
             refused = self.leases.fence.check_all(tx, states)
-            tx.put_table_states({t: text for t, text in states.items() if t not in refused})
+            tx.put_table_states(
+                {
+                    t: json.dumps(state, sort_keys=True)
+                    for t, state in states.items()
+                    if t not in refused
+                }
+            )
         return refused
 
     async def _stop_table(self, table_id: str) -> None:
