@@ -295,6 +295,8 @@ class WorkerRuntime(RoomRuntime):
         timer, self._state_timer = self._state_timer, None
         if timer is not None:
             timer.cancel()
+        for task in list(self._state_tasks):  # (none is left to do: the writer stops below)
+            task.cancel()
         for table_id in list(self.runners):
             await self._stop_table(table_id)
         for task in self._tasks:

@@ -41,14 +41,21 @@ def same_origin(websocket: WebSocket) -> bool:
 async def _sender(
     websocket: WebSocket, connection: Connection, ending: asyncio.Event, send_seconds: float
 ) -> None:
-    while True:
-        frame = await connection.outbox.get()
-        if frame is None:
-            break
+    outbox = connection.outbox
+    ended = False
+    while not ended:
+        frames = [await outbox.get()]
+        while not outbox.empty():  # what waits goes in the same turn of the loop: one write
+            frames.append(outbox.get_nowait())
         try:
             # A reader that does not read fills the socket's buffer and the send waits: past
             # ``send_seconds`` it is a reader too slow for what the table sends.
-            await asyncio.wait_for(websocket.send_text(frame), send_seconds)
+            async with asyncio.timeout(send_seconds):
+                for frame in frames:
+                    if frame is None:
+                        ended = True
+                        break
+                    await websocket.send_text(frame)
         except TimeoutError:
             connection.close("too slow to read what the table sends")
             break
