@@ -48,10 +48,9 @@ def test_a_table_state_is_kept_in_the_books(pg_url: str) -> None:
     store = open_storage(pg_url)
     try:
         with store.transaction() as tx:
-            tx.put_table_state("t1", '{"waiting": ["carol", "alice"]}')
-            tx.put_table_state("t2", '{"waiting": []}')
+            tx.put_table_states({"t1": '{"waiting": ["carol", "alice"]}', "t2": '{"waiting": []}'})
         with store.transaction() as tx:
-            tx.put_table_state("t1", '{"waiting": ["alice"]}')  # replaced
+            tx.put_table_states({"t1": '{"waiting": ["alice"]}'})  # replaced
         with store.transaction(write=False) as tx:
             assert tx.table_state("t1") == '{"waiting": ["alice"]}'
             assert tx.table_state("t2") == '{"waiting": []}'

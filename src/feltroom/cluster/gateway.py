@@ -258,14 +258,12 @@ class GatewayHub(Hub):
 
     def _on_message(self, channel: bytes, data: bytes) -> None:
         """A message on a channel this gateway listens to: a table's batch, or an operator's
-        request to every gateway."""
+        request to every gateway (a message that cannot be handled is logged by the
+        subscription, which goes on)."""
         if channel == self._gateways:
             self._later(self._answer_safely(data))
             return
-        try:
-            self._deliver(_decode(data))
-        except Exception:
-            log.exception("gateway: a batch could not be delivered")
+        self._deliver(_decode(data))
 
     def _on_broker_lost(self) -> None:
         log.warning("gateway: the broker is unreachable; its subscriptions wait for it")

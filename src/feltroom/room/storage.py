@@ -532,9 +532,9 @@ class Transaction(Protocol):
         """What the table's owner keeps beyond the books (JSON), if anything."""
         ...
 
-    def put_table_state(self, table_id: str, state: str) -> None: ...
     def put_table_states(self, states: dict[str, str]) -> None:
-        """``put_table_state`` for several tables in one statement (by table id)."""
+        """Store tables' states (JSON, by table id), each replacing the table's last one, in
+        one statement."""
         ...
 
     # -- player protection (issue 25)

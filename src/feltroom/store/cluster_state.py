@@ -46,9 +46,6 @@ class ClusterStateQueries:
         query = select(table_states.c.state).where(table_states.c.table_id == table_id)
         return self.c.execute(query).scalar_one_or_none()
 
-    def put_table_state(self, table_id: str, state: str) -> None:
-        self.put_table_states({table_id: state})
-
     def put_table_states(self, states: dict[str, str]) -> None:
         if not states:
             return
