@@ -2,11 +2,13 @@
 runs, and the table's frames back. A gateway forwards its connections' commands through it; the
 tests and ``feltroom bench failover`` use it directly.
 
-``call`` appends the command to the table's stream with a deadline and waits for the owner's
-reply on this client's reply channel; a refused command raises ``RemoteError`` with the owner's
-error type and message (nothing changed). ``gather`` asks every gateway at once (the
-``gateways`` channel) and collects their answers. ``watch`` yields each batch a table's owner
-publishes: the frames for observers and for each person, the owner and its lease epoch.
+``call`` appends the command to the table's stream with a deadline (and, when the owner is
+known, publishes it whole on the owner's wake channel, in the same round trip) and waits for
+the owner's reply on this client's reply channel; a refused command raises ``RemoteError``
+with the owner's error type and message (nothing changed). ``gather`` asks every gateway at
+once (the ``gateways`` channel) and collects their answers. ``watch`` yields each batch a
+table's owner publishes: the frames for observers and for each person, the owner and its lease
+epoch.
 """
 
 from __future__ import annotations
@@ -86,7 +88,10 @@ class TableClient:
         # The commands and their replies on a lean link of their own (``feltroom.cluster.resp``).
         self.link = BrokerLink(broker_url)
         self.name = name or f"client-{secrets.token_hex(6)}"
-        self._requests = itertools.count(1)  # (replies come to this client's name: unique)
+        # A request's id: unique to this client (whose name the replies come to), and over its
+        # restarts (its owner remembers the commands it ran by name and id for a while).
+        self._requests = itertools.count(1)
+        self._prefix = secrets.token_hex(3)
         self.timeout = timeout
         self._waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._gathering: dict[str, _Gathering] = {}
@@ -148,18 +153,12 @@ class TableClient:
         (``table_unavailable`` when no owner answers within ``timeout`` seconds, by default
         the client's)."""
         timeout = self.timeout if timeout is None else timeout
-        request = f"{next(self._requests):x}"
+        request = f"{self._prefix}{next(self._requests):x}"
         loop = asyncio.get_running_loop()
         future: asyncio.Future[dict[str, Any]] = loop.create_future()
         self._waiting[request] = future
         timer = loop.call_later(timeout, _expire, future)
-        append = (
-            "XADD",
-            command_stream(table_id),
-            "MAXLEN",
-            "~",
-            10_000,
-            "*",
+        fields = (
             "id",
             request,
             "reply",
@@ -169,16 +168,20 @@ class TableClient:
             "player",
             player,
             "args",
-            _encode(args),
+            _encode(args).decode(),
             "deadline",
             repr(time.time() + timeout),
         )
+        stream = command_stream(table_id)
+        append = ("XADD", stream, "MAXLEN", "~", 10_000, "*", *fields)
         try:
             owner = self.owners.get(table_id)
             if owner is None:
                 await self.link.run(append)
-            else:
-                await self.link.run(append, ("PUBLISH", wake_channel(owner), table_id))
+            else:  # (the command whole in the hint: its owner runs it without a read)
+                command = dict(zip(fields[0::2], fields[1::2], strict=True))
+                hint = table_id.encode() + b"\n" + _encode(command)
+                await self.link.run(append, ("PUBLISH", wake_channel(owner), hint))
             reply = await future
         except (TimeoutError, RedisError, OSError):
             raise RemoteError(

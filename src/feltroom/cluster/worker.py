@@ -8,7 +8,10 @@
   transaction as the lease) and rebuilds it from the books.
 - **Commands** come from each held table's stream and run as the single process runs them
   (``RoomRuntime`` methods, under the table's lock); the reply, or the typed error, goes to the
-  sender's reply channel. Commands past their deadline are dropped (the sender gave up).
+  sender's reply channel. Commands past their deadline are dropped (the sender gave up). A
+  command whose gateway knew the owner comes whole in its hint and runs at once, and its entry
+  is taken from the stream (read without acknowledgement) in the round trip that carries the
+  reply; the others are read from the streams and acknowledged once answered.
 - **Events**: each batch of a table's events is turned into the frames each viewer is sent, by
   the same code as the single process (``feltroom.server.wire``: R-DEAL-4, R-HIST-2), and
   published on the table's channel with the owner and its epoch.
@@ -19,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import itertools
 import json
 import logging
 import math
@@ -167,6 +171,12 @@ class ClusterWorker:
         self.link: BrokerLink | None = None
         self._hints: Subscriber | None = None
         self._hinted: set[str] = set()  # the tables the gateways' hints named, not read yet
+        # The commands started here (the sender and its request's id, to when), from a hint or
+        # a read of the stream: a read may bring one its hint started, and the reverse.
+        self._started: dict[tuple[str, str], float] = {}
+        # The tables whose hinted commands ran and whose streams still hold their entries:
+        # read (without acknowledgement) in the publisher's next round trip.
+        self._unread: set[str] = set()
         self._hint: asyncio.Future[None] | None = None  # the command loop's wait for one
         # What goes to the broker in order, in the publisher's round trips: each command's
         # acknowledgement and reply, each batch of a table's messages.
@@ -461,9 +471,7 @@ class ClusterWorker:
                 raise
         # What the last owner read and never answered is ours now.
         claimed = await self.redis.xautoclaim(stream, GROUP, self.owner, 0, "0-0", count=1000)
-        for entry_id, fields in claimed[1]:
-            if fields:
-                self._spawn(self._command(table_id, entry_id, fields))
+        self._took([(stream, entry_id, fields or {}) for entry_id, fields in claimed[1]])
 
     async def _command_loop(self) -> None:
         """Read the commands of the tables held here: those whose streams the gateways' hints
@@ -513,12 +521,44 @@ class ClusterWorker:
                 log.warning("worker %s: the broker is unreachable: %s", self.owner, error)
                 await asyncio.sleep(0.5)
                 continue
-            found = entries(reply[0])
+            started = self._took(entries(reply[0]))
             if wanted is tables:  # (a sweep)
-                sweep = SWEEP if found else min(SWEEP_MAX, sweep * 2)
-            for stream, entry_id, fields in found:
-                if fields:
-                    self._spawn(self._command(stream.rsplit(":", 1)[1], entry_id, fields))
+                sweep = SWEEP if started else min(SWEEP_MAX, sweep * 2)
+                self._forget_started()
+
+    def _took(
+        self, found: Iterable[tuple[str, str, dict[str, str]]], *, acknowledged: bool = True
+    ) -> int:
+        """Start the commands read from the streams that did not start here yet (from their
+        hints); how many started. A read that is ``acknowledged`` (the sweeps, a takeover's
+        claim) put each entry in the owner's pending list: one that runs is acknowledged once
+        answered, one that its hint ran (or an empty one) at once. One read without
+        acknowledgement (the publisher's, after hinted commands) leaves the pending list as it
+        was: an entry of a table no longer held here goes back to its stream."""
+        started = self._started
+        count = 0
+        for stream, entry_id, fields in found:
+            key = (fields.get("reply", ""), fields.get("id", ""))
+            if not fields or key in started:
+                if acknowledged:
+                    self._outbox.put_nowait(("XACK", stream, GROUP, entry_id))
+                continue
+            table_id = stream.rsplit(":", 1)[1]
+            if not acknowledged and table_id not in self.runtime.runners:
+                self._outbox.put_nowait(("XADD", stream, "*", *itertools.chain(*fields.items())))
+                continue
+            started[key] = time.monotonic()
+            count += 1
+            self._spawn(self._command(table_id, fields, entry_id if acknowledged else None))
+        return count
+
+    def _forget_started(self, after: float = 60.0) -> None:
+        """Forget the commands started more than ``after`` seconds ago (their entries were
+        read or acknowledged long since: no read brings them again)."""
+        started = self._started
+        cutoff = time.monotonic() - after
+        while started and next(iter(started.values())) < cutoff:
+            del started[next(iter(started))]
 
     def _readable(self, tables: Iterable[str]) -> list[str]:
         """Those of ``tables`` whose commands this worker reads now: its tables, but one being
@@ -532,9 +572,22 @@ class ClusterWorker:
             and (t not in giving_up or (runner.table.in_hand and runner.status == "running"))
         ]
 
-    def _on_hint(self, channel: bytes, table_id: bytes) -> None:
-        """A gateway appended a command to this table's stream."""
-        self._hinted.add(table_id.decode())
+    def _on_hint(self, channel: bytes, hint: bytes) -> None:
+        """A gateway appended a command to a table's stream: the hint is the table's id and the
+        command (``TableClient.call``), which starts at once when the table's commands are read
+        here (otherwise its next owner reads it from the stream); a hint of the table's id
+        alone has its stream read."""
+        table, newline, command = hint.partition(b"\n")
+        table_id = table.decode()
+        if not newline:
+            self._hinted.add(table_id)
+        else:
+            fields = _decode(command)
+            key = (fields.get("reply", ""), fields.get("id", ""))
+            if key not in self._started and self._readable((table_id,)):
+                self._started[key] = time.monotonic()
+                self._spawn(self._command(table_id, fields))
+            return
         waiter = self._hint
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
@@ -555,13 +608,19 @@ class ClusterWorker:
             timer.cancel()
             self._hint = None
 
-    async def _command(self, table_id: str, entry_id: str, fields: dict[str, str]) -> None:
+    async def _command(
+        self, table_id: str, fields: dict[str, str], entry_id: str | None = None
+    ) -> None:
+        """Run a command and answer it: one read from the stream (``entry_id``) is then
+        acknowledged; one that came in its hint has its entry read in the same round trip as
+        the reply, so that no later read brings it."""
         assert self.redis is not None
         reply: dict[str, Any] = {"id": fields.get("id")}
-        ack = ("XACK", command_stream(table_id), GROUP, entry_id)
+        stream = command_stream(table_id)
+        ack = ("XACK", stream, GROUP, entry_id) if entry_id is not None else None
         try:
             if float(fields.get("deadline", "inf")) < time.time():
-                self._outbox.put_nowait(ack)  # the sender gave up on it
+                self._done_with(table_id, ack)  # the sender gave up on it
                 return
             args = _decode(fields.get("args", "{}"))
             result = await self._execute(table_id, fields["op"], fields["player"], args)
@@ -572,13 +631,21 @@ class ClusterWorker:
             log.exception("table %s: command %s failed", table_id, fields)
             reply.update(ok=False, error={"type": "internal", "message": str(error)})
         except asyncio.CancelledError:  # the worker stops: done with, unanswered
-            with contextlib.suppress(RedisError, OSError):
-                await self.redis.xack(command_stream(table_id), GROUP, entry_id)
+            if self.link is not None and ack is not None:
+                with contextlib.suppress(RedisError, OSError):
+                    await self.link.run(ack)
             raise
-        # The command is done with (acknowledged) and answered, after the batches of its
-        # events, in the publisher's next round trip.
-        self._outbox.put_nowait(ack)
+        # The command is done with and answered, after the batches of its events, in the
+        # publisher's next round trip.
+        self._done_with(table_id, ack)
         self._outbox.put_nowait(("PUBLISH", reply_channel(fields.get("reply", "")), _encode(reply)))
+
+    def _done_with(self, table_id: str, ack: tuple[str, ...] | None) -> None:
+        """A command is done with: the one read is acknowledged, the hinted one's entry read."""
+        if ack is not None:
+            self._outbox.put_nowait(ack)
+        else:
+            self._unread.add(table_id)
 
     async def _execute(self, table_id: str, op: str, player: str, args: dict[str, Any]) -> Any:
         room = self.runtime
@@ -711,11 +778,30 @@ class ClusterWorker:
             batch = [await self._outbox.get()]
             while len(batch) < 200 and not self._outbox.empty():
                 batch.append(self._outbox.get_nowait())
+            unread = self._readable(self._unread)
+            self._unread.clear()
+            if unread:  # (the hinted commands' entries: no later read brings them)
+                batch.append(
+                    (
+                        "XREADGROUP",
+                        "GROUP",
+                        GROUP,
+                        self.owner,
+                        "COUNT",
+                        "100",
+                        "NOACK",
+                        "STREAMS",
+                        *(command_stream(t) for t in unread),
+                        *(">" for _ in unread),
+                    )
+                )
             assert self.link is not None
             attempt = 0
             while True:
                 try:
-                    await self.link.run(*batch)
+                    replies = await self.link.run(*batch)
+                    if unread:
+                        self._took(entries(replies[-1]), acknowledged=False)
                     break
                 except ResponseError as error:  # (all were run: an acknowledgement of a
                     log.warning("worker %s: %s", self.owner, error)  # group the broker lost)
