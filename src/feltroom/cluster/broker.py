@@ -5,12 +5,13 @@ docs/cluster.md).
   group ``owners`` and a new owner claims what the last one left pending.
 - ``wake:<owner>``: a pub/sub channel of hints: a gateway that knows a table's owner (from
   the owners' lobby hashes) appends a command to the table's stream and publishes it whole on
-  the owner's channel in one step (a script: the table, the entry's id and the command), and
-  the owner runs it from the hint, without reading the stream, then deletes the entry; a hint
-  of a table's id alone (a worker whose subscription came back) has the table's stream read.
-  The owner still reads every held stream twenty times a second, backing off while they are
-  empty, for the commands that came without a hint (the owner changed) or whose hint was lost
-  (a hint is not stored); a command both read and hinted runs once.
+  the owner's channel (the table's id, a newline, the command as JSON) in the same round trip;
+  the owner runs it from the hint and takes its entry from the stream (read without
+  acknowledgement) in the round trip of the reply. A hint of a table's id alone (a worker whose
+  subscription came back) has the table's stream read. The owner still reads every held stream
+  twenty times a second, backing off while they are empty, for the commands that came without a
+  hint (the owner changed) or whose hint was lost (a hint is not stored); a command both read
+  and hinted runs once.
 - ``events:<table>``: a pub/sub channel of the table's messages, already built per viewer
   and encoded (the frames a connection is sent); hole cards cross it, so the broker belongs on a
   private network and requires a password.
