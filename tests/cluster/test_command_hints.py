@@ -14,10 +14,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from feltroom.cluster.broker import command_stream, connect, reply_channel, wake_channel
+from feltroom.cluster.broker import GROUP, command_stream, connect, reply_channel, wake_channel
 from feltroom.cluster.client import TableClient
+from feltroom.cluster.worker import ClusterWorker
 from feltroom.room import Accounts, Argon2Settings, Cashier, audit
-from feltroom.store import open_storage
+from feltroom.store import SqlStorage, open_storage
 from services import RedisServer
 
 from .support import PASSWORD, Workers, leases, wait_for
@@ -142,3 +143,45 @@ async def _until_async(check: Any, seconds: float = 10.0) -> None:
         if asyncio.get_running_loop().time() > deadline:
             raise AssertionError(f"not within {seconds} s: {check}")
         await asyncio.sleep(0.05)
+
+
+def test_what_a_read_brings_is_started_once_acknowledged_or_given_back(
+    storage: SqlStorage,
+) -> None:
+    """The worker's handling of the entries a read brings (no broker: its outbox is read): an
+    entry its hint started is only acknowledged (a sweep's read) or left alone (the read after
+    a hinted command, without acknowledgement); an empty one (deleted) is acknowledged; one of
+    a table the worker no longer holds, read without acknowledgement, goes back to its stream
+    for the table's next owner and is not taken as started."""
+    worker = ClusterWorker(storage, "redis://:unused@127.0.0.1:9/0")
+    stream = command_stream("gone")
+    fields = {"id": "7", "reply": "gw", "op": "sit_out", "player": "ann", "args": "{}"}
+    worker._started[("gw", "7")] = time.monotonic()
+    assert worker._took([(stream, "5-0", fields)]) == 0
+    assert worker._took([(stream, "5-0", fields)], acknowledged=False) == 0
+    assert worker._took([(stream, "6-0", {})]) == 0
+    other = {**fields, "id": "8"}
+    assert worker._took([(stream, "9-0", other)], acknowledged=False) == 0
+    sent = []
+    while not worker._outbox.empty():
+        sent.append(worker._outbox.get_nowait())
+    assert sent == [
+        ("XACK", stream, GROUP, "5-0"),
+        ("XACK", stream, GROUP, "6-0"),
+        (
+            "XADD",
+            stream,
+            "*",
+            "id",
+            "8",
+            "reply",
+            "gw",
+            "op",
+            "sit_out",
+            "player",
+            "ann",
+            "args",
+            "{}",
+        ),
+    ]
+    assert ("gw", "8") not in worker._started

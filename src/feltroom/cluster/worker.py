@@ -538,7 +538,7 @@ class ClusterWorker:
         started = self._started
         count = 0
         for stream, entry_id, fields in found:
-            key = (fields.get("reply", ""), fields.get("id", ""))
+            key = (fields.get("reply", ""), fields.get("id") or entry_id)
             if not fields or key in started:
                 if acknowledged:
                     self._outbox.put_nowait(("XACK", stream, GROUP, entry_id))
@@ -583,7 +583,7 @@ class ClusterWorker:
             self._hinted.add(table_id)
         else:
             fields = _decode(command)
-            key = (fields.get("reply", ""), fields.get("id", ""))
+            key = (fields.get("reply", ""), fields.get("id") or secrets.token_hex(8))
             if key not in self._started and self._readable((table_id,)):
                 self._started[key] = time.monotonic()
                 self._spawn(self._command(table_id, fields))
