@@ -35,8 +35,7 @@ def test_a_hinted_command_runs_from_its_hint_once_and_the_others_from_the_stream
     workers = Workers(tmp_path, pg_url, redis_server.url, lease=4.0)
     try:
         workers.start("a", load_tables=True)
-        held = wait_for("the worker to own both tables", lambda: len(leases(store)) == 2, 60)
-        assert held
+        wait_for("the worker to own both tables", lambda: len(leases(store)) == 2, 60)
         owner = leases(store)["c1"].owner
         asyncio.run(_commands(workers.broker, owner))
     except BaseException:
