@@ -20,6 +20,7 @@ from redis.exceptions import RedisError
 from websockets.asyncio.client import connect
 
 from feltroom.cluster.client import TableClient
+from feltroom.room import Accounts, Argon2Settings, Cashier
 from feltroom.room.storage import LeaseRow, Storage
 from server.live import Client
 from services import free_port
@@ -182,6 +183,16 @@ class Workers:
             60,
         )
         return found
+
+
+def players(storage: Storage, *names: str) -> Accounts:
+    """Sign these players up (password ``PASSWORD``), each with 100,000 play chips; their
+    accounts."""
+    accounts = Accounts(storage, argon2=Argon2Settings.cheap())
+    for name in names:
+        accounts.sign_up(name, PASSWORD)
+        Cashier(storage).grant(name, 100_000, f"{name}-grant")
+    return accounts
 
 
 def leases(storage: Storage) -> dict[str, LeaseRow]:

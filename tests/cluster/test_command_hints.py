@@ -17,21 +17,18 @@ from typing import Any
 from feltroom.cluster.broker import GROUP, command_stream, connect, reply_channel, wake_channel
 from feltroom.cluster.client import TableClient
 from feltroom.cluster.worker import ClusterWorker
-from feltroom.room import Accounts, Argon2Settings, Cashier, audit
+from feltroom.room import audit
 from feltroom.store import SqlStorage, open_storage
 from services import RedisServer
 
-from .support import PASSWORD, Workers, leases, wait_for
+from .support import Workers, leases, players, wait_for
 
 
 def test_a_hinted_command_runs_from_its_hint_once_and_the_others_from_the_stream(
     pg_url: str, redis_server: RedisServer, tmp_path: Path
 ) -> None:
     store = open_storage(pg_url)
-    accounts = Accounts(store, argon2=Argon2Settings.cheap())
-    for name in ("alice", "bob"):
-        accounts.sign_up(name, PASSWORD)
-        Cashier(store).grant(name, 100_000, f"{name}-grant")
+    players(store, "alice", "bob")
     workers = Workers(tmp_path, pg_url, redis_server.url, lease=4.0)
     try:
         workers.start("a", load_tables=True)

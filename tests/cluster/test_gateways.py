@@ -27,6 +27,7 @@ from .support import (
     free_seats,
     leases,
     play_along,
+    players,
     sign_in,
     until_json,
     wait_for,
@@ -40,10 +41,7 @@ def test_players_on_two_gateways_play_at_a_table_of_another_process_and_resume_e
     """R-DEAL-4 and R-HIST-2 over the gateways; R-TIME-4 (a killed gateway's player resumes
     through another within the grace period)."""
     store = open_storage(pg_url)
-    accounts = Accounts(store, argon2=Argon2Settings.cheap())
-    for name in ("alice", "bob"):
-        accounts.sign_up(name, PASSWORD)
-        Cashier(store).grant(name, 100_000, f"{name}-grant")
+    players(store, "alice", "bob")
     cluster = Workers(tmp_path, pg_url, redis_server.url, lease=3.0)
     try:
         ports, where = cluster.start_two_by_two(store)

@@ -40,6 +40,7 @@ from .support import (
     free_seats,
     leases,
     play_along,
+    players,
     sign_in,
     until,
     until_json,
@@ -51,10 +52,7 @@ def test_every_operator_action_through_a_gateway_reaches_the_table_owner_and_eve
     pg_url: str, redis_server: RedisServer, tmp_path: Path
 ) -> None:
     store = open_storage(pg_url)
-    accounts = Accounts(store, argon2=Argon2Settings.cheap())
-    for name in ("op", "alice", "bob", "mallory"):
-        accounts.sign_up(name, PASSWORD)
-        Cashier(store).grant(name, 100_000, f"{name}-grant")
+    accounts = players(store, "op", "alice", "bob", "mallory")
     Operators(accounts).grant("op", "", "root", "floor manager")
     cluster = Workers(tmp_path, pg_url, redis_server.url, lease=3.0)
     try:
