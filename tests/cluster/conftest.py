@@ -5,6 +5,7 @@ pytest-xdist workers (and by any other run of the suite on the machine) while it
 
 from __future__ import annotations
 
+import asyncio
 import fcntl
 import tempfile
 from collections.abc import Iterator
@@ -12,14 +13,29 @@ from pathlib import Path
 
 import pytest
 
+from feltroom.cluster.broker import connect
+
 LOCK = Path(tempfile.gettempdir()) / "feltroom-cluster-tests.lock"
 
 
 @pytest.fixture(autouse=True)
-def one_cluster_at_a_time() -> Iterator[None]:
+def one_cluster_at_a_time(request: pytest.FixtureRequest) -> Iterator[None]:
     with LOCK.open("a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
+            if "redis_server" in request.fixturenames:
+                # The broker lives for the session, the database for one test: what an earlier
+                # test left in the broker (its tables' command streams, with commands whose
+                # deadlines have not passed) must not reach this test's workers.
+                asyncio.run(_flush(request.getfixturevalue("redis_server").url))
             yield
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+async def _flush(url: str) -> None:
+    broker = connect(url)
+    try:
+        await broker.flushall()
+    finally:
+        await broker.aclose()
