@@ -1,6 +1,7 @@
 """The lean broker client of the cluster's hot paths (``feltroom.cluster.resp``), against a real
 throwaway Redis: pipelined replies in order, errors as the ``redis`` client raises them, a
-subscription that survives the broker's restart, and a broker that stops answering."""
+subscription that survives the broker's restart, a broker that stops answering, a sender the
+broker does not answer, and the broker reached by its Unix socket."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ import uvloop
 from redis.exceptions import ConnectionError as BrokerConnectionError
 from redis.exceptions import ResponseError
 
-from feltroom.cluster.resp import BrokerLink, Subscriber, entries
+from feltroom.cluster.broker import connect, wake_channel
+from feltroom.cluster.client import RemoteError, TableClient
+from feltroom.cluster.resp import BrokerLink, BrokerSender, Subscriber, entries
 from services import RedisServer
 
 Run = Callable[[Coroutine[Any, Any, None]], None]
@@ -250,6 +253,115 @@ def test_a_broker_that_stops_answering_drops_the_connection(
             await link.close()
 
     run(main())
+
+
+def test_a_sender_is_not_answered_and_says_when_its_connection_is_lost(
+    redis_server: RedisServer, run: Run
+) -> None:
+    async def main() -> None:
+        lost: list[str] = []
+        sender = BrokerSender(redis_server.url, on_lost=lambda: lost.append("lost"))
+        link = BrokerLink(redis_server.url)
+        try:
+            await sender.connected()
+            protocol = sender._protocol
+            assert protocol is not None
+            came: list[Any] = []
+            protocol.on_push = came.append  # (whatever the broker sends the sender)
+            await sender.send(("SET", "resp:sent", "1"), ("INCR", "resp:sent"))
+            await sender.send(("INCR", "resp:sent"))
+            await _until_async(lambda: _value(link, "resp:sent", "3"))
+            await asyncio.sleep(0.1)
+            assert came == []  # (its commands' replies are off)
+            assert not protocol.waiting
+            redis_server.stop()
+            await _until(lambda: lost == ["lost"])
+            with pytest.raises(BrokerConnectionError, match="not reachable"):
+                await sender.send(("PING",))
+        finally:
+            redis_server.start()
+            await sender.close()
+            await link.close()
+        sender = BrokerSender(redis_server.url)
+        try:
+            await sender.send(("SET", "resp:sent", "again"))  # (the next send connects again)
+            link = BrokerLink(redis_server.url)
+            await _until_async(lambda: _value(link, "resp:sent", "again"))
+            await link.close()
+        finally:
+            await sender.close()
+
+    run(main())
+
+
+def test_a_call_sent_unanswered_fails_at_once_when_the_broker_goes(
+    redis_server: RedisServer, run: Run
+) -> None:
+    """A command to a known owner goes without the broker's acknowledgement: a connection lost
+    meanwhile fails the call at once (``table_unavailable``), not at its timeout."""
+
+    async def main() -> None:
+        client = TableClient(redis_server.url, timeout=30.0, name="sender-test")
+        client.owners["t1"] = "nobody.0000"  # (no owner answers: the call waits)
+        hints = Subscriber(redis_server.url, lambda c, d: None)
+        await hints.start(wake_channel("nobody.0000"))
+        await client.start()
+        try:
+            call = asyncio.ensure_future(client.call("t1", "sit_out", "alice"))
+            await asyncio.sleep(0.3)
+            assert not call.done()
+            started = asyncio.get_running_loop().time()
+            redis_server.stop()
+            with pytest.raises(RemoteError, match="did not answer") as raised:
+                await call
+            assert raised.value.kind == "table_unavailable"
+            assert asyncio.get_running_loop().time() - started < 5.0
+        finally:
+            redis_server.start()
+            await hints.close()
+            await client.close()
+
+    run(main())
+
+
+def test_the_broker_by_its_unix_socket(redis_server: RedisServer, run: Run) -> None:
+    """``unix://:PASSWORD@/path/to/redis.sock?db=0``: the lean client and the ``redis`` client
+    reach the broker by its socket (the local cluster's processes do)."""
+    assert redis_server.socket_url.startswith("unix://:")
+
+    async def main() -> None:
+        heard: list[bytes] = []
+        subscriber = Subscriber(redis_server.socket_url, lambda c, d: heard.append(d))
+        link = BrokerLink(redis_server.socket_url)
+        sender = BrokerSender(redis_server.socket_url)
+        redis = connect(redis_server.socket_url)
+        try:
+            await subscriber.start("resp:u")
+            assert await link.run(("PUBLISH", "resp:u", "by the socket")) == [1]
+            await sender.send(("PUBLISH", "resp:u", "unanswered"))
+            await _until(lambda: heard == [b"by the socket", b"unanswered"])
+            assert await redis.ping()
+            with pytest.raises(BrokerConnectionError, match="not reachable"):
+                await BrokerLink(redis_server.socket_url.replace(".sock", ".none")).run(("PING",))
+        finally:
+            await subscriber.close()
+            await link.close()
+            await sender.close()
+            await redis.aclose()
+
+    run(main())
+
+
+async def _value(link: BrokerLink, key: str, wanted: str) -> bool:
+    return bool(await link.run(("GET", key)) == [wanted])
+
+
+async def _until_async(check: Any, seconds: float = 5.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while not await check():
+        assert loop.time() < deadline, "timed out"
+        await asyncio.sleep(0.01)
 
 
 async def _until(check: Any, seconds: float = 5.0) -> None:

@@ -173,12 +173,14 @@ class Presence:
 
 
 def connect(url: str) -> aioredis.Redis:
-    """A client of the broker at ``url`` (``redis://:PASSWORD@host:port/db``, or ``rediss://``
-    for TLS). A URL without a password is refused: the broker must require one."""
+    """A client of the broker at ``url`` (``redis://:PASSWORD@host:port/db``, ``rediss://``
+    for TLS, or ``unix://:PASSWORD@/path/to/redis.sock?db=0`` for a broker on the same host by
+    its socket). A URL without a password is refused: the broker must require one."""
     parts = urlsplit(url)
-    if parts.scheme not in ("redis", "rediss"):
+    if parts.scheme not in ("redis", "rediss", "unix"):
         raise RoomError(
-            f"--broker {url!r}: use redis://:PASSWORD@host:6379/0 (or rediss:// for TLS)"
+            f"--broker {url!r}: use redis://:PASSWORD@host:6379/0 (rediss:// for TLS, or "
+            "unix://:PASSWORD@/path/to/redis.sock?db=0 for a broker on this host)"
         )
     if not parts.password:
         raise RoomError(

@@ -23,6 +23,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import msgspec
+from redis.exceptions import ConnectionError as BrokerConnectionError
 from redis.exceptions import RedisError
 
 from feltroom.errors import FeltroomError
@@ -35,7 +36,7 @@ from .broker import (
     reply_channel,
     wake_channel,
 )
-from .resp import BrokerLink, Subscriber
+from .resp import BrokerLink, BrokerSender, Subscriber
 
 __all__ = ["RemoteError", "TableClient"]
 
@@ -87,6 +88,10 @@ class TableClient:
         self.redis = connect(broker_url)
         # The commands and their replies on a lean link of their own (``feltroom.cluster.resp``).
         self.link = BrokerLink(broker_url)
+        # A command whose owner is known goes without an acknowledgement (its reply is its
+        # acknowledgement): a lost connection fails the calls whose commands it carried.
+        self.sender = BrokerSender(broker_url, on_lost=self._sender_lost)
+        self._sent: set[str] = set()
         self.name = name or f"client-{secrets.token_hex(6)}"
         # A request's id: unique to this client (whose name the replies come to), and over its
         # restarts (its owner remembers the commands it ran by name and id for a while).
@@ -123,7 +128,16 @@ class TableClient:
         if self.subscriber is not None:
             await self.subscriber.close()
         await self.link.close()
+        await self.sender.close()
         await self.redis.aclose()
+
+    def _sender_lost(self) -> None:
+        """The commands sent without acknowledgement may not have reached the broker."""
+        sent, self._sent = self._sent, set()
+        for request in sent:
+            future = self._waiting.get(request)
+            if future is not None and not future.done():
+                future.set_exception(BrokerConnectionError("the connection to the broker was lost"))
 
     def _on_message(self, channel: bytes, data: bytes) -> None:
         if channel != self._reply_channel:
@@ -181,17 +195,24 @@ class TableClient:
             else:  # (the command whole in the hint: its owner runs it without a read)
                 command = dict(zip(fields[0::2], fields[1::2], strict=True))
                 hint = table_id.encode() + b"\n" + _encode(command)
-                await self.link.run(append, ("PUBLISH", wake_channel(owner), hint))
+                await self.sender.send(append, ("PUBLISH", wake_channel(owner), hint))
+                self._sent.add(request)
             reply = await future
-        except (TimeoutError, RedisError, OSError):
+        except TimeoutError:
             raise RemoteError(
                 "table_unavailable",
                 f"table {table_id} did not answer within {timeout:g} s (no worker owns it "
                 "now, or its owner is changing); try again",
             ) from None
+        except (RedisError, OSError) as lost:
+            raise RemoteError(
+                "table_unavailable",
+                f"table {table_id} did not answer: the broker is not reachable ({lost}); try again",
+            ) from None
         finally:
             timer.cancel()
             self._waiting.pop(request, None)
+            self._sent.discard(request)
         if not reply.get("ok"):
             error = reply.get("error") or {}
             raise RemoteError(str(error.get("type")), str(error.get("message")))

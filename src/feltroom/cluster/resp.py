@@ -36,7 +36,7 @@ import hiredis
 from redis.exceptions import ConnectionError as BrokerConnectionError
 from redis.exceptions import ResponseError
 
-__all__ = ["BrokerLink", "Subscriber", "entries"]
+__all__ = ["BrokerLink", "BrokerSender", "Subscriber", "entries"]
 
 log = logging.getLogger("feltroom.cluster")
 
@@ -53,7 +53,11 @@ class _Address:
         self.port = parts.port or 6379
         self.username = unquote(parts.username) if parts.username else None
         self.password = unquote(parts.password) if parts.password else None
+        # ``unix://:PASSWORD@/path/to/redis.sock?db=N``: a broker on this host, by its socket.
+        self.socket = parts.path if parts.scheme == "unix" else None
         path = parts.path.strip("/")
+        if self.socket is not None:
+            path = parse_qs(parts.query).get("db", ["0"])[0]
         self.db = int(path) if path.isdigit() else 0
         self.ssl: ssl.SSLContext | None = None
         if parts.scheme == "rediss":
@@ -162,12 +166,17 @@ async def _open(
     loop = asyncio.get_running_loop()
     try:
         async with asyncio.timeout(timeout):
-            _, protocol = await loop.create_connection(
-                lambda: _Protocol(encoding, None, None),
-                address.host,
-                address.port,
-                ssl=address.ssl,
-            )
+            if address.socket is not None:
+                _, protocol = await loop.create_unix_connection(
+                    lambda: _Protocol(encoding, None, None), address.socket
+                )
+            else:
+                _, protocol = await loop.create_connection(
+                    lambda: _Protocol(encoding, None, None),
+                    address.host,
+                    address.port,
+                    ssl=address.ssl,
+                )
             hello = address.hello()
             if hello:
                 for reply in [await f for f in protocol.send(hello)]:
@@ -175,9 +184,8 @@ async def _open(
                         protocol.abort(ResponseError(str(reply)))
                         raise ResponseError(f"the broker refused the connection: {reply}")
     except (OSError, TimeoutError) as error:
-        raise BrokerConnectionError(
-            f"the broker at {address.host}:{address.port} is not reachable ({error})"
-        ) from None
+        where = address.socket or f"{address.host}:{address.port}"
+        raise BrokerConnectionError(f"the broker at {where} is not reachable ({error})") from None
     protocol.on_push, protocol.on_lost = on_push, on_lost
     return protocol
 
@@ -263,6 +271,50 @@ class BrokerLink:
         protocol, self._protocol = self._protocol, None
         if protocol is not None and protocol.transport is not None:
             protocol.transport.close()
+
+
+class BrokerSender:
+    """Commands to the broker over one connection of its own that the broker does not answer
+    (``CLIENT REPLY OFF``): a command's effect shows elsewhere (a table's owner answers a
+    command on the sender's reply channel), so neither side spends a read and a write on an
+    "OK". ``send`` writes at once; a lost or unreachable broker raises
+    ``redis.exceptions.ConnectionError`` (the next call connects again), and a connection lost
+    after a send calls ``on_lost``: what was sent on it may not have reached the broker."""
+
+    def __init__(self, url: str, on_lost: Callable[[], None] | None = None) -> None:
+        self.address = _Address(url)
+        self.on_lost = on_lost
+        self._protocol: _Protocol | None = None
+        self._connecting = asyncio.Lock()
+
+    async def connected(self) -> None:
+        """Connect (and turn the replies off) unless connected."""
+        if self._protocol is not None and self._protocol.lost is None:
+            return
+        async with self._connecting:
+            if self._protocol is None or self._protocol.lost is not None:
+                protocol = await _open(self.address, None, on_lost=self.on_lost)
+                protocol.send([("CLIENT", "REPLY", "OFF")])
+                protocol.waiting.clear()  # (no reply comes)
+                self._protocol = protocol
+
+    async def send(self, *commands: Command) -> None:
+        """Write the commands in one go."""
+        protocol = self._protocol
+        if protocol is None or protocol.lost is not None:
+            await self.connected()
+            protocol = self._protocol
+            assert protocol is not None
+        if protocol.lost is not None or protocol.transport is None:
+            raise BrokerConnectionError(f"the connection to the broker was lost ({protocol.lost})")
+        protocol.transport.write(_pack(commands))
+
+    async def close(self) -> None:
+        protocol, self._protocol = self._protocol, None
+        if protocol is not None:
+            protocol.on_lost = None
+            if protocol.transport is not None:
+                protocol.transport.close()
 
 
 class Subscriber:

@@ -2,7 +2,8 @@
 bench cluster``): a throwaway PostgreSQL and a throwaway Redis (``feltroom.ops.services``:
 Debian's packages, installed when missing), ``--workers`` workers (``feltroom serve --role
 worker``) and ``--gateways`` gateways (``--role gateway``) on loopback, and nginx in front of the
-gateways so that the room has one address (one gateway is its own address). Every file of the
+gateways so that the room has one address (one gateway is its own address); the workers and
+gateways reach Redis by its Unix socket (they share its host). Every file of the
 cluster (the servers' data, the logs, the tables file) lives in a folder of its own, removed
 when the cluster stops.
 
@@ -137,8 +138,9 @@ class LocalCluster:
 
     @property
     def broker(self) -> str:
+        """The broker's URL for the room's processes: its Unix socket (they share its host)."""
         assert self.redis is not None
-        return self.redis.url
+        return self.redis.socket_url
 
     def open_services(self) -> None:
         """The database and the broker (idempotent; no broker for ``single``)."""
@@ -147,7 +149,10 @@ class LocalCluster:
             self.say(f"PostgreSQL on 127.0.0.1:{self.postgres.port} (pid {self.database_pid})")
         if self.redis is None and not self.single:
             self.redis = RedisServer()
-            self.say(f"Redis on 127.0.0.1:{self.redis.port} (pid {self.redis_pid})")
+            self.say(
+                f"Redis on 127.0.0.1:{self.redis.port} and {self.redis.socket} "
+                f"(pid {self.redis_pid})"
+            )
 
     def _serve(self, name: str, role: str, options: list[str]) -> subprocess.Popen[bytes]:
         command = [sys.executable, "-m", "feltroom.cli", "serve", "--role", role, "--db", self.db]

@@ -64,8 +64,9 @@ def wait_port(port: int, seconds: float) -> bool:
 
 
 class RedisServer:
-    """A password-protected Redis on loopback, in memory only, that can be stopped, killed and
-    started again on the same port (the broker-restart tests)."""
+    """A password-protected Redis on loopback TCP and on a Unix socket (``url``,
+    ``socket_url``), in memory only, that can be stopped, killed and started again on the same
+    port and socket (the broker-restart tests)."""
 
     def __init__(self) -> None:
         binary = shutil.which("redis-server")
@@ -77,12 +78,19 @@ class RedisServer:
         self.binary = binary
         self.port = free_port()
         self.password = secrets.token_hex(12)
+        self.socket = Path(tempfile.gettempdir()) / f"feltroom-redis-{self.port}.sock"
         self.process: subprocess.Popen[bytes] | None = None
         self.start()
 
     @property
     def url(self) -> str:
+        """The broker by TCP on loopback."""
         return f"redis://:{self.password}@127.0.0.1:{self.port}/0"
+
+    @property
+    def socket_url(self) -> str:
+        """The broker by its Unix socket (clients on this host)."""
+        return f"unix://:{self.password}@{self.socket}?db=0"
 
     def start(self) -> None:
         self.process = subprocess.Popen(
@@ -92,6 +100,10 @@ class RedisServer:
                 str(self.port),
                 "--bind",
                 "127.0.0.1",
+                "--unixsocket",
+                str(self.socket),
+                "--unixsocketperm",
+                "700",
                 "--requirepass",
                 self.password,
                 "--save",
@@ -114,6 +126,7 @@ class RedisServer:
             self.process.kill()
             self.process.wait()
             self.process = None
+        self.socket.unlink(missing_ok=True)
 
 
 class PostgresServer:
