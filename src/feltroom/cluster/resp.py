@@ -294,8 +294,8 @@ class BrokerSender:
         async with self._connecting:
             if self._protocol is None or self._protocol.lost is not None:
                 protocol = await _open(self.address, None, on_lost=self.on_lost)
-                protocol.send([("CLIENT", "REPLY", "OFF")])
-                protocol.waiting.clear()  # (no reply comes)
+                assert protocol.transport is not None
+                protocol.transport.write(_pack([("CLIENT", "REPLY", "OFF")]))  # (no reply)
                 self._protocol = protocol
 
     async def send(self, *commands: Command) -> None:
