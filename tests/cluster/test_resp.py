@@ -6,6 +6,7 @@ broker does not answer, and the broker reached by its Unix socket."""
 from __future__ import annotations
 
 import asyncio
+import inspect
 import signal
 from collections.abc import Callable, Coroutine
 from typing import Any
@@ -270,7 +271,7 @@ def test_a_sender_is_not_answered_and_says_when_its_connection_is_lost(
             protocol.on_push = came.append  # (whatever the broker sends the sender)
             await sender.send(("SET", "resp:sent", "1"), ("INCR", "resp:sent"))
             await sender.send(("INCR", "resp:sent"))
-            await _until_async(lambda: _value(link, "resp:sent", "3"))
+            await _until(lambda: _value(link, "resp:sent", "3"))
             await asyncio.sleep(0.1)
             assert came == []  # (its commands' replies are off)
             assert not protocol.waiting
@@ -286,7 +287,7 @@ def test_a_sender_is_not_answered_and_says_when_its_connection_is_lost(
         try:
             await sender.send(("SET", "resp:sent", "again"))  # (the next send connects again)
             link = BrokerLink(redis_server.url)
-            await _until_async(lambda: _value(link, "resp:sent", "again"))
+            await _until(lambda: _value(link, "resp:sent", "again"))
             await link.close()
         finally:
             await sender.close()
@@ -356,17 +357,14 @@ async def _value(link: BrokerLink, key: str, wanted: str) -> bool:
     return bool(await link.run(("GET", key)) == [wanted])
 
 
-async def _until_async(check: Any, seconds: float = 5.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + seconds
-    while not await check():
-        assert loop.time() < deadline, "timed out"
-        await asyncio.sleep(0.01)
-
-
 async def _until(check: Any, seconds: float = 5.0) -> None:
+    """Until ``check()`` (true, or a coroutine that comes to true) holds."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + seconds
-    while not check():
+    while not await _held(check()):
         assert loop.time() < deadline, "timed out"
         await asyncio.sleep(0.01)
+
+
+async def _held(result: Any) -> bool:
+    return bool(await result) if inspect.isawaitable(result) else bool(result)

@@ -196,18 +196,14 @@ def _checked(reply: Any) -> Any:
     return reply
 
 
-class BrokerLink:
-    """Commands to the broker over one connection of its own, pipelined (module docstring).
-    Replies are text (UTF-8). A reply that takes longer than ``timeout`` seconds drops the
-    connection (every command waiting on it raises; the next call connects again)."""
+class _Connection:
+    """One connection of its own to the broker, opened (``_opened``) when first needed and
+    again after it was lost."""
 
-    def __init__(self, url: str, *, timeout: float = 10.0) -> None:
+    def __init__(self, url: str) -> None:
         self.address = _Address(url)
-        self.timeout = timeout
         self._protocol: _Protocol | None = None
         self._connecting = asyncio.Lock()
-        self._watchdog: asyncio.TimerHandle | None = None
-        self._sent: collections.deque[tuple[float, asyncio.Future[Any]]] = collections.deque()
 
     async def _connected(self) -> _Protocol:
         protocol = self._protocol
@@ -216,8 +212,33 @@ class BrokerLink:
         async with self._connecting:
             protocol = self._protocol
             if protocol is None or protocol.lost is not None:
-                protocol = self._protocol = await _open(self.address, "utf-8")
+                protocol = self._protocol = await self._opened()
             return protocol
+
+    async def _opened(self) -> _Protocol:
+        raise NotImplementedError
+
+    def _drop(self) -> None:
+        protocol, self._protocol = self._protocol, None
+        if protocol is not None:
+            protocol.on_lost = None
+            if protocol.transport is not None:
+                protocol.transport.close()
+
+
+class BrokerLink(_Connection):
+    """Commands to the broker over one connection of its own, pipelined (module docstring).
+    Replies are text (UTF-8). A reply that takes longer than ``timeout`` seconds drops the
+    connection (every command waiting on it raises; the next call connects again)."""
+
+    def __init__(self, url: str, *, timeout: float = 10.0) -> None:
+        super().__init__(url)
+        self.timeout = timeout
+        self._watchdog: asyncio.TimerHandle | None = None
+        self._sent: collections.deque[tuple[float, asyncio.Future[Any]]] = collections.deque()
+
+    async def _opened(self) -> _Protocol:
+        return await _open(self.address, "utf-8")
 
     async def run(self, *commands: Command) -> list[Any]:
         """Send the commands in one write; their replies in order (an error reply raises
@@ -268,12 +289,10 @@ class BrokerLink:
         if self._watchdog is not None:
             self._watchdog.cancel()
             self._watchdog = None
-        protocol, self._protocol = self._protocol, None
-        if protocol is not None and protocol.transport is not None:
-            protocol.transport.close()
+        self._drop()
 
 
-class BrokerSender:
+class BrokerSender(_Connection):
     """Commands to the broker over one connection of its own that the broker does not answer
     (``CLIENT REPLY OFF``): a command's effect shows elsewhere (a table's owner answers a
     command on the sender's reply channel), so neither side spends a read and a write on an
@@ -282,39 +301,28 @@ class BrokerSender:
     after a send calls ``on_lost``: what was sent on it may not have reached the broker."""
 
     def __init__(self, url: str, on_lost: Callable[[], None] | None = None) -> None:
-        self.address = _Address(url)
+        super().__init__(url)
         self.on_lost = on_lost
-        self._protocol: _Protocol | None = None
-        self._connecting = asyncio.Lock()
+
+    async def _opened(self) -> _Protocol:
+        protocol = await _open(self.address, None, on_lost=self.on_lost)
+        assert protocol.transport is not None
+        protocol.transport.write(_pack([("CLIENT", "REPLY", "OFF")]))  # (no reply)
+        return protocol
 
     async def connected(self) -> None:
         """Connect (and turn the replies off) unless connected."""
-        if self._protocol is not None and self._protocol.lost is None:
-            return
-        async with self._connecting:
-            if self._protocol is None or self._protocol.lost is not None:
-                protocol = await _open(self.address, None, on_lost=self.on_lost)
-                assert protocol.transport is not None
-                protocol.transport.write(_pack([("CLIENT", "REPLY", "OFF")]))  # (no reply)
-                self._protocol = protocol
+        await self._connected()
 
     async def send(self, *commands: Command) -> None:
         """Write the commands in one go."""
-        protocol = self._protocol
-        if protocol is None or protocol.lost is not None:
-            await self.connected()
-            protocol = self._protocol
-            assert protocol is not None
-        if protocol.lost is not None or protocol.transport is None:
-            raise BrokerConnectionError(f"the connection to the broker was lost ({protocol.lost})")
+        protocol = await self._connected()
+        if protocol.transport is None:
+            raise BrokerConnectionError("the connection to the broker was lost")
         protocol.transport.write(_pack(commands))
 
     async def close(self) -> None:
-        protocol, self._protocol = self._protocol, None
-        if protocol is not None:
-            protocol.on_lost = None
-            if protocol.transport is not None:
-                protocol.transport.close()
+        self._drop()
 
 
 class Subscriber:
