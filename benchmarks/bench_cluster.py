@@ -25,6 +25,10 @@ Each JSON line has the fields of `bench server` (``--help`` there) plus:
 With ``--capacity`` the line's ``cpu_percent`` gives the room processes', the broker's, the
 database's and the bots' shares of the machine (100: one core).
 
+The workers have direct links (docs/cluster.md, "The direct link"), as ``scripts/cluster``'s;
+``--no-direct`` starts them without (every command and event through the broker; the line
+says ``"direct": false``).
+
 ``--role-all`` runs the same against what a cluster is compared with: one ``feltroom serve
 --role all`` holding every table on the same throwaway PostgreSQL, no broker (the line says
 ``"role": "all"``, ``"gateways": 0``, ``"workers": 0``).
@@ -54,6 +58,7 @@ class ClusterRoom:
         workers: int,
         real_pace: bool = False,
         single: bool = False,
+        direct: bool = True,
     ) -> None:
         self.cluster = LocalCluster(
             workers=workers,
@@ -62,6 +67,7 @@ class ClusterRoom:
             worker_options=room_options(real_pace),
             say=lambda line: print(f"  [cluster] {line}", file=sys.stderr, flush=True),
             single=single,
+            direct=direct,
         )
         self.url = ""
         self.cluster.open_services()
@@ -111,6 +117,12 @@ def main(argv: list[str]) -> int:
         help="instead of a cluster: one `feltroom serve --role all` on the same PostgreSQL "
         "(the efficiency target's comparison)",
     )
+    parser.add_argument(
+        "--no-direct",
+        action="store_true",
+        help="workers without direct links: every command and event through the broker "
+        '(docs/cluster.md, "The direct link")',
+    )
     args = parser.parse_args(argv)
     if args.gateways < 1 or args.workers < 1:
         parser.error(
@@ -125,9 +137,12 @@ def main(argv: list[str]) -> int:
             workers=args.workers,
             real_pace=real_pace,
             single=args.role_all,
+            direct=not args.no_direct,
         )
 
     shape: dict[str, Any] = {"gateways": args.gateways, "workers": args.workers}
+    if args.no_direct:
+        shape["direct"] = False
     if args.role_all:
         shape = {"role": "all", "gateways": 0, "workers": 0}
     try:

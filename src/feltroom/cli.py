@@ -739,6 +739,7 @@ def _serve_cluster(config: Any) -> int:
         config.server.db,
         config.server.broker,
         lease_seconds=config.server.lease_seconds,
+        direct=config.server.direct,
         tables=None if tables is None else str(tables),
         settings=_runtime_settings(config),
     )
@@ -1029,6 +1030,16 @@ def _days(text: str) -> float:
     return value
 
 
+def _direct(text: str) -> str:
+    from feltroom.cluster.direct import parse_address
+
+    try:
+        parse_address(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
 def _lease(text: str) -> float:
     value = _seconds(text)
     if value < 0.5:
@@ -1120,6 +1131,13 @@ SERVE_FLAGS: dict[str, tuple[str, str, Any, str | None, str]] = {
         str,
         "URL",
         "the cluster's broker, redis://:PASSWORD@host:6379/0 (the worker role)",
+    ),
+    "--direct": (
+        "server",
+        "direct",
+        _direct,
+        "ADDRESS",
+        "where a worker's direct links listen: HOST:PORT or unix:PATH (docs/cluster.md)",
     ),
     "--lease-seconds": (
         "server",

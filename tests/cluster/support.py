@@ -54,7 +54,10 @@ class Workers:
         self.tables.write_text(TABLES)
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
 
-    def start(self, name: str, *, load_tables: bool = False) -> subprocess.Popen[bytes]:
+    def start(
+        self, name: str, *, load_tables: bool = False, direct: bool = False
+    ) -> subprocess.Popen[bytes]:
+        """Worker ``name``; ``direct``: with its direct links on a Unix socket in the folder."""
         command = [
             sys.executable,
             "-m",
@@ -77,6 +80,8 @@ class Workers:
         ]
         if load_tables:
             command += ["--tables", str(self.tables)]
+        if direct:
+            command += ["--direct", f"unix:{self.folder}/{name}.sock"]
         log = (self.folder / f"{name}.log").open("ab")
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
         self.processes[name] = process
@@ -279,6 +284,30 @@ async def play_along(client: Client, table_id: str, seat: int) -> None:
                     "action": action,
                 }
             )
+
+
+async def sit_two(first: Client, second: Client, table_id: str) -> list[int]:
+    """Seat two players at the table (2,000 chips each); their seats. A sit at a taken seat is
+    refused with a typed error, through the gateway."""
+    seats = await free_seats(first, table_id)
+    assert len(seats) >= 2, seats
+    for client, seat in ((first, seats[0]), (second, seats[1])):
+        sat = await client.request({"type": "sit", "table": table_id, "seat": seat, "buy_in": 2000})
+        assert sat["type"] == "ok", sat
+    taken = {"type": "sit", "table": table_id, "seat": seats[0], "buy_in": 2000}
+    refused = await second.request(taken)
+    assert refused["type"] == "error", refused
+    return seats
+
+
+def play_two(
+    first: Client, second: Client, table_id: str, seats: list[int]
+) -> list[asyncio.Task[None]]:
+    """``play_along`` for both players (at ``seats[0]`` and ``seats[1]``)."""
+    return [
+        asyncio.create_task(play_along(first, table_id, seats[0])),
+        asyncio.create_task(play_along(second, table_id, seats[1])),
+    ]
 
 
 async def free_seats(client: Client, table_id: str) -> list[int]:

@@ -29,8 +29,9 @@ def test_bench_cluster_prints_bench_servers_fields_and_the_clusters(
     assert report["connections"] == 12
     assert report["actions_per_second"] > 0
     assert 0 < report["latency_ms"]["p50"] <= report["latency_ms"]["p99"]
-    # every action is at least a command in and an event out through Redis
-    assert report["broker_messages_per_action"] >= 2
+    # the commands and events go on the workers' direct links: the broker carries the leases,
+    # the lobby and the presence, less than a message an action
+    assert 0 < report["broker_messages_per_action"] < 2
     parts = report["cpu_ms_per_action_by_part"]
     assert set(parts) == {"room", "broker", "database"}
     assert all(value > 0 for value in parts.values())

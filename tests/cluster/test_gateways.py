@@ -26,9 +26,10 @@ from .support import (
     Workers,
     free_seats,
     leases,
-    play_along,
+    play_two,
     players,
     sign_in,
+    sit_two,
     until_json,
     wait_for,
     ws_client,
@@ -90,25 +91,9 @@ async def _play(cluster: Workers, ports: dict[str, int], table_id: str, store: A
             ws_client(ports["A"], "alice", alice_token) as (alice, _),
             ws_client(ports["B"], "bob", bob_token) as (bob, _),
         ):
-            seats = await free_seats(alice, table_id)
-            assert len(seats) >= 2, seats
-            sat = await alice.request(
-                {"type": "sit", "table": table_id, "seat": seats[0], "buy_in": 2000}
-            )
-            assert sat["type"] == "ok", sat
-            sat = await bob.request(
-                {"type": "sit", "table": table_id, "seat": seats[1], "buy_in": 2000}
-            )
-            assert sat["type"] == "ok", sat
             # A command refused by the owner comes back typed, through the gateway.
-            refused = await bob.request(
-                {"type": "sit", "table": table_id, "seat": seats[0], "buy_in": 2000}
-            )
-            assert refused["type"] == "error", refused
-            players = [
-                asyncio.create_task(play_along(alice, table_id, seats[0])),
-                asyncio.create_task(play_along(bob, table_id, seats[1])),
-            ]
+            seats = await sit_two(alice, bob, table_id)
+            players = play_two(alice, bob, table_id, seats)
             await _until(
                 "two hands dealt to alice and bob",
                 lambda: _dealt(alice) >= 2 and _dealt(bob) >= 2,
@@ -134,10 +119,7 @@ async def _play(cluster: Workers, ports: dict[str, int], table_id: str, store: A
                     back = await again.request({"type": "sit_in", "table": table_id})
                     assert back["type"] == "ok", back
                 dealt = _dealt(again)
-                players = [
-                    asyncio.create_task(play_along(again, table_id, seats[0])),
-                    asyncio.create_task(play_along(bob, table_id, seats[1])),
-                ]
+                players = play_two(again, bob, table_id, seats)
                 await _until(
                     "alice dealt again through gateway B",
                     lambda: _dealt(again) > dealt,

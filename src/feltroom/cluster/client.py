@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import logging
 import secrets
 import time
 from collections.abc import AsyncIterator, Callable
@@ -36,9 +37,12 @@ from .broker import (
     reply_channel,
     wake_channel,
 )
+from .direct import DirectLink, LinkLost, link_key
 from .resp import BrokerLink, BrokerSender, Subscriber
 
 __all__ = ["RemoteError", "TableClient"]
+
+log = logging.getLogger("feltroom.cluster")
 
 _decode = msgspec.json.Decoder().decode
 _encode = msgspec.json.Encoder().encode
@@ -104,8 +108,18 @@ class TableClient:
         self._reply_channel = reply_channel(self.name).encode()
         self._other: Callable[[bytes, bytes], None] | None = None
         # Each table's owner as last known (a gateway's lobby refresh): a command goes with a
-        # hint on the owner's wake channel, so the owner reads it at once.
+        # hint on the owner's wake channel, so the owner reads it at once, or on the owner's
+        # direct link when it has one (``addresses``: the owners' links' addresses).
         self.owners: dict[str, str] = {}
+        self.addresses: dict[str, str] = {}
+        self.links: dict[str, DirectLink] = {}
+        self._opening: dict[str, asyncio.Future[DirectLink | None]] = {}
+        self._failed: dict[str, float] = {}  # an owner's link is not tried again until then
+        self._key = link_key(broker_url)
+        # What the direct links bring besides replies: the batches of the tables watched on
+        # them, and the word that one was lost (a gateway's, set by it).
+        self.on_batch: Callable[[bytes], None] = lambda data: None
+        self.on_link_lost: Callable[[DirectLink], None] = lambda link: None
 
     async def start(
         self,
@@ -125,6 +139,8 @@ class TableClient:
         await self.subscriber.start(reply_channel(self.name), *channels)
 
     async def close(self) -> None:
+        for link in list(self.links.values()):
+            link.close()
         if self.subscriber is not None:
             await self.subscriber.close()
         await self.link.close()
@@ -139,11 +155,57 @@ class TableClient:
             if future is not None and not future.done():
                 future.set_exception(BrokerConnectionError("the connection to the broker was lost"))
 
+    async def direct_link(self, owner: str) -> DirectLink | None:
+        """The direct link to ``owner`` (opened when first needed); none when the owner has
+        no direct address or cannot be reached (it is then tried again at the next call)."""
+        link = self.links.get(owner)
+        if link is not None and not link.closed:
+            return link
+        address = self.addresses.get(owner)
+        if address is None or time.monotonic() < self._failed.get(owner, 0.0):
+            return None
+        opening = self._opening.get(owner)
+        if opening is None:
+            opening = self._opening[owner] = asyncio.ensure_future(self._open_link(owner, address))
+            opening.add_done_callback(lambda _: self._opening.pop(owner, None))
+        return await asyncio.shield(opening)
+
+    async def _open_link(self, owner: str, address: str) -> DirectLink | None:
+        try:
+            link = await DirectLink.open(
+                owner,
+                address,
+                self._key,
+                on_batch=self.on_batch,
+                on_reply=self._on_reply,
+                on_lost=self._link_lost,
+            )
+        except (OSError, TimeoutError, ValueError) as error:
+            log.warning("the direct link to %s at %s failed: %s", owner, address, error)
+            self._failed[owner] = time.monotonic() + 1.0  # (the broker's way meanwhile)
+            return None
+        self.links[owner] = link
+        return link
+
+    def _link_lost(self, link: DirectLink) -> None:
+        """The calls in flight on a lost link fail now; the gateway hears of it."""
+        if self.links.get(link.owner) is link:
+            del self.links[link.owner]
+        sent, link.sent = link.sent, set()
+        for request in sent:
+            future = self._waiting.get(request)
+            if future is not None and not future.done():
+                future.set_exception(LinkLost("the link to its owner was lost"))
+        self.on_link_lost(link)
+
     def _on_message(self, channel: bytes, data: bytes) -> None:
         if channel != self._reply_channel:
             if self._other is not None:
                 self._other(channel, data)
             return
+        self._on_reply(data)
+
+    def _on_reply(self, data: bytes) -> None:
         reply = _decode(data)
         gathering = self._gathering.get(reply.get("id"))
         if gathering is not None:
@@ -188,9 +250,16 @@ class TableClient:
         )
         stream = command_stream(table_id)
         append = ("XADD", stream, "MAXLEN", "~", 10_000, "*", *fields)
+        direct: DirectLink | None = None
         try:
             owner = self.owners.get(table_id)
-            if owner is None:
+            if owner is not None and owner in self.addresses:
+                direct = await self.direct_link(owner)
+            if direct is not None:
+                command = dict(zip(fields[0::2], fields[1::2], strict=True))
+                command["table"] = table_id
+                direct.command(request, _encode(command))
+            elif owner is None or owner in self.addresses:  # (its link: not reachable now)
                 await self.link.run(append)
             else:  # (the command whole in the hint: its owner runs it without a read)
                 command = dict(zip(fields[0::2], fields[1::2], strict=True))
@@ -204,6 +273,10 @@ class TableClient:
                 f"table {table_id} did not answer within {timeout:g} s (no worker owns it "
                 "now, or its owner is changing); try again",
             ) from None
+        except LinkLost as lost:
+            raise RemoteError(
+                "table_unavailable", f"table {table_id} did not answer: {lost}; try again"
+            ) from None
         except (RedisError, OSError) as lost:
             raise RemoteError(
                 "table_unavailable",
@@ -213,6 +286,8 @@ class TableClient:
             timer.cancel()
             self._waiting.pop(request, None)
             self._sent.discard(request)
+            if direct is not None:
+                direct.sent.discard(request)
         if not reply.get("ok"):
             error = reply.get("error") or {}
             raise RemoteError(str(error.get("type")), str(error.get("message")))

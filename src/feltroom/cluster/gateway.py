@@ -77,6 +77,7 @@ from .broker import (
     worker_key,
 )
 from .client import RemoteError, TableClient
+from .direct import DirectLink
 from .operator import ClusterRoom
 
 __all__ = ["GatewayHub", "Unavailable", "gateway_app"]
@@ -131,11 +132,16 @@ class GatewayHub(Hub):
         self._held: dict[tuple[Connection, str], list[dict[str, Any]]] = {}
         self._holders: dict[str, set[Connection]] = {}  # per table, the connections held
         self._floor: dict[tuple[Connection, str], Position] = {}
+        # The tables watched on an owner's direct link (``feltroom.cluster.direct``): which
+        # owner's. A table whose owner changes is watched again at the next one.
+        self._direct_at: dict[str, str] = {}
 
     # -------------------------------------------------------------- lifecycle
 
     async def open_broker(self) -> None:
         """Subscribe and start the gateway's own loops (the lifespan calls it)."""
+        self.client.on_batch = self._on_direct_batch
+        self.client.on_link_lost = self._on_link_lost
         await self.client.start(
             gateways_channel(),  # the operator's requests
             on_message=self._on_message,
@@ -200,6 +206,7 @@ class GatewayHub(Hub):
                 log.warning("gateway: refreshing the lobby failed: %s", error)
             await self._keep_presence()
             await self._unsubscribe_unwatched()
+            await self._rewatch()
 
     async def _refresh(self) -> None:
         def definitions() -> list[str]:
@@ -215,14 +222,26 @@ class GatewayHub(Hub):
             for owner in owners_live:
                 pipe.hgetall(lobby_key(owner))
                 pipe.get(status_key(owner))
+                pipe.get(worker_key(owner))  # (its direct link's address)
             replies = await pipe.execute() if owners_live else []
         held: dict[str, str] = {}
         owners: dict[str, str] = {}
-        for owner, entries in zip(owners_live, replies[0::2], strict=True):
+        addresses: dict[str, str] = {}
+        for owner, address in zip(owners_live, replies[2::3], strict=True):
+            if address:
+                text = address.decode() if isinstance(address, bytes) else str(address)
+                if text != "1":  # (a worker without a direct link)
+                    addresses[owner] = text
+        for owner, entries in zip(owners_live, replies[0::3], strict=True):
             for table_id, entry in (entries or {}).items():
                 held.setdefault(table_id, entry)  # (two while a table changes hands: either)
                 owners.setdefault(table_id, owner)
+        live = set(owners_live)
+        for table_id, owner in self.client.owners.items():
+            if table_id not in owners and owner in live:  # (announced, not in its hash yet)
+                owners[table_id] = owner
         self.client.owners = owners
+        self.client.addresses = addresses
         # A table between two owners (handed over, or its worker killed) is in neither hash
         # for a moment: its last entry stays in the lobby for a few seconds meanwhile.
         now = time.monotonic()
@@ -232,17 +251,70 @@ class GatewayHub(Hub):
         self._lobby = [
             _decode(seen[t][1]) for t in self.tables if t in seen and now - seen[t][0] < LINGER
         ]
-        statuses = [_decode(text) for text in replies[1::2] if text]
+        statuses = [_decode(text) for text in replies[1::3] if text]
         self._status = _summed(statuses, len(self._lobby), time.time() - self.started_at)
 
     # -------------------------------------------------------------- events
 
     async def _subscribe(self, table_id: str) -> None:
+        """Listen to the table's channel (its chat, and the batches of an owner without a
+        direct link) and watch it on its owner's direct link."""
         channel = events_channel(table_id)
         events = self.client.subscriber  # (the replies' subscription carries the tables')
         if channel not in self._channels and events is not None:
             await events.subscribe(channel)
             self._channels.add(channel)
+        await self._watch_direct(table_id)
+
+    async def _watch_direct(self, table_id: str) -> bool:
+        """Watch the table on its owner's direct link, unless watched there already (and no
+        longer at its last owner's); whether where it is watched changed."""
+        client = self.client
+        owner = client.owners.get(table_id)
+        was = self._direct_at.get(table_id)
+        if owner == was:
+            return False
+        if was is not None:
+            del self._direct_at[table_id]
+            old = client.links.get(was)
+            if old is not None:
+                old.unwatch(table_id)
+        link = await client.direct_link(owner) if owner is not None else None
+        if link is not None:
+            link.watch(table_id)
+            self._direct_at[table_id] = link.owner
+        return was is not None or link is not None
+
+    async def _rewatch(self) -> None:
+        """The watched tables whose owner changed (or whose link was lost) are watched at the
+        new owner, and their watchers sent a snapshot: batches may have been lost meanwhile."""
+        for channel in list(self._channels):
+            await self._rewatch_table(channel.rsplit(":", 1)[1])
+
+    async def _rewatch_table(self, table_id: str) -> None:
+        if await self._watch_direct(table_id):
+            for connection in list(self.by_table.get(table_id, ())):
+                self._later(self._refresh_view(connection, table_id))
+
+    async def _new_owner(self, table_id: str, owner: str, address: object) -> None:
+        """A worker took the table and said so (``ClusterWorker._announce_owner``)."""
+        self.client.owners[table_id] = owner
+        if isinstance(address, str) and address != "1":
+            self.client.addresses[owner] = address
+        if events_channel(table_id) in self._channels:
+            await self._rewatch_table(table_id)
+
+    def _on_direct_batch(self, data: bytes) -> None:
+        self._deliver(_decode(data))
+
+    def _on_link_lost(self, link: DirectLink) -> None:
+        """A worker's direct link was lost: its tables are watched again at the next
+        refresh (at their owner then)."""
+        lost = [t for t, owner in self._direct_at.items() if owner == link.owner]
+        for table_id in lost:
+            del self._direct_at[table_id]
+        if lost:
+            log.warning("gateway: the direct link to %s was lost", link.owner)
 
     async def _unsubscribe_unwatched(self) -> None:
         busy = {table for _, table in self._inflight}
@@ -251,6 +323,12 @@ class GatewayHub(Hub):
             for c in self._channels
             if (t := c.rsplit(":", 1)[1]) not in self.by_table and t not in busy
         ]
+        for channel in idle:
+            table_id = channel.rsplit(":", 1)[1]
+            owner = self._direct_at.pop(table_id, None)
+            link = self.client.links.get(owner) if owner is not None else None
+            if link is not None:
+                link.unwatch(table_id)
         events = self.client.subscriber
         if idle and events is not None:
             self._channels.difference_update(idle)
@@ -291,6 +369,9 @@ class GatewayHub(Hub):
         connections."""
         op, args = request.get("op"), request.get("args") or {}
         result: dict[str, Any]
+        if op == "owner":  # a worker with direct links took a table: watch it there now
+            await self._new_owner(str(args["table"]), str(args["owner"]), args.get("address"))
+            return
         if op == "close_player":
             result = {"closed": self.close_player(str(args["player"]), str(args["reason"]))}
         elif op == "broadcast":

@@ -135,8 +135,10 @@ def serve_worker(
     tables: str | None,
     settings: RuntimeSettings,
     name: str | None = None,
+    direct: str | None = None,
 ) -> int:
-    """``feltroom serve --role worker``: own tables under leases until interrupted."""
+    """``feltroom serve --role worker``: own tables under leases until interrupted (with
+    ``direct``, the gateways' direct links listen there)."""
     import faulthandler
 
     import uvloop
@@ -156,7 +158,12 @@ def serve_worker(
                 return 2
             print(f"feltroom: {len(specs)} table definitions loaded from {tables}", flush=True)
         worker = ClusterWorker(
-            storage, broker, name=name, lease_seconds=lease_seconds, settings=settings
+            storage,
+            broker,
+            name=name,
+            lease_seconds=lease_seconds,
+            settings=settings,
+            direct=direct,
         )
 
         def ready(owner: str) -> None:

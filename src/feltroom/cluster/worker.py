@@ -58,6 +58,7 @@ from .broker import (
     command_stream,
     connect,
     events_channel,
+    gateways_channel,
     lobby_key,
     process_name,
     reply_channel,
@@ -65,6 +66,7 @@ from .broker import (
     wake_channel,
     worker_key,
 )
+from .direct import DirectServer, Peer, link_key
 from .resp import BrokerLink, Subscriber, entries
 
 __all__ = ["ClusterWorker", "load_definitions", "worker_name"]
@@ -132,8 +134,14 @@ class ClusterWorker:
         settings: RuntimeSettings | None = None,
         clock: Callable[[], float] = time.time,
         handover_seconds: float = 10.0,
+        direct: str | None = None,
     ) -> None:
         self.name = name or worker_name()
+        # Where the gateways' direct links reach this worker (``feltroom.cluster.direct``):
+        # its listener's address (``HOST:PORT`` or ``unix:PATH``), none for no link.
+        self.direct_address = direct
+        self.direct: DirectServer | None = None
+        self.address = "1"  # (its ``worker:<owner>`` key's value: the link's address)
         # How long a clean stop waits for the hands in play to end before it voids them.
         self.handover_seconds = handover_seconds
         # The lease owner is unique to this process: a restarted worker never reuses an epoch.
@@ -255,6 +263,10 @@ class ClusterWorker:
         self.link = BrokerLink(self.broker_url)
         self._hints = Subscriber(self.broker_url, self._on_hint, on_back=self._on_hints_back)
         await self.runtime.start()
+        if self.direct_address is not None:
+            self.direct = DirectServer(link_key(self.broker_url), self._on_direct)
+            self.address = await self.direct.start(self.direct_address)
+            log.info("worker %s: direct links on %s", self.owner, self.address)
         with contextlib.suppress(NotImplementedError, RuntimeError):
             asyncio.get_running_loop().add_signal_handler(signal.SIGUSR2, self._dump_tasks)
         await self._announce()
@@ -285,6 +297,8 @@ class ClusterWorker:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             await self.runtime.stop()
+            if self.direct is not None:
+                await self.direct.close()
             self._closed.set()
             with contextlib.suppress(RedisError):
                 await self.redis.delete(worker_key(self.owner))
@@ -330,7 +344,9 @@ class ClusterWorker:
         together see one another before they take their shares."""
         assert self.redis is not None
         with contextlib.suppress(RedisError, OSError):
-            await self.redis.set(worker_key(self.owner), "1", px=int(self.lease_seconds * 1000))
+            await self.redis.set(
+                worker_key(self.owner), self.address, px=int(self.lease_seconds * 1000)
+            )
         await asyncio.sleep(self.lease_seconds / 3)
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
@@ -380,7 +396,9 @@ class ClusterWorker:
     async def _lease_round(self) -> None:
         runtime = self.runtime
         assert self.redis is not None
-        await self.redis.set(worker_key(self.owner), "1", px=int(self.lease_seconds * 1000))
+        await self.redis.set(
+            worker_key(self.owner), self.address, px=int(self.lease_seconds * 1000)
+        )
         await self._publish_lobby()
         live = 0
         async for _ in self.redis.scan_iter(match=worker_key("*"), count=1000):
@@ -413,12 +431,26 @@ class ClusterWorker:
                 )
             self.takeovers += 1
             await self._ensure_group(table_id)
+            await self._announce_owner(table_id)
             await runtime.adopt(definitions[table_id])
             held.append(table_id)
         if len(held) > share and held:
             table_id = max(held)  # one table a round, between hands
             log.info("%d live workers, %d tables each: handing %s over", live, share, table_id)
             self._spawn(runtime.give_up(table_id))
+
+    async def _announce_owner(self, table_id: str) -> None:
+        """Tell the gateways at once that this worker took the table (a worker with direct
+        links): they watch it on its link before its first batch rather than at their next
+        lobby read."""
+        if self.direct is None or self.redis is None:
+            return
+        args = {"table": table_id, "owner": self.owner, "address": self.address}
+        request = {"id": secrets.token_hex(8), "reply": "", "op": "owner", "args": args}
+        try:
+            await self.redis.publish(gateways_channel(), json.dumps(request))
+        except (RedisError, OSError) as error:  # (they see it at their next lobby read)
+            log.warning("worker %s: gateways not told of %s: %s", self.owner, table_id, error)
 
     async def _publish_lobby(self) -> None:
         """The lobby entries of the tables held here and the worker's figures, for the
@@ -592,6 +624,23 @@ class ClusterWorker:
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
 
+    def _on_direct(self, peer: Peer, command: bytes) -> None:
+        """A command on a gateway's direct link: it runs here if the table's commands are read
+        here (its reply goes back on the link); otherwise it goes to the table's stream, where
+        the table's next owner reads it (and answers on the sender's reply channel)."""
+        fields = _decode(command)
+        table_id = str(fields.pop("table", ""))
+        key = (fields.get("reply", ""), fields.get("id") or secrets.token_hex(8))
+        if key in self._started:
+            return
+        if self._readable((table_id,)):
+            self._started[key] = time.monotonic()
+            self._spawn(self._command(table_id, fields, peer=peer))
+            return
+        stream = command_stream(table_id)
+        items = itertools.chain(*((k, str(v)) for k, v in fields.items()))
+        self._outbox.put_nowait(("XADD", stream, "MAXLEN", "~", "10000", "*", *items))
+
     def _on_hints_back(self) -> None:
         """The hints' subscription is back: those sent meanwhile were lost; sweep at once."""
         for table_id in self.runtime.runners:
@@ -609,18 +658,24 @@ class ClusterWorker:
             self._hint = None
 
     async def _command(
-        self, table_id: str, fields: dict[str, str], entry_id: str | None = None
+        self,
+        table_id: str,
+        fields: dict[str, str],
+        entry_id: str | None = None,
+        peer: Peer | None = None,
     ) -> None:
         """Run a command and answer it: one read from the stream (``entry_id``) is then
         acknowledged; one that came in its hint has its entry read in the same round trip as
-        the reply, so that no later read brings it."""
+        the reply, so that no later read brings it; one that came on a direct link (``peer``)
+        is answered there."""
         assert self.redis is not None
         reply: dict[str, Any] = {"id": fields.get("id")}
         stream = command_stream(table_id)
         ack = ("XACK", stream, GROUP, entry_id) if entry_id is not None else None
         try:
             if float(fields.get("deadline", "inf")) < time.time():
-                self._done_with(table_id, ack)  # the sender gave up on it
+                if peer is None:
+                    self._done_with(table_id, ack)  # the sender gave up on it
                 return
             args = _decode(fields.get("args", "{}"))
             result = await self._execute(table_id, fields["op"], fields["player"], args)
@@ -635,6 +690,9 @@ class ClusterWorker:
                 with contextlib.suppress(RedisError, OSError):
                     await self.link.run(ack)
             raise
+        if peer is not None:  # (after the batches of its events, written on the link already)
+            peer.send(b"R", _encode(reply))
+            return
         # The command is done with and answered, after the batches of its events, in the
         # publisher's next round trip.
         self._done_with(table_id, ack)
@@ -768,7 +826,10 @@ class ClusterWorker:
             + (self._snapshot_frames(runner, None) if reloaded else []),
             "players": players,
         }
-        self._outbox.put_nowait(("PUBLISH", events_channel(runner.table_id), _encode(payload)))
+        if self.direct is not None:  # (on the links that watch it; nothing on the broker)
+            self.direct.send_batch(runner.table_id, _encode(payload))
+        else:
+            self._outbox.put_nowait(("PUBLISH", events_channel(runner.table_id), _encode(payload)))
         self.runtime.note_state(runner)  # (the waiting list, who sits in: for a takeover)
 
     async def _publisher(self) -> None:

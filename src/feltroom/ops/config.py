@@ -114,6 +114,18 @@ Networks = Annotated[
     tuple[str, ...], NoDecode, BeforeValidator(lambda v: parse_networks(_joined(v)))
 ]
 Port = Annotated[int, Field(ge=0, le=65535)]
+
+
+def _direct_address(value: Any) -> Any:
+    """A worker's direct-link address: ``HOST:PORT`` or ``unix:PATH`` (ValueError else)."""
+    if value is not None and value != "":
+        from feltroom.cluster.direct import parse_address
+
+        parse_address(str(value))
+    return value or None
+
+
+DirectAddress = Annotated[str | None, BeforeValidator(_direct_address)]
 Seconds = Annotated[float, Field(ge=0, le=86400 * 7)]
 
 
@@ -155,6 +167,13 @@ class ServerSection(_Section):
         None,
         description="the cluster's broker, redis://:PASSWORD@host:6379/0 (worker and gateway "
         "roles)",
+    )
+    direct: DirectAddress = Field(
+        None,
+        description="where a worker's direct links listen, HOST:PORT (PORT 0: any free one) "
+        "or unix:PATH: a gateway then sends the worker's tables' commands, and gets their "
+        "replies and batches, on one connection of its own rather than through the broker "
+        "(docs/cluster.md)",
     )
     lease_seconds: Annotated[float, Field(ge=0.5, le=60)] = Field(
         3.0, description="how long a worker's table lease runs without renewal"

@@ -111,10 +111,12 @@ class LocalCluster:
         lease_seconds: float = 3.0,
         say: Callable[[str], None] | None = None,
         single: bool = False,
+        direct: bool = True,
     ) -> None:
         if not single and (workers < 1 or gateways < 1):
             raise ValueError("a cluster needs at least one worker and one gateway")
         self.single = single
+        self.direct = direct  # (the workers' direct links: feltroom.cluster.direct)
         self.workers, self.gateways = (1, 1) if single else (workers, gateways)
         self.tables = tables
         self.worker_options = list(worker_options)
@@ -166,6 +168,10 @@ class LocalCluster:
         self.processes[name] = process
         return process
 
+    def _direct(self, k: int) -> list[str]:
+        """Worker k's direct links: a Unix socket in the cluster's folder."""
+        return ["--direct", f"unix:{self.folder}/worker-{k}.sock"] if self.direct else []
+
     def log(self, name: str) -> str:
         with contextlib.suppress(OSError):
             return (self.folder / f"{name}.log").read_text(errors="replace")
@@ -193,12 +199,15 @@ class LocalCluster:
             return self._start_single(table_count)
         lease = ["--lease-seconds", str(self.lease_seconds)]
         tables = ["--tables", str(self.tables)]
-        first = self._serve("worker-1", "worker", [*lease, *self.worker_options, *tables])
+        first = self._serve(
+            "worker-1", "worker", [*lease, *self._direct(1), *self.worker_options, *tables]
+        )
         self._wait("the tables to be loaded", lambda: "definitions loaded" in self.log("worker-1"))
         self.say(f"worker-1 (pid {first.pid}) loaded {table_count} tables from {self.tables}")
         for k in range(1, self.workers + 1):
             if k > 1:
-                process = self._serve(f"worker-{k}", "worker", [*lease, *self.worker_options])
+                options = [*lease, *self._direct(k), *self.worker_options]
+                process = self._serve(f"worker-{k}", "worker", options)
                 self.say(f"worker-{k} (pid {process.pid})")
         ports: dict[str, int] = {}
         for k in range(1, self.gateways + 1):
