@@ -232,13 +232,17 @@ class GatewayHub(Hub):
                 text = address.decode() if isinstance(address, bytes) else str(address)
                 if text != "1":  # (a worker without a direct link)
                     addresses[owner] = text
+        listed: set[tuple[str, str]] = set()  # (table, owner) of each hash's entries
         for owner, entries in zip(owners_live, replies[0::3], strict=True):
             for table_id, entry in (entries or {}).items():
                 held.setdefault(table_id, entry)  # (two while a table changes hands: either)
                 owners.setdefault(table_id, owner)
+                listed.add((table_id, owner))
+        # The owner known so far stays while it is alive and its hash lists the table or no
+        # hash does (a worker that took the table said so before its hash shows it).
         live = set(owners_live)
         for table_id, owner in self.client.owners.items():
-            if table_id not in owners and owner in live:  # (announced, not in its hash yet)
+            if owner in live and (table_id not in owners or (table_id, owner) in listed):
                 owners[table_id] = owner
         self.client.owners = owners
         self.client.addresses = addresses
