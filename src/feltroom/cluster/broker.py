@@ -19,7 +19,8 @@ docs/cluster.md).
 - ``gateways``: a pub/sub channel every gateway listens to: the operator's requests that
   concern every connection (close a player's connections, a broadcast, who is online); each
   gateway answers on the sender's reply channel.
-- ``worker:<owner>``: a key per live worker, expiring with its heartbeat (rebalancing).
+- ``worker:<owner>``: a key per live worker, expiring with its heartbeat (rebalancing); its
+  value is the worker's direct-link address (``feltroom.cluster.direct``), or ``1`` for none.
 - ``lobby:<owner>``: a hash of the lobby entries of the tables a worker holds (table id to
   entry), written by the worker every third of the lease: only the entries that changed, and
   those of tables it no longer holds removed, so that a round costs a few commands however many

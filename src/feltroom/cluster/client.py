@@ -4,11 +4,12 @@ tests and ``feltroom bench failover`` use it directly.
 
 ``call`` appends the command to the table's stream with a deadline (and, when the owner is
 known, publishes it whole on the owner's wake channel, in the same round trip) and waits for
-the owner's reply on this client's reply channel; a refused command raises ``RemoteError``
-with the owner's error type and message (nothing changed). ``gather`` asks every gateway at
-once (the ``gateways`` channel) and collects their answers. ``watch`` yields each batch a
-table's owner publishes: the frames for observers and for each person, the owner and its lease
-epoch.
+the owner's reply on this client's reply channel (when the owner has a direct link,
+``feltroom.cluster.direct``, the command and its reply go on the link instead); a refused
+command raises ``RemoteError`` with the owner's error type and message (nothing changed).
+``gather`` asks every gateway at once (the ``gateways`` channel) and collects their answers.
+``watch`` yields each batch a table's owner publishes on the broker: the frames for observers
+and for each person, the owner and its lease epoch.
 """
 
 from __future__ import annotations

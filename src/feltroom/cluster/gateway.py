@@ -15,7 +15,11 @@ not have is a room. ``GatewayHub`` is the hub whose tables run elsewhere:
   watches; each batch carries the frames of the observers and of each person (built by the
   owner with ``feltroom.server.wire``, R-DEAL-4, R-HIST-2) and each connection is sent exactly
   the frames of its viewer. Batches are numbered by the owner (its lease epoch, a sequence): a
-  batch the owner had published before a snapshot it built is not forwarded after it.
+  batch the owner had published before a snapshot it built is not forwarded after it. An
+  owner with direct links (``feltroom.cluster.direct``) gets the commands, and sends the
+  replies and batches, on the gateway's link to it instead; the gateway watches each table on
+  its owner's link, and at the next owner when the table changes hands (with a snapshot for
+  its watchers).
 - **The lobby** is the table definitions in the database joined with the entries the owners
   write to the broker (``lobby:<table>``); chat lines cross the table's channel to every
   gateway.

@@ -14,7 +14,10 @@
   reply; the others are read from the streams and acknowledged once answered.
 - **Events**: each batch of a table's events is turned into the frames each viewer is sent, by
   the same code as the single process (``feltroom.server.wire``: R-DEAL-4, R-HIST-2), and
-  published on the table's channel with the owner and its epoch.
+  published on the table's channel with the owner and its epoch; a worker with direct links
+  (``--direct``, ``feltroom.cluster.direct``) writes them instead on the gateways' links that
+  watch the table, answers the commands that came on a link there, and says on the
+  ``gateways`` channel when it takes a table.
 """
 
 from __future__ import annotations
