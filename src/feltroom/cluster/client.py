@@ -256,13 +256,12 @@ class TableClient:
             owner = self.owners.get(table_id)
             if owner is not None and owner in self.addresses:
                 direct = await self.direct_link(owner)
-            if direct is not None:
-                command = dict(zip(fields[0::2], fields[1::2], strict=True))
-                command["table"] = table_id
+            if direct is not None:  # (the command whole: its owner runs it without a read)
+                command = dict(zip(fields[0::2], fields[1::2], strict=True), table=table_id)
                 direct.command(request, _encode(command))
             elif owner is None or owner in self.addresses:  # (its link: not reachable now)
                 await self.link.run(append)
-            else:  # (the command whole in the hint: its owner runs it without a read)
+            else:  # (the command whole in the hint, as on a link)
                 command = dict(zip(fields[0::2], fields[1::2], strict=True))
                 hint = table_id.encode() + b"\n" + _encode(command)
                 await self.sender.send(append, ("PUBLISH", wake_channel(owner), hint))

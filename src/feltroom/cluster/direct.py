@@ -42,6 +42,8 @@ from collections.abc import Callable
 from typing import cast
 from urllib.parse import unquote, urlsplit
 
+from feltroom.server.transport import CorkedTransport
+
 __all__ = [
     "MAX_LINE",
     "DirectLink",
@@ -87,17 +89,17 @@ def parse_address(address: str) -> tuple[str, int] | str:
 
 class _Lines(asyncio.Protocol):
     """One end of a link: lines in (``on_line`` with the letter and the rest), lines out
-    corked until the end of the loop's turn."""
+    corked until the end of the loop's turn (``CorkedTransport``)."""
 
     def __init__(self) -> None:
-        self.transport: asyncio.Transport | None = None
+        self.transport: CorkedTransport | None = None
         self._buffer = bytearray()
-        self._pending: list[bytes] = []
-        self._scheduled = False
         self.closed = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = cast(asyncio.Transport, transport)
+        # (uvloop's transports have asyncio.Transport's methods without deriving from it)
+        real = cast(asyncio.Transport, transport)
+        self.transport = CorkedTransport(real, asyncio.get_running_loop())
         sock = transport.get_extra_info("socket")
         if sock is not None and sock.family != socket.AF_UNIX:
             with contextlib.suppress(OSError):
@@ -130,28 +132,18 @@ class _Lines(asyncio.Protocol):
 
     def send(self, kind: bytes, rest: bytes) -> None:
         """Write a line (with the others of this turn of the loop)."""
-        if self.closed or self.transport is None:
-            return
-        self._pending.append(kind + rest + b"\n")
-        if not self._scheduled:
-            self._scheduled = True
-            asyncio.get_running_loop().call_soon(self.flush)
-
-    def flush(self) -> None:
-        self._scheduled = False
-        if self._pending and self.transport is not None and not self.closed:
-            self.transport.write(b"".join(self._pending))
-        self._pending.clear()
+        if not self.closed and self.transport is not None:
+            self.transport.write(kind + rest + b"\n")
 
     def close(self) -> None:
         if not self.closed and self.transport is not None:
-            self.flush()
-            self.transport.close()
+            self.transport.close()  # (what was written is sent first)
         self.closed = True
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
-        self._pending.clear()
+        if self.transport is not None:
+            self.transport.abort()  # (nothing left to send)
 
 
 class Peer(_Lines):
@@ -274,7 +266,6 @@ class DirectLink(_Lines):
         self.on_reply = on_reply
         self.on_lost = on_lost
         self.sent: set[str] = set()  # the requests in flight on it
-        self.watching: set[str] = set()
 
     @classmethod
     async def open(
@@ -317,11 +308,9 @@ class DirectLink(_Lines):
         self.send(b"C", command)
 
     def watch(self, table_id: str) -> None:
-        self.watching.add(table_id)
         self.send(b"W", table_id.encode())
 
     def unwatch(self, table_id: str) -> None:
-        self.watching.discard(table_id)
         self.send(b"U", table_id.encode())
 
     def connection_lost(self, exc: Exception | None) -> None:

@@ -617,11 +617,7 @@ class ClusterWorker:
         if not newline:
             self._hinted.add(table_id)
         else:
-            fields = _decode(command)
-            key = (fields.get("reply", ""), fields.get("id") or secrets.token_hex(8))
-            if key not in self._started and self._readable((table_id,)):
-                self._started[key] = time.monotonic()
-                self._spawn(self._command(table_id, fields))
+            self._start(table_id, _decode(command))
             return
         waiter = self._hint
         if waiter is not None and not waiter.done():
@@ -633,16 +629,23 @@ class ClusterWorker:
         the table's next owner reads it (and answers on the sender's reply channel)."""
         fields = _decode(command)
         table_id = str(fields.pop("table", ""))
-        key = (fields.get("reply", ""), fields.get("id") or secrets.token_hex(8))
-        if key in self._started:
-            return
-        if self._readable((table_id,)):
-            self._started[key] = time.monotonic()
-            self._spawn(self._command(table_id, fields, peer=peer))
+        if self._start(table_id, fields, peer):
             return
         stream = command_stream(table_id)
         items = itertools.chain(*((k, str(v)) for k, v in fields.items()))
         self._outbox.put_nowait(("XADD", stream, "MAXLEN", "~", "10000", "*", *items))
+
+    def _start(self, table_id: str, fields: dict[str, str], peer: Peer | None = None) -> bool:
+        """Start a command that came whole (a hint, a direct link) unless it started here
+        already; false when the table's commands are not read here (nothing started)."""
+        key = (fields.get("reply", ""), fields.get("id") or secrets.token_hex(8))
+        if key in self._started:
+            return True
+        if not self._readable((table_id,)):
+            return False
+        self._started[key] = time.monotonic()
+        self._spawn(self._command(table_id, fields, peer=peer))
+        return True
 
     def _on_hints_back(self) -> None:
         """The hints' subscription is back: those sent meanwhile were lost; sweep at once."""
