@@ -28,6 +28,7 @@ from services import free_port
 T = TypeVar("T")
 
 PASSWORD = "correct horse"
+SMALL_CALL = 100  # two big blinds at the tables below: play_along calls up to this
 
 TABLES = """
 [[table]]
@@ -266,15 +267,22 @@ async def ws_client(port: int, name: str, token: str) -> AsyncIterator[tuple[Cli
 
 
 async def play_along(client: Client, table_id: str, seat: int) -> None:
-    """Check or call whenever it is the client's turn (a turn it was shown before this
-    began, too); every frame is kept in its log."""
+    """Check, or call a small bet, whenever it is the client's turn (a turn it was shown
+    before this began, too), and fold to a larger one: a house bot's shove called would bust
+    the player, who is then sat out and dealt no more. Every frame is kept in its log."""
     turns = [m for m in client.log if m["type"] == "turn"]
     pending = turns[-1:]
     while True:
         message = pending.pop() if pending else await client.recv(60)
         if message["type"] == "turn" and message["seat"] == seat and message.get("legal"):
             legal = message["legal"]
-            action = "check" if legal.get("check") else "call"
+            call = legal.get("call")
+            if legal.get("check"):
+                action = "check"
+            elif call is not None and call <= SMALL_CALL:
+                action = "call"
+            else:
+                action = "fold"
             await client.send(
                 {
                     "type": "act",
