@@ -35,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import hmac
 import logging
 import os
 import socket
@@ -158,7 +159,7 @@ class Peer(_Lines):
     def on_line(self, kind: bytes, rest: bytes) -> None:
         server = self.server
         if not self.signed_in:
-            if kind != b"H" or rest != server.key:
+            if kind != b"H" or not hmac.compare_digest(rest, server.key):
                 log.warning("direct link: a peer without the link's key; closing it")
                 self.close()
                 return
