@@ -169,7 +169,7 @@ def test_statistics_page_settings_and_the_figures_beside_an_opponent(
             if server_to_act(room, "hud") is not None:
                 fold_or_check(room, "hud", pages)
             hana.wait_for_timeout(150)
-    for _ in range(100):  # the third hand's settlement reaches the books a moment later
+    for _ in range(300):  # the third hand's settlement reaches the books a moment later
         if _statistics(room).stats("ivo")["hands"] >= 3:
             break
         hana.wait_for_timeout(100)
