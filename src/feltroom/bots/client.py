@@ -719,18 +719,20 @@ class Client:
         buy_in: int | None = None,
         entry: str = "post",
         auto_post: bool = True,
+        auto_muck: bool = True,
     ) -> Message:
         """Take ``seat`` at ``table`` with ``buy_in`` chips (``None``: the table's default)."""
-        return await self.request(
-            {
-                "type": "sit",
-                "table": table,
-                "seat": seat,
-                "buy_in": buy_in,
-                "entry": entry,
-                "auto_post": auto_post,
-            }
-        )
+        message: Message = {
+            "type": "sit",
+            "table": table,
+            "seat": seat,
+            "buy_in": buy_in,
+            "entry": entry,
+            "auto_post": auto_post,
+        }
+        if not auto_muck:
+            message["auto_muck"] = False
+        return await self.request(message)
 
     async def leave(self, table: str) -> Message:
         """Give the seat up (the stack goes back to the wallet)."""

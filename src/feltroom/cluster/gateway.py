@@ -67,6 +67,7 @@ from feltroom.server.session import (
     HubSettings,
     Message,
     UnknownTable,
+    limits_of,
     welcome,
 )
 
@@ -512,7 +513,7 @@ class GatewayHub(Hub):
         await self._begin_session(player, self.protection)
         await self._here([player])
         seats = await run_in_threadpool(self._seats_of, player)
-        connection.send(welcome(m.id, player, seats, self._now()))
+        connection.send(welcome(m.id, player, seats, self._now(), limits_of(self.settings)))
         for table_id, _ in seats:
             await self._subscribe(table_id)
             self._watch(connection, table_id)

@@ -195,13 +195,15 @@ class Unobserve(_Message, frozen=True, tag="unobserve"):
 
 
 class Sit(_Message, frozen=True, tag="sit"):
-    """Take a seat: buy-in (None: the table's default buy-in, R-BUYIN-2), entry, auto-post."""
+    """Take a seat: buy-in (None: the table's default buy-in, R-BUYIN-2), entry, auto-post,
+    auto-muck (off: from the first deal, as an ACPC bridge needs)."""
 
     table: _Name
     seat: _Seat
     buy_in: _Amount | None = None
     entry: _Entry = "post"
     auto_post: bool = True
+    auto_muck: bool = True
 
 
 class Leave(_Message, frozen=True, tag="leave"):

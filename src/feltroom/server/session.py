@@ -41,7 +41,16 @@ from feltroom.server.protocol import PROTOCOL_VERSION, ProtocolError
 from feltroom.server.wire import hand_strength, legal_of, messages_for, pots_message, snapshot
 from feltroom.table import Entry, PreAction, PreActionKind, SeatOffered, SeatOfferExpired
 
-__all__ = ["ANSWERED", "Closed", "Connection", "Hub", "HubSettings", "UnknownTable", "welcome"]
+__all__ = [
+    "ANSWERED",
+    "Closed",
+    "Connection",
+    "Hub",
+    "HubSettings",
+    "UnknownTable",
+    "limits_of",
+    "welcome",
+]
 
 log = logging.getLogger("feltroom.server")
 
@@ -753,6 +762,8 @@ class Hub:
                 if not watched:
                     self._unwatch(connection, m.table)
                 raise
+            if not m.auto_muck:  # first: the seat's next deal may be the table's next command
+                await runtime.set_auto_muck(m.table, player, False)
             if not m.auto_post:
                 await runtime.set_auto_post(m.table, player, False)
             self.send_snapshot(connection, runner)
@@ -926,7 +937,8 @@ class Hub:
         seats = self.runtime.seats_of(player)
         tournament_seats = self.runtime.tournament_seats_of(player)
         everywhere = [*seats, *((table_id, seat) for _, table_id, seat in tournament_seats)]
-        connection.send(welcome(m.id, player, everywhere, self.runtime.clock()))
+        now = self.runtime.clock()
+        connection.send(welcome(m.id, player, everywhere, now, limits_of(self.settings)))
         for table_id, _ in seats:
             runner = self.runtime.runners[table_id]
             self._watch(connection, table_id)
@@ -1093,8 +1105,20 @@ def _drain(connection: Connection) -> list[str]:
     return frames
 
 
-def welcome(ref: int | None, player: str, seats: Sequence[tuple[str, int]], now: float) -> Message:
-    return {
+def limits_of(settings: HubSettings) -> Message:
+    """The inbound rate limit a connection is told in ``welcome``, so that a client (a bot, a
+    bridge) can pace itself under it rather than learn it from ``rate_limited`` refusals."""
+    return {"rate": settings.rate, "burst": settings.burst}
+
+
+def welcome(
+    ref: int | None,
+    player: str,
+    seats: Sequence[tuple[str, int]],
+    now: float,
+    limits: Message | None = None,
+) -> Message:
+    message: Message = {
         "type": "welcome",
         "ref": ref,
         "version": PROTOCOL_VERSION,
@@ -1102,6 +1126,9 @@ def welcome(ref: int | None, player: str, seats: Sequence[tuple[str, int]], now:
         "seats": [{"table": t, "seat": s} for t, s in seats],
         "time": now,
     }
+    if limits is not None:
+        message["limits"] = limits
+    return message
 
 
 def _offered_accounts(events: Sequence[object]) -> list[str]:
