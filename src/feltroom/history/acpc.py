@@ -24,6 +24,7 @@ A Limit game has no stacks in ACPC; here each player then starts every hand with
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -38,11 +39,13 @@ from feltroom.rules import (
     Fold,
     Hand,
     NoLimit,
+    PotAwarded,
     RaiseTo,
     blinds,
 )
 
 __all__ = [
+    "MAX_NUM_ACTIONS",
     "PROTOCOL_VERSION",
     "AcpcError",
     "GameDef",
@@ -52,11 +55,13 @@ __all__ = [
     "MatchState",
     "action_text",
     "apply_betting",
+    "dealer_counted",
     "game_named_by",
     "hand_from_state",
     "new_hand",
     "parse_action",
     "parse_log",
+    "read_answer",
     "replay_hand",
     "replay_log",
     "split_reply",
@@ -316,6 +321,31 @@ def parse_action(token: str) -> tuple[str, int | None]:
     if token[:1] == "r" and token[1:].isdigit():
         return "r", int(token[1:])
     raise AcpcError(f"{token!r} is not an ACPC action; valid: f, c, r, r<amount>")
+
+
+MAX_NUM_ACTIONS = 64
+"""The reference dealer's most actions in one betting round: a raise when the round's actions
+plus the players would exceed it is not possible (the dealer plays a call instead)."""
+
+_DEALER_LETTERS = {"f": "f", "c": "c", "k": "c", "r": "r", "b": "r"}
+_SIZE = re.compile(r"\s*([+-]?\d+)")
+
+
+def read_answer(game: GameDef, text: str) -> tuple[str, int | None, bool]:
+    """A bot's action text read as the reference dealer reads it: (``f``, ``c`` or ``r``; the
+    No-Limit size; whether it could be read). The first character names the action in either
+    case (``k`` a call, ``b`` a raise); a No-Limit raise is followed by a signed number. What the
+    dealer cannot read (``x``, nothing, ``r`` without a size in No-Limit) it plays as a call:
+    ``("c", None, False)``. A size out of range is the caller's to fix."""
+    letter = _DEALER_LETTERS.get(text[:1].lower())
+    if letter is None:
+        return "c", None, False
+    if letter != "r" or game.limit:
+        return letter, None, True
+    size = _SIZE.match(text, 1)
+    if size is None:
+        return "c", None, False
+    return "r", int(size.group(1)), True
 
 
 def _actions(text: str) -> tuple[str, ...]:
@@ -618,21 +648,46 @@ def replay_hand(game: GameDef, logged: LogHand) -> Hand:
 @dataclass(frozen=True, slots=True)
 class HandCheck:
     """One logged hand replayed: the engine's final stacks and the recorded ones (start plus
-    value), by position; ``error`` when the engine refused the hand."""
+    value), by position; ``error`` when the engine refused the hand. ``counted``: the engine's
+    stacks counted as the dealer counts them (``dealer_counted``), which the check compares."""
 
     number: int
     start: int
     finishing: tuple[int, ...] | None
     expected: tuple[Decimal, ...]
     error: str | None = None
+    counted: tuple[Decimal, ...] | None = None
+
+    @property
+    def odd_chip(self) -> bool:
+        """The hand matched only as the dealer counts odd chips (``dealer_counted``)."""
+        if self.counted is None or self.finishing is None:
+            return False
+        return any(Decimal(f) != c for f, c in zip(self.finishing, self.counted, strict=True))
 
     @property
     def match(self) -> bool:
+        got = self.counted if self.counted is not None else self.finishing
         return (
             self.error is None
-            and self.finishing is not None
-            and all(f == e for f, e in zip(self.finishing, self.expected, strict=True))
+            and got is not None
+            and all(f == e for f, e in zip(got, self.expected, strict=True))
         )
+
+
+def dealer_counted(hand: Hand) -> tuple[Decimal, ...]:
+    """A finished hand's final stacks (by position) counted as the reference dealer counts
+    them: a pot split between winners is shared equally, an odd chip included (a pot of 5
+    split two ways is 2.5 each; the engine gives the odd chip to the first winner from the
+    button's left, 3 and 2, R-POT-1). The two agree but for those odd chips: each pot's total
+    is the same, and each winner's share differs by less than one chip."""
+    stacks = [Decimal(stack) for stack in hand.final_stacks]
+    for event in hand.events:
+        if isinstance(event, PotAwarded) and len(event.winners) > 1:
+            equal = Decimal(event.amount - event.rake) / len(event.winners)
+            for seat, share in zip(event.winners, event.shares, strict=True):
+                stacks[seat - 1] += equal - share
+    return tuple(stacks)
 
 
 def replay_log(game: GameDef, log: MatchLog) -> tuple[list[HandCheck], dict[str, Decimal]]:
@@ -648,9 +703,9 @@ def replay_log(game: GameDef, log: MatchLog) -> tuple[list[HandCheck], dict[str,
         except (AcpcError, FeltroomError) as error:
             checks.append(HandCheck(logged.number, start, None, expected, str(error)))
             continue
-        finishing = hand.final_stacks
-        checks.append(HandCheck(logged.number, start, finishing, expected))
-        for name, final in zip(logged.names, finishing, strict=True):
+        counted = dealer_counted(hand)
+        checks.append(HandCheck(logged.number, start, hand.final_stacks, expected, counted=counted))
+        for name, final in zip(logged.names, counted, strict=True):
             totals[name] = totals.get(name, Decimal(0)) + final - start
     return checks, totals
 

@@ -820,6 +820,7 @@ def acpc_log_results(path: Path, label: str) -> list[ReplayResult]:
             check.finishing,
             check.expected,
             check.match if check.error is None else False,
+            odd_chip=check.odd_chip,
             error=check.error,
         )
         for check in checks
