@@ -39,6 +39,7 @@ max_seats = 2
 min_buy_in = 20000
 max_buy_in = 20000
 reset_stacks = true
+timeout_action = "check_or_fold"
 first_button = "first_seated"
 act_seconds = 30
 
@@ -51,6 +52,7 @@ min_buy_in = 240
 max_buy_in = 240
 uncapped_heads_up = false
 reset_stacks = true
+timeout_action = "check_or_fold"
 first_button = "first_seated"
 act_seconds = 30
 
@@ -63,6 +65,7 @@ max_seats = 3
 min_buy_in = 20000
 max_buy_in = 20000
 reset_stacks = true
+timeout_action = "check_or_fold"
 rake_percent = 0
 first_button = "first_seated"
 act_seconds = 30
@@ -77,6 +80,7 @@ min_buy_in = 240
 max_buy_in = 240
 uncapped_heads_up = false
 reset_stacks = true
+timeout_action = "check_or_fold"
 first_button = "first_seated"
 act_seconds = 30
 
@@ -117,6 +121,7 @@ def test_the_tables_fit_their_definitions_and_the_plain_table_says_every_misfit(
     problems = table_problems(nl2, _settings("plain-nl"))
     assert problems == [
         "reset_stacks is False; the game needs True",
+        "timeout_action is 'fold'; the game needs 'check_or_fold'",
         "buy-in is (2000, 10000); the game needs (20000, 20000)",
     ]
     kuhn = _game("kuhn.limit.3p.game")

@@ -42,8 +42,14 @@ from feltroom.bots.client import (
 )
 from feltroom.cards import Card
 from feltroom.errors import FeltroomError
-from feltroom.history.acpc import PROTOCOL_VERSION, AcpcError, GameDef, MatchState, parse_action
-from feltroom.history.acpc import split_reply as _split_reply
+from feltroom.history.acpc import (
+    MAX_NUM_ACTIONS,
+    PROTOCOL_VERSION,
+    GameDef,
+    MatchState,
+    hand_from_state,
+    read_answer,
+)
 from feltroom.rules import Action, Call, Check, Fold, LegalActions, RaiseTo
 
 __all__ = [
@@ -65,6 +71,42 @@ Message = dict[str, Any]
 class BridgeError(FeltroomError):
     """The bridge cannot play: a table that does not fit, a bot that does not speak ACPC 2.0.0,
     a room that refuses; the message says what and why."""
+
+
+class _BotEnded(Exception):
+    """The bot's side ended the match (a line too long, a connection reset): why."""
+
+
+BOT_LINE_LIMIT = 64 * 1024
+"""The longest line the bridge reads from its bot (the reference dealer's lines are far
+shorter); a longer one ends the match."""
+
+
+class Pace:
+    """Keeps the bridge's requests under the room's inbound rate limit (``welcome``'s
+    ``limits``: ``rate`` a second, bursts of ``burst``), with a margin, so that the room never
+    refuses an action of the bot's for the room's own limit."""
+
+    def __init__(self, rate: float = 20.0, burst: float = 40.0) -> None:
+        self.rate = max(1.0, 0.8 * rate)
+        self.burst = max(1.0, 0.5 * burst)
+        self.tokens = self.burst
+        self.at = time.monotonic()
+
+    @classmethod
+    def of(cls, welcome: Mapping[str, Any] | None) -> Pace:
+        limits = (welcome or {}).get("limits") or {}
+        return cls(float(limits.get("rate", 20.0)), float(limits.get("burst", 40.0)))
+
+    async def wait(self) -> None:
+        """Wait until one more request stays under the limit, and count it."""
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens < 1.0:
+            await asyncio.sleep((1.0 - self.tokens) / self.rate)
+            self.tokens, self.at = 1.0, time.monotonic()
+        self.tokens -= 1.0
 
 
 # ------------------------------------------------------------------------------ the table's fit
@@ -101,9 +143,11 @@ def game_for_table(settings: Mapping[str, Any]) -> GameDef:
     )
 
 
-def table_problems(game: GameDef, settings: Mapping[str, Any]) -> list[str]:
+def table_problems(game: GameDef, settings: Mapping[str, Any], house_bots: int = 0) -> list[str]:
     """Every setting of the table (as the lobby lists them) that does not fit ``game``, each
-    saying what would; empty when the bridge can play there."""
+    saying what would; empty when the bridge can play there. ``house_bots``: the house bots the
+    lobby lists at the table (a bridge table has none: only bridged bots play, under the
+    dealer's rules)."""
     problem = game.holdem_problem()
     if problem is not None:
         return [f"the game definition: {problem}"]
@@ -118,6 +162,11 @@ def table_problems(game: GameDef, settings: Mapping[str, Any]) -> list[str]:
     want("max_seats", settings.get("max_seats"), game.num_players)
     want("small blind", settings.get("small_blind_amount"), game.small_blind)
     want("big blind", settings.get("big_blind_amount"), game.big_blind)
+    want("timeout_action", settings.get("timeout_action"), "check_or_fold")
+    want("house bots", house_bots, 0)
+    for name in sorted(settings):
+        if ("straddle" in name or "run_it" in name) and settings[name]:
+            problems.append(f"{name} is {settings[name]!r}; an ACPC game has none")
     low, high = settings.get("buy_in_min"), settings.get("buy_in_max")
     if game.limit:
         assert game.raise_size is not None
@@ -156,6 +205,9 @@ class HandTrack:
     board: list[tuple[str, ...]] = field(default_factory=list)
     spent: dict[int, int] = field(default_factory=dict)
     bets: dict[int, int] = field(default_factory=dict)
+    shown_as_call: bool = False
+    """A seat folded where checking was free (a seat leaving mid-hand): shown as ``c``, as the
+    dealer fixes such a fold; the lines after it are checked on the engine before they go."""
 
     @classmethod
     def start(
@@ -196,6 +248,9 @@ class HandTrack:
                 self.bets[seat] += int(message["amount"])
         elif kind in ("checked", "called", "folded", "raised") and seat in self.bets:
             token = "f" if kind == "folded" else "c"
+            if kind == "folded" and self.bets[seat] >= max(self.bets.values()):
+                token = "c"  # the dealer's fix: a fold where checking was free is a call
+                self.shown_as_call = True
             if kind == "called":
                 self.bets[seat] += int(message["amount"])
             elif kind == "raised":
@@ -223,19 +278,39 @@ class HandTrack:
             tuple(_cards(b) for b in self.board),
         )
 
+    def line(self, game: GameDef, number: int) -> str | None:
+        """The line to send for hand ``number``, or ``None`` when the reference dealer's reader
+        would not read it (only possible after a fold shown as a call: the room's betting goes
+        on without that seat). The hand is then no longer shown to the bot."""
+        state = self.state(number)
+        if self.shown_as_call:
+            try:
+                hand_from_state(game, state)
+            except FeltroomError:
+                self.fits = False
+                return None
+        return str(state)
+
 
 def _cards(texts: tuple[str, ...]) -> tuple[Card, ...]:
     return tuple(Card.parse(t) for t in texts)
 
 
 def room_action(
-    game: GameDef, token: str, legal: LegalActions, spent: int
+    game: GameDef, token: str, legal: LegalActions, spent: int, actions: int = 0
 ) -> tuple[Action, str | None]:
-    """The room's action for a bot's ACPC action ``token`` at a turn with ``legal`` options
-    (``spent``: the seat's chips in earlier rounds, for No-Limit totals), and what was fixed
-    (``None``: nothing), as the ACPC dealer fixes an action it does not allow."""
-    letter, amount = parse_action(token)
+    """The room's action for a bot's ACPC action text ``token`` at a turn with ``legal`` options
+    (``spent``: the seat's chips in earlier rounds, for No-Limit totals; ``actions``: the
+    actions of the betting round so far), and what was fixed (``None``: nothing), as the
+    reference dealer plays every answer it accepts: what it cannot read (``x``, nothing, a
+    No-Limit ``r`` without a size) is a call, a fold when checking is free a check, a raise when
+    no raise is possible (the cap, or the round's actions plus the players over
+    ``MAX_NUM_ACTIONS``) a check or call, a size out of range the nearest legal one."""
+    letter, amount, readable = read_answer(game, token)
     passive: Action = Check() if legal.check else Call()
+    said = "checked" if legal.check else "called"
+    if not readable:
+        return passive, f"{token!r} is not an action the dealer reads: {said}"
     if letter == "f":
         if legal.fold:
             return Fold(), None
@@ -244,12 +319,11 @@ def room_action(
         return passive, None
     low, high = legal.raise_min, legal.raise_max
     if low is None or high is None:
-        return (
-            passive,
-            f"{token}: no raise is possible here: {'checked' if legal.check else 'called'}",
-        )
+        return passive, f"{token}: no raise is possible here: {said}"
+    if actions + game.num_players > MAX_NUM_ACTIONS:
+        return passive, f"{token}: the round has {actions} actions, too many to raise: {said}"
     if game.limit or amount is None:
-        return RaiseTo(low), None if game.limit else f"{token} says no amount: the minimum raise"
+        return RaiseTo(low), None
     to = amount - spent
     if to < low:
         return RaiseTo(low), f"{token} is below the minimum raise to {low + spent}"
@@ -265,7 +339,7 @@ def room_action(
 class BridgeSettings:
     """What ``feltroom acpc`` is told: the room, the port to listen on, the account and its
     password, the table, the game definition (``None``: the table's own), how many hands
-    (``None``: until the bot leaves) and the address to listen on."""
+    shown to the bot (``None``: until the bot leaves) and the address to listen on."""
 
     url: str
     port: int
@@ -313,6 +387,7 @@ class Bridge:
         self.game: GameDef | None = settings.game
         self._seat: int | None = None
         self._bot_taken = False
+        self.pace = Pace()
 
     def _seen(self, message: Message) -> None:
         if message.get("kind") == "hand_started" and message.get("table") == self.settings.table:
@@ -346,7 +421,7 @@ class Bridge:
             else:  # one bot only
                 writer.close()
 
-        server = await asyncio.start_server(accept, s.host, s.port)
+        server = await asyncio.start_server(accept, s.host, s.port, limit=BOT_LINE_LIMIT)
         port = server.sockets[0].getsockname()[1]
         log.info("listening for an ACPC bot on %s:%d", s.host, port)
         if self.listening is not None:
@@ -368,6 +443,8 @@ class Bridge:
             try:
                 await self._handshake(reader)
                 await self._play(reader, writer, table_settings, stop)
+            except _BotEnded as ended:
+                self.report.ended = str(ended)
             finally:
                 writer.close()
                 with contextlib.suppress(Exception):
@@ -393,7 +470,7 @@ class Bridge:
             game = s.game if s.game is not None else game_for_table(settings)
         except BridgeError as error:
             raise BridgeError(f"table {s.table} is not an ACPC table: {error}") from None
-        problems = table_problems(game, settings)
+        problems = table_problems(game, settings, int(entry.get("house_bots") or 0))
         if problems:
             raise BridgeError(
                 f"table {s.table} does not fit the game definition: " + "; ".join(problems)
@@ -402,7 +479,7 @@ class Bridge:
 
     async def _handshake(self, reader: asyncio.StreamReader) -> None:
         while True:
-            line = (await reader.readline()).decode("ascii", "replace").strip()
+            line = (await _read_line(reader)).decode("ascii", "replace").strip()
             if not line:
                 if reader.at_eof():
                     raise BridgeError("the bot left before it said VERSION:2.0.0")
@@ -436,17 +513,17 @@ class Bridge:
         s = self.settings
         client = self.client
         buy_in = int(settings["buy_in_min"])
-        await client.connect()
+        welcome = await client.connect()
+        self.pace = Pace.of(welcome)
         await client.observe(s.table)
         last: Exception | None = None
         for seat in range(1, int(settings["max_seats"]) + 1):
             try:
-                await client.sit(s.table, seat, buy_in=buy_in, auto_post=True)
+                await client.sit(s.table, seat, buy_in=buy_in, auto_post=True, auto_muck=False)
             except RequestRefused as error:
                 last = error
                 continue
             self._seat = seat
-            await client.request({"type": "auto_muck", "table": s.table, "on": False})
             return
         raise BridgeError(f"cannot sit at table {s.table}: {last}")
 
@@ -489,8 +566,6 @@ class Bridge:
                 if kind == "hand_started" and me is not None and me in message.get("dealt", []):
                     stacks = self._deal_stacks.pop(message.get("hand"), {})
                     track = HandTrack.start(game, message, stacks, me)
-                    if not track.fits:
-                        report.skipped += 1
                     continue
                 if kind == "seat_released" and message.get("account") == s.account:
                     report.ended = "the room released the seat"
@@ -502,10 +577,11 @@ class Bridge:
                 if track is None:
                     continue
                 track.take(message)
+                sent: str | None = None
                 if message.get("type") == "turn" and track.fits:
-                    line = str(track.state(report.hands)) + "\r\n"
-                    writer.write(line.encode("ascii"))
-                    await writer.drain()
+                    sent = track.line(game, report.hands)
+                    if sent is not None:
+                        await _write_line(writer, sent)
                 wire_legal = message.get("legal")
                 if (
                     message.get("type") == "turn"
@@ -514,16 +590,17 @@ class Bridge:
                     and wire_legal
                 ):
                     legal = legal_from_wire(wire_legal, me)
-                    if track.fits:
-                        await self._bot_turn(reader, track, legal, message, bot_gone)
+                    if track.fits and sent is not None:
+                        await self._bot_turn(reader, track, sent, legal, message)
                     else:
                         await self._act(Check() if legal.check else Fold())
                 if kind == "hand_ended":
-                    if track.fits:
-                        line = str(track.state(report.hands)) + "\r\n"
-                        writer.write(line.encode("ascii"))
-                        await writer.drain()
+                    last = track.line(game, report.hands) if track.fits else None
+                    if last is not None:
+                        await _write_line(writer, last)
                         report.hands += 1
+                    else:
+                        report.skipped += 1
                     track = None
                     if s.hands is not None and report.hands >= s.hands:
                         report.ended = f"{report.hands} hands played"
@@ -542,52 +619,60 @@ class Bridge:
         self,
         reader: asyncio.StreamReader,
         track: HandTrack,
+        expected: str,
         legal: LegalActions,
         message: Message,
-        bot_gone: asyncio.Future[None],
     ) -> None:
+        """Wait for the bot's answer to ``expected`` (the line sent) until the turn's deadline
+        and play it as the reference dealer would (``room_action``)."""
         game = self.game
         assert game is not None
-        expected = str(track.state(self.report.hands))
         deadline = message.get("deadline")
+        prefix = expected + ":"
         while True:
             left = (float(deadline) - time.time()) if deadline is not None else 3600.0
             if left <= 0:
                 log.warning("the bot did not answer in time; the room's clock acts")
                 return
             try:
-                raw = await asyncio.wait_for(reader.readline(), left)
+                raw = await asyncio.wait_for(_read_line(reader), left)
             except TimeoutError:
                 log.warning("the bot did not answer in time; the room's clock acts")
                 return
             if not raw:
                 return  # the bot left
-            line = raw.decode("ascii", "replace").strip()
-            if not line or line.startswith(("#", ";")):
+            line = raw.decode("ascii", "replace").rstrip("\r\n")
+            if not line.strip() or line.startswith(("#", ";")):
                 continue
-            try:
-                state, token = _split_reply(line)
-            except AcpcError as error:
-                log.warning("ignored from the bot: %s", error)
+            if not line.startswith(prefix):
+                log.warning("ignored an answer to another state: %.200s", line)
                 continue
-            if state != expected:
-                log.warning("ignored an answer to another state: %s", line)
-                continue
+            token = line[len(prefix) :]
             seat = track.seats[track.me]
-            action, fixed = room_action(game, token, legal, track.spent[seat])
+            actions = len(track.rounds[-1])
+            action, fixed = room_action(game, token, legal, track.spent[seat], actions)
             if fixed is not None:
                 self.report.fixed += 1
-                log.info("the bot's %s was fixed: %s", token, fixed)
+                log.info("the bot's %.40r was fixed: %s", token, fixed)
             await self._act(action, bot=True)
             return
 
     async def _act(self, action: Action, *, bot: bool = False) -> None:
-        """Play ``action`` at the seat's turn (``bot``: the bot's, counted in the report)."""
-        try:
-            await self.client.act(self.settings.table, action)
-        except RequestRefused as error:
-            log.warning("the room refused %s: %s", action, error)
-            return
+        """Play ``action`` at the seat's turn (``bot``: the bot's, counted in the report). A
+        refusal for the room's rate limit is waited out and the action sent again: the room's
+        own limit never costs the bot its action."""
+        while True:
+            await self.pace.wait()
+            try:
+                await self.client.act(self.settings.table, action)
+            except RequestRefused as error:
+                if error.code == "rate_limited":
+                    log.info("the room's rate limit: %s again shortly", action)
+                    await asyncio.sleep(1.0 / self.pace.rate)
+                    continue
+                log.warning("the room refused %s: %s", action, error)
+                return
+            break
         if bot:
             self.report.actions += 1
 
@@ -603,7 +688,9 @@ class Bridge:
         try:
             if mine is not None and mine.stack < buy_in:
                 amount = buy_in - mine.stack
+                await self.pace.wait()
                 await client.request({"type": "add_chips", "table": table, "amount": amount})
+            await self.pace.wait()
             await client.sit_in(table)
         except RequestRefused as error:
             log.warning("cannot sit in again: %s", error)
@@ -615,3 +702,23 @@ class Bridge:
                 await client.leave(self.settings.table)
             self._seat = None
         await client.close()
+
+
+async def _read_line(reader: asyncio.StreamReader) -> bytes:
+    """One line from the bot (``b""``: it closed the connection); ``_BotEnded`` for a line over
+    ``BOT_LINE_LIMIT`` or a connection the bot reset."""
+    try:
+        return await reader.readline()
+    except ValueError:
+        raise _BotEnded(f"the bot sent a line over {BOT_LINE_LIMIT} bytes") from None
+    except OSError as error:
+        raise _BotEnded(f"the bot's connection failed ({error.__class__.__name__})") from None
+
+
+async def _write_line(writer: asyncio.StreamWriter, line: str) -> None:
+    """Send the bot one line; ``_BotEnded`` when its connection is closed or reset."""
+    try:
+        writer.write(line.encode("ascii") + b"\r\n")
+        await writer.drain()
+    except OSError as error:
+        raise _BotEnded(f"the bot's connection failed ({error.__class__.__name__})") from None

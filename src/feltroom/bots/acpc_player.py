@@ -20,7 +20,7 @@ import asyncio
 import contextlib
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from feltroom.history.acpc import (
@@ -38,11 +38,13 @@ __all__ = ["PlayerReport", "answer", "main", "play"]
 
 @dataclass
 class PlayerReport:
-    """What one reference bot did: the states read, the actions sent, the hands seen to the end."""
+    """What one reference bot did: the states read, the actions sent, the hands seen to the end
+    (``finals``: the last line of each)."""
 
     states: int = 0
     actions: int = 0
     hands: int = 0
+    finals: list[MatchState] = field(default_factory=list)
 
 
 def answer(
@@ -84,6 +86,7 @@ async def play(
             hand = hand_from_state(game, state)
             if hand.is_over:
                 report.hands += 1
+                report.finals.append(state)
                 continue
             # one brain per hand and seed, so that a seeded match is reproducible
             seed_now = None if brain_seed is None else f"{brain_seed}:{state.hand}:{report.states}"
