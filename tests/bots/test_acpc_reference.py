@@ -1,0 +1,224 @@
+"""Matches of agents built on the ACPC reference server's own game code, through the bridges at
+the room's default settings: 300 hands of each of the four games, every line read by the
+reference ``readMatchState`` and printed back unchanged by ``printMatchState``, every answer
+played as sent, the bots' hands agreeing with each other, the audit passing.
+
+The reference code (``game.cc``, ``rng.cc`` of project_acpc_server, with its licence) comes from
+the ``open_spiel`` source distribution on PyPI, which ships it; the test downloads it once with
+pip into a cache folder (``FELTROOM_TEST_CACHE``, default ``~/.cache/feltroom-tests``) and builds
+``acpc_agent.cc`` (ours, beside this file) on it with the system C++ compiler."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from feltroom.bots.acpc import Bridge, BridgeReport, BridgeSettings
+from feltroom.history.acpc import GameDef, MatchState
+from feltroom.room import audit
+from feltroom.store import SqlStorage
+from server.live import live_server, room_for
+
+pytestmark = pytest.mark.slow
+
+HERE = Path(__file__).resolve().parent
+DATA = HERE.parents[0] / "data" / "acpc"
+SOURCE = "open_spiel==1.5"  # its sdist ships project_acpc_server's game code
+INSIDE = "open_spiel/games/universal_poker/acpc/project_acpc_server/"
+HANDS = 300
+
+TABLES = """
+[[table]]
+id = "nl2"
+structure = "no_limit"
+big_blind = 100
+small_blind = 50
+max_seats = 2
+min_buy_in = 20000
+max_buy_in = 20000
+reset_stacks = true
+rake_percent = 0
+timeout_action = "check_or_fold"
+first_button = "first_seated"
+
+[[table]]
+id = "fl2"
+structure = "fixed_limit"
+lower = 10
+small_blind = 5
+max_seats = 2
+min_buy_in = 240
+max_buy_in = 240
+uncapped_heads_up = false
+reset_stacks = true
+rake_percent = 0
+timeout_action = "check_or_fold"
+first_button = "first_seated"
+
+[[table]]
+id = "nl3"
+structure = "no_limit"
+big_blind = 100
+small_blind = 50
+max_seats = 3
+min_buy_in = 20000
+max_buy_in = 20000
+reset_stacks = true
+rake_percent = 0
+timeout_action = "check_or_fold"
+first_button = "first_seated"
+
+[[table]]
+id = "fl3"
+structure = "fixed_limit"
+lower = 10
+max_seats = 3
+min_buy_in = 240
+max_buy_in = 240
+uncapped_heads_up = false
+reset_stacks = true
+rake_percent = 0
+timeout_action = "check_or_fold"
+first_button = "first_seated"
+"""
+
+
+def _cache() -> Path:
+    root = os.environ.get("FELTROOM_TEST_CACHE") or Path.home() / ".cache" / "feltroom-tests"
+    return Path(root) / "acpc-reference"
+
+
+def reference_agent() -> Path:
+    """The built agent: the reference game code fetched (once) and compiled with ours."""
+    cache = _cache()
+    agent = cache / "acpc_agent"
+    source = HERE / "acpc_agent.cc"
+    if agent.exists() and agent.stat().st_mtime >= source.stat().st_mtime:
+        return agent
+    compiler = shutil.which("g++") or shutil.which("c++")
+    if compiler is None:
+        pytest.skip("no C++ compiler (g++) to build the reference ACPC game code")
+    code = cache / "project_acpc_server"
+    if not (code / "game.cc").exists():
+        with tempfile.TemporaryDirectory() as tmp:
+            fetch = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:"]
+            done = subprocess.run(
+                [*fetch, SOURCE, "-d", tmp], capture_output=True, text=True, timeout=600
+            )
+            archives = list(Path(tmp).glob("open_spiel-*.tar.gz"))
+            if not archives:
+                pytest.skip(f"pip could not fetch {SOURCE}: {done.stderr[-500:]}")
+            code.mkdir(parents=True, exist_ok=True)
+            with tarfile.open(archives[0]) as archive:
+                for member in archive.getmembers():
+                    name = member.name.split("/", 1)[-1]
+                    if name.startswith(INSIDE) and member.isfile():
+                        data = archive.extractfile(member)
+                        assert data is not None
+                        (code / name[len(INSIDE) :]).write_bytes(data.read())
+                    elif name == "LICENSE":
+                        data = archive.extractfile(member)
+                        assert data is not None
+                        (code / "LICENSE").write_bytes(data.read())
+    flags = ["-O2", "-D__STDC_FORMAT_MACROS=1", f"-I{code}", "-o", str(agent)]
+    built = subprocess.run(
+        [compiler, *flags, str(source), str(code / "game.cc"), str(code / "rng.cc")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert built.returncode == 0, built.stderr
+    return agent
+
+
+async def _match(
+    live: object, table: str, game_file: str, players: int
+) -> tuple[list[BridgeReport], list[tuple[int, str, str]]]:
+    agent = reference_agent()
+    game = GameDef.parse((DATA / game_file).read_text(encoding="utf-8"))
+    runs, agents = [], []
+    for k in range(players):
+        name = f"{table}a{k}"
+        await live.account(name, chips=500_000)  # type: ignore[attr-defined]
+        port: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        settings = BridgeSettings(
+            live.http,  # type: ignore[attr-defined]
+            0,
+            name,
+            "password-" + name,
+            table,
+            game,
+            HANDS,
+        )
+        bridge = Bridge(settings, listening=port.set_result)
+        runs.append(asyncio.create_task(bridge.run()))
+        number = await port
+        agents.append(
+            await asyncio.create_subprocess_exec(
+                str(agent),
+                str(DATA / game_file),
+                "127.0.0.1",
+                str(number),
+                str(k + 1),
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+            )
+        )
+    reports = await asyncio.gather(*runs)
+    outputs = []
+    for process in agents:
+        out, err = await process.communicate()
+        assert process.returncode is not None
+        outputs.append((process.returncode, out.decode(), err.decode()))
+    return list(reports), outputs
+
+
+@pytest.mark.parametrize(
+    ("table", "game_file", "players"),
+    [
+        ("nl2", "holdem.nolimit.2p.reverse_blinds.game", 2),
+        ("fl2", "holdem.limit.2p.reverse_blinds.game", 2),
+        ("nl3", "holdem.nolimit.3p.game", 3),
+        ("fl3", "holdem.limit.3p.game", 3),
+    ],
+    ids=["no-limit-heads-up", "limit-heads-up", "no-limit-3-player", "limit-3-player"],
+)
+def test_reference_agents_play_300_hands_at_the_rooms_default_settings(
+    storage: SqlStorage, table: str, game_file: str, players: int
+) -> None:
+    async def scenario() -> tuple[list[BridgeReport], list[tuple[int, str, str]]]:
+        room = room_for(storage, TABLES, between_hands=0.0, after_showdown=0.0)
+        async with live_server(room) as live:
+            result = await _match(live, table, game_file, players)
+            assert live.tap.leaks == []
+            assert room.runners[table].table.seats == {}
+        return result
+
+    reports, outputs = asyncio.run(asyncio.wait_for(scenario(), 600))
+    finals: list[list[MatchState]] = []
+    for report, (code, out, err) in zip(reports, outputs, strict=True):
+        # the agent read every line with readMatchState and printed it back unchanged
+        assert code == 0, err[-2000:]
+        lines = out.splitlines()
+        words = lines[-1].split()
+        assert words[:2] == ["hands", str(HANDS)], lines[-1]
+        assert report.hands == HANDS, report
+        assert int(words[3]) == report.actions  # every answer played...
+        assert report.fixed == 0  # ...as sent
+        assert report.ended == f"{HANDS} hands played"
+        finals.append([MatchState.parse(line) for line in lines[:-1]])
+    # the bots' last lines of each hand agree on the betting and the board
+    for hands in zip(*finals, strict=True):
+        assert len({(h.betting, h.board) for h in hands}) == 1, hands
+    result = audit(storage, shuffles=0)
+    assert result["problems"] == []
+    assert result["pass"] is True
+    assert result["hands_checked"] >= HANDS
