@@ -63,9 +63,53 @@ static Action choose(const Game *game, const State *state) {
   return action;
 }
 
+// The dealer's match log of HANDS hands of such agents, dealt with the reference code's random
+// numbers from SEED and valued by its valueOfState (a split pot shared equally, 2.5 and 2.5):
+// "# name/game/hands/seed" header, STATE lines as printState prints them with each position's
+// value and name (the seats rotating every hand, as the dealer rotates them), the SCORE line.
+static int dealer_log(const char *path, long hands, uint32_t seed) {
+  FILE *file = fopen(path, "r");
+  Game *game = file ? readGame(file) : NULL;
+  if (game == NULL) return 2;
+  const char *names[] = {"Alice", "Bob", "Carol"};
+  const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+  double score[MAX_PLAYERS] = {0};
+  rng_state_t rng;
+  init_genrand(&rng, seed);
+  srand48(seed);
+  printf("# name/game/hands/seed match %s %ld %u\n", base, hands, seed);
+  static char line[MAX_LINE_LEN];
+  for (long h = 0; h < hands; ++h) {
+    State state;
+    initState(game, (uint32_t)h, &state);
+    dealCards(game, &rng, &state);
+    while (!stateFinished(&state)) {
+      Action action = choose(game, &state);
+      doAction(game, &action, &state);
+    }
+    if (printState(game, &state, MAX_LINE_LEN, line) < 0) return 5;
+    printf("%s:", line);
+    for (int p = 0; p < game->numPlayers; ++p) {
+      double value = valueOfState(game, &state, p);
+      score[(p + h) % game->numPlayers] += value;
+      printf(p ? "|%g" : "%g", value);
+    }
+    for (int p = 0; p < game->numPlayers; ++p)
+      printf(p ? "|%s" : ":%s", names[(p + h) % game->numPlayers]);
+    printf("\n");
+  }
+  printf("SCORE");
+  for (int p = 0; p < game->numPlayers; ++p) printf(p ? "|%.6f" : ":%.6f", score[p]);
+  for (int p = 0; p < game->numPlayers; ++p) printf(p ? "|%s" : ":%s", names[p]);
+  printf("\n");
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc == 5 && strcmp(argv[1], "--log") == 0)
+    return dealer_log(argv[2], atol(argv[3]), (uint32_t)atol(argv[4]));
   if (argc != 5) {
-    fprintf(stderr, "usage: acpc_agent GAMEDEF HOST PORT SEED\n");
+    fprintf(stderr, "usage: acpc_agent GAMEDEF HOST PORT SEED | --log GAMEDEF HANDS SEED\n");
     return 2;
   }
   FILE *file = fopen(argv[1], "r");

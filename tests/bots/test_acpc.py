@@ -41,7 +41,6 @@ max_buy_in = 20000
 reset_stacks = true
 timeout_action = "check_or_fold"
 first_button = "first_seated"
-act_seconds = 30
 
 [[table]]
 id = "acpc-fl3"
@@ -54,7 +53,6 @@ uncapped_heads_up = false
 reset_stacks = true
 timeout_action = "check_or_fold"
 first_button = "first_seated"
-act_seconds = 30
 
 [[table]]
 id = "acpc-nl3"
@@ -68,7 +66,6 @@ reset_stacks = true
 timeout_action = "check_or_fold"
 rake_percent = 0
 first_button = "first_seated"
-act_seconds = 30
 
 [[table]]
 id = "acpc-fl"
@@ -82,7 +79,6 @@ uncapped_heads_up = false
 reset_stacks = true
 timeout_action = "check_or_fold"
 first_button = "first_seated"
-act_seconds = 30
 
 [[table]]
 id = "plain-nl"

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from bots.test_acpc import TABLES as ACPC_TABLES
 from feltroom.bots.acpc import Bridge, BridgeReport, BridgeSettings, HandTrack, room_action
 from feltroom.bots.acpc import table_problems as problems_of
 from feltroom.bots.acpc_player import PlayerReport, play
@@ -27,19 +28,10 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "acpc"
 NL2 = "holdem.nolimit.2p.reverse_blinds.game"
 FL2 = "holdem.limit.2p.reverse_blinds.game"
 
-TABLES = """
-[[table]]
-id = "nl"
-structure = "no_limit"
-big_blind = 100
-small_blind = 50
-max_seats = 2
-min_buy_in = 20000
-max_buy_in = 20000
-reset_stacks = true
-timeout_action = "check_or_fold"
-first_button = "first_seated"
-
+# and a heads-up Limit table whose clock acts after a second, for bots that do not answer
+TABLES = (
+    ACPC_TABLES
+    + """
 [[table]]
 id = "fl"
 structure = "fixed_limit"
@@ -51,10 +43,10 @@ max_buy_in = 240
 uncapped_heads_up = false
 reset_stacks = true
 timeout_action = "check_or_fold"
-first_button = "first_seated"
 act_seconds = 1
 countdown_seconds = 0
 """
+)
 
 # the room as a match wants it: no pause between hands nor after a showdown
 FAST = {"between_hands": 0.0, "after_showdown": 0.0}
@@ -108,7 +100,7 @@ def test_a_bridge_table_checks_or_folds_on_time_has_no_house_bots_straddle_or_ru
     None
 ):
     nl2 = _game(NL2)
-    settings = _settings("nl")
+    settings = _settings("acpc-nl")
     assert problems_of(nl2, settings) == []
     assert problems_of(nl2, {**settings, "timeout_action": "fold"}) == [
         "timeout_action is 'fold'; the game needs 'check_or_fold'"
@@ -181,7 +173,7 @@ class _RateLimitedClient:
 
 def test_an_action_refused_for_the_rate_is_sent_again_never_lost() -> None:
     async def scenario() -> tuple[BridgeReport, list[object]]:
-        bridge = Bridge(BridgeSettings("http://127.0.0.1:9", 0, "a", "p", "nl"))
+        bridge = Bridge(BridgeSettings("http://127.0.0.1:9", 0, "a", "p", "acpc-nl"))
         fake = _RateLimitedClient(refusals=2)
         bridge.client = fake  # type: ignore[assignment]
         await bridge._act(RaiseTo(300), bot=True)
@@ -254,7 +246,7 @@ def test_min_raisers_stop_at_the_dealers_max_num_actions_under_a_tight_rate_limi
         game = _game(NL2)
         async with live_server(room, HubSettings(rate=10.0, burst=10.0)) as live:
             stop = asyncio.Event()
-            _, runs, ports = await _bridges(live, "nl", game, 2, 1, stop)
+            _, runs, ports = await _bridges(live, "acpc-nl", game, 2, 1, stop)
             lines: list[list[str]] = [[], []]
             bots = [
                 asyncio.create_task(_scripted(game, port, lambda s: f"{s}:r1\r\n", lines[k]))
@@ -262,7 +254,7 @@ def test_min_raisers_stop_at_the_dealers_max_num_actions_under_a_tight_rate_limi
             ]
             reports = await asyncio.gather(*runs)
             await asyncio.gather(*bots)
-            assert room.runners["nl"].table.seats == {}
+            assert room.runners["acpc-nl"].table.seats == {}
         return reports, lines
 
     reports, lines = asyncio.run(asyncio.wait_for(scenario(), 240))
@@ -309,10 +301,10 @@ def test_sit_with_auto_muck_off_shows_from_the_first_deal(storage: SqlStorage) -
             client = Client(live.http)
             await client.sign_in("mucky", "password-mucky")
             await client.connect()
-            await client.sit("nl", 1, buy_in=20000, auto_muck=False)
-            seat = room.runners["nl"].table.seats[1]
+            await client.sit("acpc-nl", 1, buy_in=20000, auto_muck=False)
+            seat = room.runners["acpc-nl"].table.seats[1]
             settings = {"auto_muck": seat.auto_muck}
-            await client.leave("nl")
+            await client.leave("acpc-nl")
             await client.close()
             return settings
 

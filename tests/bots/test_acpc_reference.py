@@ -11,6 +11,7 @@ pip into a cache folder (``FELTROOM_TEST_CACHE``, default ``~/.cache/feltroom-te
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 import subprocess
@@ -21,7 +22,9 @@ from pathlib import Path
 
 import pytest
 
+from bots.test_acpc import TABLES
 from feltroom.bots.acpc import Bridge, BridgeReport, BridgeSettings
+from feltroom.cli import main
 from feltroom.history.acpc import GameDef, MatchState
 from feltroom.room import audit
 from feltroom.store import SqlStorage
@@ -34,61 +37,6 @@ DATA = HERE.parents[0] / "data" / "acpc"
 SOURCE = "open_spiel==1.5"  # its sdist ships project_acpc_server's game code
 INSIDE = "open_spiel/games/universal_poker/acpc/project_acpc_server/"
 HANDS = 300
-
-TABLES = """
-[[table]]
-id = "nl2"
-structure = "no_limit"
-big_blind = 100
-small_blind = 50
-max_seats = 2
-min_buy_in = 20000
-max_buy_in = 20000
-reset_stacks = true
-rake_percent = 0
-timeout_action = "check_or_fold"
-first_button = "first_seated"
-
-[[table]]
-id = "fl2"
-structure = "fixed_limit"
-lower = 10
-small_blind = 5
-max_seats = 2
-min_buy_in = 240
-max_buy_in = 240
-uncapped_heads_up = false
-reset_stacks = true
-rake_percent = 0
-timeout_action = "check_or_fold"
-first_button = "first_seated"
-
-[[table]]
-id = "nl3"
-structure = "no_limit"
-big_blind = 100
-small_blind = 50
-max_seats = 3
-min_buy_in = 20000
-max_buy_in = 20000
-reset_stacks = true
-rake_percent = 0
-timeout_action = "check_or_fold"
-first_button = "first_seated"
-
-[[table]]
-id = "fl3"
-structure = "fixed_limit"
-lower = 10
-max_seats = 3
-min_buy_in = 240
-max_buy_in = 240
-uncapped_heads_up = false
-reset_stacks = true
-rake_percent = 0
-timeout_action = "check_or_fold"
-first_button = "first_seated"
-"""
 
 
 def _cache() -> Path:
@@ -128,7 +76,8 @@ def reference_agent() -> Path:
                         data = archive.extractfile(member)
                         assert data is not None
                         (code / "LICENSE").write_bytes(data.read())
-    flags = ["-O2", "-D__STDC_FORMAT_MACROS=1", f"-I{code}", "-o", str(agent)]
+    building = agent.with_name(f"acpc_agent.{os.getpid()}")  # test processes build alike
+    flags = ["-O2", "-D__STDC_FORMAT_MACROS=1", f"-I{code}", "-o", str(building)]
     built = subprocess.run(
         [compiler, *flags, str(source), str(code / "game.cc"), str(code / "rng.cc")],
         capture_output=True,
@@ -136,6 +85,7 @@ def reference_agent() -> Path:
         timeout=300,
     )
     assert built.returncode == 0, built.stderr
+    building.replace(agent)
     return agent
 
 
@@ -146,7 +96,7 @@ async def _match(
     game = GameDef.parse((DATA / game_file).read_text(encoding="utf-8"))
     runs, agents = [], []
     for k in range(players):
-        name = f"{table}a{k}"
+        name = f"{table[5:]}a{k}"
         await live.account(name, chips=500_000)  # type: ignore[attr-defined]
         port: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         settings = BridgeSettings(
@@ -181,44 +131,83 @@ async def _match(
     return list(reports), outputs
 
 
-@pytest.mark.parametrize(
-    ("table", "game_file", "players"),
-    [
-        ("nl2", "holdem.nolimit.2p.reverse_blinds.game", 2),
-        ("fl2", "holdem.limit.2p.reverse_blinds.game", 2),
-        ("nl3", "holdem.nolimit.3p.game", 3),
-        ("fl3", "holdem.limit.3p.game", 3),
-    ],
-    ids=["no-limit-heads-up", "limit-heads-up", "no-limit-3-player", "limit-3-player"],
-)
-def test_reference_agents_play_300_hands_at_the_rooms_default_settings(
-    storage: SqlStorage, table: str, game_file: str, players: int
+GAMES = [
+    ("acpc-nl", "holdem.nolimit.2p.reverse_blinds.game", 2),
+    ("acpc-fl", "holdem.limit.2p.reverse_blinds.game", 2),
+    ("acpc-nl3", "holdem.nolimit.3p.game", 3),
+    ("acpc-fl3", "holdem.limit.3p.game", 3),
+]
+
+
+def test_reference_agents_play_300_hands_of_each_game_at_the_rooms_default_settings(
+    storage: SqlStorage,
 ) -> None:
-    async def scenario() -> tuple[list[BridgeReport], list[tuple[int, str, str]]]:
+    """The four matches at once in one room (hands follow at once, the default rate limit and
+    clocks, no think time): each runs to its last hand."""
+    reference_agent()  # fetched and built before the room starts
+
+    async def scenario() -> list[tuple[list[BridgeReport], list[tuple[int, str, str]]]]:
         room = room_for(storage, TABLES, between_hands=0.0, after_showdown=0.0)
         async with live_server(room) as live:
-            result = await _match(live, table, game_file, players)
+            matches = [_match(live, table, game, players) for table, game, players in GAMES]
+            results = await asyncio.gather(*matches)
             assert live.tap.leaks == []
-            assert room.runners[table].table.seats == {}
-        return result
+            for table, _, _ in GAMES:
+                assert room.runners[table].table.seats == {}
+        return list(results)
 
-    reports, outputs = asyncio.run(asyncio.wait_for(scenario(), 600))
-    finals: list[list[MatchState]] = []
-    for report, (code, out, err) in zip(reports, outputs, strict=True):
-        # the agent read every line with readMatchState and printed it back unchanged
-        assert code == 0, err[-2000:]
-        lines = out.splitlines()
-        words = lines[-1].split()
-        assert words[:2] == ["hands", str(HANDS)], lines[-1]
-        assert report.hands == HANDS, report
-        assert int(words[3]) == report.actions  # every answer played...
-        assert report.fixed == 0  # ...as sent
-        assert report.ended == f"{HANDS} hands played"
-        finals.append([MatchState.parse(line) for line in lines[:-1]])
-    # the bots' last lines of each hand agree on the betting and the board
-    for hands in zip(*finals, strict=True):
-        assert len({(h.betting, h.board) for h in hands}) == 1, hands
+    results = asyncio.run(asyncio.wait_for(scenario(), 900))
+    for reports, outputs in results:
+        finals: list[list[MatchState]] = []
+        for report, (code, out, err) in zip(reports, outputs, strict=True):
+            # the agent read every line with readMatchState and printed it back unchanged
+            assert code == 0, err[-2000:]
+            lines = out.splitlines()
+            words = lines[-1].split()
+            assert words[:2] == ["hands", str(HANDS)], lines[-1]
+            assert report.hands == HANDS, report
+            assert int(words[3]) == report.actions  # every answer played...
+            assert report.fixed == 0  # ...as sent
+            assert report.ended == f"{HANDS} hands played"
+            finals.append([MatchState.parse(line) for line in lines[:-1]])
+        # the bots' last lines of each hand agree on the betting and the board
+        for hands in zip(*finals, strict=True):
+            assert len({(h.betting, h.board) for h in hands}) == 1, hands
     result = audit(storage, shuffles=0)
     assert result["problems"] == []
     assert result["pass"] is True
-    assert result["hands_checked"] >= HANDS
+    assert result["hands_checked"] >= 4 * HANDS
+
+
+@pytest.mark.parametrize(
+    ("game_file", "odd"),
+    [
+        ("holdem.limit.2p.reverse_blinds.game", False),
+        ("holdem.nolimit.2p.reverse_blinds.game", False),
+        ("holdem.limit.3p.game", True),
+        ("holdem.nolimit.3p.game", True),
+    ],
+)
+def test_logs_valued_by_the_reference_code_replay_with_every_hand_matching(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], game_file: str, odd: bool
+) -> None:
+    """3,000 hands of each game dealt with the reference code's random numbers (seed 7) and
+    valued by its ``valueOfState``, written as the dealer writes its log: ``feltroom replay``
+    matches every hand and the SCORE, the three-handed split pots' odd chips included."""
+    agent = reference_agent()
+    shutil.copy(DATA / game_file, tmp_path / game_file)
+    made = subprocess.run(
+        [str(agent), "--log", str(tmp_path / game_file), "3000", "7"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert made.returncode == 0, made.stderr
+    log = tmp_path / "match.log"
+    log.write_text(made.stdout, encoding="utf-8")
+    assert main(["replay", str(log)]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(lines) == 3000
+    assert all(line["match"] is True for line in lines)
+    odd_chips = sum(1 for line in lines if line.get("odd_chip"))
+    assert (odd_chips > 0) is odd
