@@ -7,7 +7,7 @@
 // Says VERSION:2.0.0, then for every line: reads it with readMatchState (a line it cannot read
 // ends it: "could not read state", exit 3), prints the state back with printMatchState and
 // compares (a difference ends it: exit 4), and at its turn answers a random valid action
-// (fold 5%, call 50%, raise 45%; a No-Limit raise of a random size between the minimum and the
+// (fold 10%, call 65%, raise 25%; a No-Limit raise of a random size between the minimum and the
 // maximum, the all-in rarer). It prints each hand's last line, and at the connection's end
 // "hands H actions A", exit 0.
 #include <netdb.h>
@@ -47,13 +47,13 @@ static Action choose(const Game *game, const State *state) {
   double draw = drand48();
   action.size = 0;
   action.type = a_fold;
-  if (draw < 0.05 && isValidAction(game, state, 0, &action)) return action;
-  if (draw >= 0.55 && raiseIsValid(game, state, &low, &high)) {
+  if (draw < 0.1 && isValidAction(game, state, 0, &action)) return action;
+  if (draw >= 0.75 && raiseIsValid(game, state, &low, &high)) {
     action.type = a_raise;
     if (game->bettingType == noLimitBetting) {
-      // mostly small raises, so that hands have several rounds
+      // more small raises than large ones, so that hands often see several rounds
       int32_t span = high - low;
-      int32_t size = low + (int32_t)(drand48() * drand48() * drand48() * (span + 1));
+      int32_t size = low + (int32_t)(drand48() * drand48() * (span + 1));
       action.size = size > high ? high : size;
     }
     if (isValidAction(game, state, 0, &action)) return action;

@@ -97,7 +97,7 @@ async def _match(
     runs, agents = [], []
     for k in range(players):
         name = f"{table[5:]}a{k}"
-        await live.account(name, chips=500_000)  # type: ignore[attr-defined]
+        await live.account(name, chips=50_000_000)  # the refills of 300 hands  # type: ignore[attr-defined]
         port: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         settings = BridgeSettings(
             live.http,  # type: ignore[attr-defined]

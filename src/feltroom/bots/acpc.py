@@ -8,19 +8,23 @@
    assume: ``table_problems`` lists every setting that does not fit, and the bridge refuses such a
    table with all of them before it listens.
 2. It listens on ``127.0.0.1:P`` for one bot, which says ``VERSION:2.0.0`` first, then sits at
-   the table with the definition's stack (posting blinds automatically, showing its cards at a
-   showdown as the ACPC dealer shows everyone's).
+   the table with the definition's stack (posting blinds automatically, with auto-muck off from
+   the first deal: its cards are shown at a showdown as the ACPC dealer shows everyone's). Its
+   requests keep under the rate limit the room announces in ``welcome`` (``Pace``), and an
+   action refused for the rate is sent again.
 3. For each hand it is dealt it sends the bot a ``MATCHSTATE`` line whenever a player is to act
    and when the hand is over, built from the room's messages (``HandTrack``); when it is the bot's
-   turn it waits for the answer (``<state>:<action>``) until the turn's deadline and plays it. An
-   answer the rules do not allow is fixed as the ACPC dealer fixes it (``room_action``): a fold
-   when checking is free checks, a raise that is not possible calls, a raise size out of range
-   becomes the nearest legal one. A hand that does not fit the definition (fewer players dealt,
-   an entering player's post, a stack that could not be reset) is not shown to the bot: the
-   bridge checks or folds it.
+   turn it waits for the answer (``<state>:<action>``) until the turn's deadline and plays it as
+   the ACPC dealer plays it (``room_action``): what it cannot read is a call, a fold when
+   checking is free checks, a raise that is not possible (the cap, ``MAX_NUM_ACTIONS``) calls, a
+   raise size out of range becomes the nearest legal one. Every line sent is one the dealer's
+   reader reads: a fold the room made where checking was free is shown as ``c``. A hand that
+   does not fit the definition (fewer players dealt, an entering player's post, a stack that
+   could not be reset) is not shown to the bot: the bridge checks or folds it.
 
-It ends when the bot closes its connection, after ``hands`` hands, or when stopped; it then
-leaves the table (the stack goes back to the wallet) and closes both connections.
+It ends when the bot closes its connection (or resets it, or sends a line over 64 KiB), after
+``hands`` hands, or when stopped; it then leaves the table (the stack goes back to the wallet),
+closes both connections and reports why (``BridgeReport.ended``).
 """
 
 from __future__ import annotations
@@ -88,8 +92,8 @@ class Pace:
     refuses an action of the bot's for the room's own limit."""
 
     def __init__(self, rate: float = 20.0, burst: float = 40.0) -> None:
-        self.rate = max(1.0, 0.8 * rate)
-        self.burst = max(1.0, 0.5 * burst)
+        self.rate = max(1.0, 0.9 * rate)
+        self.burst = max(1.0, 0.75 * burst)
         self.tokens = self.burst
         self.at = time.monotonic()
 
