@@ -131,6 +131,22 @@ async def _match(
     return list(reports), outputs
 
 
+def _stored(storage: SqlStorage, table: str, players: int) -> list[tuple[str, str]]:
+    """The room's histories of a table's hands of ``players`` players, in order: the betting as
+    ACPC letters (``f``, ``c``, ``r``) and the board."""
+    letters = {"fold": "f", "check": "c", "call": "c"}
+    with storage.transaction(write=False) as tx:
+        rows = tx.settled_hands(0.0, 0, 100_000)
+    hands = []
+    for row in rows:
+        record = json.loads(row.record)
+        if row.table_id != table or len(record["players"]) != players:
+            continue
+        betting = "".join(letters.get(text, "r") for _, text in record["actions"])
+        hands.append((betting, record["board"]))
+    return hands
+
+
 GAMES = [
     ("acpc-nl", "holdem.nolimit.2p.reverse_blinds.game", 2),
     ("acpc-fl", "holdem.limit.2p.reverse_blinds.game", 2),
@@ -157,7 +173,7 @@ def test_reference_agents_play_300_hands_of_each_game_at_the_rooms_default_setti
         return list(results)
 
     results = asyncio.run(asyncio.wait_for(scenario(), 900))
-    for reports, outputs in results:
+    for (table, _, players), (reports, outputs) in zip(GAMES, results, strict=True):
         finals: list[list[MatchState]] = []
         for report, (code, out, err) in zip(reports, outputs, strict=True):
             # the agent read every line with readMatchState and printed it back unchanged
@@ -170,9 +186,19 @@ def test_reference_agents_play_300_hands_of_each_game_at_the_rooms_default_setti
             assert report.fixed == 0  # ...as sent
             assert report.ended == f"{HANDS} hands played"
             finals.append([MatchState.parse(line) for line in lines[:-1]])
-        # the bots' last lines of each hand agree on the betting and the board
+        # the bots' last lines of each hand agree on the betting and the board, and the room's
+        # histories hold the same actions and board, hand by hand
+        # (a hand dealt as a bridge sat, with its entry post, or as they left is not the bots')
+        shown = []
         for hands in zip(*finals, strict=True):
             assert len({(h.betting, h.board) for h in hands}) == 1, hands
+            betting = "".join(t[0] for r in hands[0].betting for t in r)
+            board = " ".join(str(c) for cards in hands[0].board for c in cards)
+            shown.append((betting, board))
+        stored = _stored(storage, table, players)
+        extra = len(stored) - HANDS
+        assert 0 <= extra <= 2
+        assert any(stored[k : k + HANDS] == shown for k in range(extra + 1))
     result = audit(storage, shuffles=0)
     assert result["problems"] == []
     assert result["pass"] is True
