@@ -176,12 +176,20 @@ class OperatorLog:
 
 
 class Operators:
-    """The operator's actions on accounts, each with its log entry in the same transaction."""
+    """The operator's actions on accounts, each with its log entry in the same transaction.
 
-    def __init__(self, accounts: Accounts, log: OperatorLog | None = None) -> None:
+    ``on_operators``: whether the account actions (suspend, reinstate, reset-password, verify,
+    rename, remove) may be taken on an operator's account. The operator API says no (one
+    operator must not take another over: a new password, a suspension, a new name); on the
+    database (``feltroom admin``), whoever holds it manages operators anyway."""
+
+    def __init__(
+        self, accounts: Accounts, log: OperatorLog | None = None, *, on_operators: bool = True
+    ) -> None:
         self.accounts = accounts
         self.storage = accounts.storage
         self.log = log or OperatorLog(accounts.storage, accounts.clock)
+        self.on_operators = on_operators
 
     # -- who may act
 
@@ -228,7 +236,7 @@ class Operators:
         """Suspend ``name``: it cannot sign in, and every session it has ends now. (The live
         room also closes its connections and takes its chips out of play: ``RoomRuntime``.)"""
         with self.storage.transaction() as tx:
-            user = self._person(tx, name, lock=True)
+            user = self._target(tx, name, "suspend", lock=True)
             if user.suspended:
                 raise RoomError(f"{name!r} is already suspended; reinstate it first")
             if name == operator:
@@ -241,7 +249,7 @@ class Operators:
     def reinstate(self, name: str, operator: str, reason: str) -> dict[str, Any]:
         """Lift a suspension: the account may sign in again."""
         with self.storage.transaction() as tx:
-            user = self._person(tx, name, lock=True)
+            user = self._target(tx, name, "reinstate", lock=True)
             if not user.suspended:
                 raise RoomError(f"{name!r} is not suspended")
             tx.set_suspended(name, False)
@@ -252,11 +260,11 @@ class Operators:
         """Give ``name`` a new random password (returned once, to hand to the player) and end
         every session it has. Blocking: hashes."""
         with self.storage.transaction(write=False) as tx:
-            self._person(tx, name)
+            self._target(tx, name, "reset-password")
         password = secrets.token_urlsafe(TEMPORARY_PASSWORD_BYTES)
         password_hash = self.accounts.hasher.hash(password)
         with self.storage.transaction() as tx:
-            self._person(tx, name, lock=True)
+            self._target(tx, name, "reset-password", lock=True)
             tx.set_password_hash(name, password_hash)
             ended = tx.delete_sessions_of(name)
             entry = self.log.add(
@@ -268,7 +276,12 @@ class Operators:
         """Mark ``name`` verified: the operator checked who holds the account; real-money
         tables and tournaments take it from now on."""
         with self.storage.transaction() as tx:
-            user = self._person(tx, name, lock=True)
+            if name == operator:
+                raise RoomError(
+                    "an operator cannot verify their own account: another operator checks who "
+                    "holds it"
+                )
+            user = self._target(tx, name, "verify", lock=True)
             if user.verified:
                 raise RoomError(f"{name!r} is verified already")
             tx.set_verified(name, True)
@@ -287,7 +300,7 @@ class Operators:
         except RoomError as error:  # a bad new name is bad input, not an unknown account
             raise RoomError(f"cannot rename to {new_name!r}: {error}") from None
         with self.storage.transaction() as tx:
-            user = self._person(tx, name, lock=True)
+            user = self._target(tx, name, "rename", lock=True)
             if new_name == name:
                 raise RoomError(f"the account is named {name!r} already")
             self.accounts.check_name_free(tx, new_name, user.account_id)
@@ -318,7 +331,7 @@ class Operators:
         balancing). Its protection stays with the name: a self-exclusion or cool-off is not
         lifted, and a sign-up under the name is refused while a self-exclusion runs."""
         with self.storage.transaction() as tx:
-            user = self._person(tx, name, lock=True)
+            user = self._target(tx, name, "remove", lock=True)
             if name == operator:
                 raise RoomError("an operator cannot remove their own account")
             if user.operator:
@@ -409,6 +422,18 @@ class Operators:
                         "verified": user.verified,
                     }
         return found
+
+    def _target(self, tx: Transaction, name: str, action: str, lock: bool = False) -> UserRow:
+        """The person's account an account action is taken on; an operator's is refused
+        unless ``on_operators``."""
+        user = self._person(tx, name, lock)
+        if user.operator and not self.on_operators:
+            raise RoomError(
+                f"{name!r} is an operator: the operator API does not {action} an operator's "
+                "account; operators are managed on the database (feltroom admin --db URL "
+                "revoke-operator / grant-operator, then the action)"
+            )
+        return user
 
     @staticmethod
     def _person(tx: Transaction, name: str, lock: bool = False) -> UserRow:

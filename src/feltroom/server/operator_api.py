@@ -42,7 +42,7 @@ from feltroom.room.operators import MAX_REASON, Operators, check_reason
 from feltroom.room.protection import Protection
 from feltroom.room.runtime import RoomRuntime
 from feltroom.room.storage import Storage
-from feltroom.room.tables_config import TableSpec, spec_of
+from feltroom.room.tables_config import TableSpec, check_cash_table_id, spec_of
 from feltroom.server.rest import (
     ApiError,
     _client_address,
@@ -213,7 +213,7 @@ class LocalRoom:
 
 def operator_routes(room: OperatorRoom, static: Any) -> list[Route]:
     """The operator API and console of a room; ``static`` is the folder of ``admin.html``."""
-    operators = Operators(room.accounts)
+    operators = Operators(room.accounts, on_operators=False)
 
     async def operator_of(request: Request) -> str:
         player, _ = await authenticated(request, room.accounts)
@@ -327,6 +327,7 @@ def operator_routes(room: OperatorRoom, static: Any) -> list[Route]:
         b = _fields(body, {"definition": dict, "reason": str})
         try:
             spec = spec_of(b["definition"], "the definition")
+            check_cash_table_id(spec.table_id)
         except (RoomError, ValueError) as error:
             raise _invalid(f"{error}; docs/tables.md lists a table's settings") from None
         definition = json.dumps(b["definition"], sort_keys=True)
