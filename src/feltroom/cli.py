@@ -682,6 +682,8 @@ def _hub_settings(config: Any) -> Any:
         chat_burst=protocol.chat_burst,
         outbox=protocol.outbox,
         hello_seconds=protocol.hello_seconds,
+        per_address=protocol.connections_per_address,
+        per_session=protocol.connections_per_session,
     )
 
 

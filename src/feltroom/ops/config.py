@@ -287,6 +287,14 @@ class ProtocolSection(_Section):
     hello_seconds: Annotated[float, Field(gt=0)] = Field(
         10.0, description="how long a new connection has to say hello"
     )
+    connections_per_address: Annotated[int, Field(ge=1)] = Field(
+        64,
+        description="websocket connections held at once from one client address, per server "
+        "or gateway (players behind one router share one: keep it 32 or more)",
+    )
+    connections_per_session: Annotated[int, Field(ge=1)] = Field(
+        16, description="websocket connections held at once with one sign-in's token"
+    )
 
 
 class Settings(BaseSettings):
