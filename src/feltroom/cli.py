@@ -622,6 +622,7 @@ def _serve(args: argparse.Namespace) -> int:
             on_ready=ready,
             forwarded_allow_ips=config.server.forwarded_allow_ips,
             metrics_port=config.server.metrics_port,
+            read_timeouts=_read_timeouts(config),
         )
     except KeyboardInterrupt:
         pass
@@ -667,6 +668,13 @@ def _rest_limits(config: Any) -> Any:
         grant_every=accounts.grant_every,
         password_min=accounts.password_min,
     )
+
+
+def _read_timeouts(config: Any) -> Any:
+    """How long an HTTP request's headers and body may take (the process and a gateway)."""
+    from feltroom.server.timeouts import ReadTimeouts
+
+    return ReadTimeouts(config.server.header_seconds, config.server.body_seconds)
 
 
 def _hub_settings(config: Any) -> Any:
@@ -735,6 +743,7 @@ def _serve_cluster(config: Any) -> int:
             min_password_length=config.accounts.password_min,
             sign_in_retention_days=config.accounts.sign_in_retention_days,
             forwarded_allow_ips=server.forwarded_allow_ips,
+            read_timeouts=_read_timeouts(config),
         )
     tables = server.tables
     return serve_worker(

@@ -178,6 +178,16 @@ class ServerSection(_Section):
     lease_seconds: Annotated[float, Field(ge=0.5, le=60)] = Field(
         3.0, description="how long a worker's table lease runs without renewal"
     )
+    header_seconds: Annotated[float, Field(gt=0, le=3600)] = Field(
+        10.0,
+        description="how long an HTTP request's headers may take to arrive (from the "
+        "connection's opening or the previous response); past it: 408, connection closed",
+    )
+    body_seconds: Annotated[float, Field(gt=0, le=3600)] = Field(
+        30.0,
+        description="how long an HTTP request's body may take to arrive after its headers; "
+        "past it: 408, connection closed",
+    )
 
 
 class LogSection(_Section):

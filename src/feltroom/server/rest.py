@@ -67,7 +67,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
@@ -345,11 +345,14 @@ async def _read_json(request: Request, limit: int) -> dict[str, Any]:
             raise too_large
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise too_large
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise too_large
+            chunks.append(chunk)
+    except ClientDisconnect:  # (a body that took too long: feltroom.server.timeouts)
+        raise ApiError(408, "timeout", "the request's body did not arrive whole") from None
     raw = b"".join(chunks)
     if not raw.strip():
         return {}
