@@ -460,6 +460,7 @@ def _room_command(args: argparse.Namespace) -> int:
                 since=None if since is None else _date(since),
                 limit=getattr(args, "limit", 1000),
                 to=getattr(args, "to", None),
+                identity=getattr(args, "identity", None),
             )
         elif args.command == "integrity":
             code, result = operator.run_integrity(storage, args.since, args.threshold, args.account)

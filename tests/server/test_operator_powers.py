@@ -32,7 +32,7 @@ def test_the_operator_api_takes_no_action_on_an_operator_account(storage: SqlSto
                     ("reset-password", {}),
                     ("suspend", {}),
                     ("reinstate", {}),
-                    ("verify", {}),
+                    ("verify", {"identity": "boss@example.org"}),
                     ("rename", {"to": "bossy"}),
                     ("remove", {}),
                 ):
@@ -60,7 +60,7 @@ def test_an_operator_cannot_verify_their_own_account(storage: SqlStorage) -> Non
     runtime.accounts.sign_up("op", "password-op")
     operators.grant("op", "", "root", "test operator")
     with pytest.raises(RoomError, match="cannot verify their own account"):
-        operators.verify("op", "op", "I am who I say")
+        operators.verify("op", "op", "I am who I say", "op@example.org")
     assert operators.describe(["op"])["op"]["verified"] is False
     assert [e["action"] for e in operators.log.entries()] == ["grant-operator"]
 
@@ -69,7 +69,7 @@ def test_an_operator_cannot_verify_their_own_account(storage: SqlStorage) -> Non
             token = await live.account("self")
             await asyncio.to_thread(operators.grant, "self", "", "root", "test operator")
             async with httpx.AsyncClient(base_url=live.http, headers=_bearer(token)) as http:
-                body = {"account": "self", "reason": "me"}
+                body = {"account": "self", "reason": "me", "identity": "self@example.org"}
                 response = await http.post("/api/operator/verify", json=body)
                 assert "cannot verify their own account" in _error(response, 409, "refused")
             assert operators.describe(["self"])["self"]["verified"] is False

@@ -14,10 +14,13 @@ changes nothing.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import ipaddress
 import json
 import secrets
 import time
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -27,7 +30,13 @@ from feltroom.money import format_units
 from feltroom.room.accounts import Accounts, check_player_name
 from feltroom.room.errors import NotAnOperator, RoomError, UnknownAccount
 from feltroom.room.ledger import OPERATOR_MARK, account_owner, currency, operator_reference
-from feltroom.room.storage import OperatorEntryRow, Storage, Transaction, UserRow
+from feltroom.room.protection import blocked_until
+from feltroom.room.storage import (
+    OperatorEntryRow,
+    Storage,
+    Transaction,
+    UserRow,
+)
 
 __all__ = [
     "ACTIONS",
@@ -37,6 +46,8 @@ __all__ = [
     "Operators",
     "check_reason",
     "entry_json",
+    "identity_hash",
+    "normal_identity",
     "operator_reference",
     "parse_addresses",
 ]
@@ -97,6 +108,32 @@ def parse_addresses(text: str) -> str:
     if len(text) > 255:
         raise RoomError("the operator's addresses take at most 255 characters")
     return text
+
+
+IDENTITY_KEY = "identity_key"
+"""The room's secret (``Transaction.room_secret``) that verified identities are hashed with."""
+MAX_IDENTITY = 254
+
+
+def normal_identity(identity: str) -> str:
+    """The identity an operator checked, written one way: Unicode NFKC, case folded, with no
+    white space; a document number (no "@") also without the "-", "." and "/" it is often
+    written with. ``RoomError`` unless 4 to ``MAX_IDENTITY`` characters are left."""
+    text = "".join(unicodedata.normalize("NFKC", identity).casefold().split())
+    if "@" not in text:
+        text = text.translate({ord(c): None for c in "-./"})
+    if not 4 <= len(text) <= MAX_IDENTITY:
+        raise RoomError(
+            "give the identity you checked: the holder's e-mail address or the number of the "
+            f"document you saw (4 to {MAX_IDENTITY} characters)"
+        )
+    return text
+
+
+def identity_hash(key: bytes, identity: str) -> str:
+    """What the room keeps of a verified identity (written by ``normal_identity``): its
+    HMAC-SHA256 under the room's key, in hex."""
+    return hmac.new(key, b"feltroom identity\n" + identity.encode(), hashlib.sha256).hexdigest()
 
 
 def _address_allowed(allowed: str, address: str) -> bool:
@@ -272,20 +309,35 @@ class Operators:
             )
         return {"account": name, "password": password, "sessions_ended": ended, "entry": entry}
 
-    def verify(self, name: str, operator: str, reason: str) -> dict[str, Any]:
-        """Mark ``name`` verified: the operator checked who holds the account; real-money
-        tables and tournaments take it from now on."""
+    def verify(self, name: str, operator: str, reason: str, identity: str) -> dict[str, Any]:
+        """Mark ``name`` verified: the operator checked who holds the account, by
+        ``identity`` (a document number or an e-mail address; the room keeps only its keyed
+        hash, ``identity_hash``); real-money tables and tournaments take it from now on.
+        Refused while the identity belongs to an account under a self-exclusion (a new name
+        does not get round one)."""
+        if name == operator:
+            raise RoomError(
+                "an operator cannot verify their own account: another operator checks who holds it"
+            )
+        checked = normal_identity(identity)
+        now = self.log.clock()
         with self.storage.transaction() as tx:
-            if name == operator:
-                raise RoomError(
-                    "an operator cannot verify their own account: another operator checks who "
-                    "holds it"
-                )
             user = self._target(tx, name, "verify", lock=True)
             if user.verified:
                 raise RoomError(f"{name!r} is verified already")
+            key = tx.room_secret(IDENTITY_KEY, secrets.token_hex(32))
+            hashed = identity_hash(bytes.fromhex(key), checked)
+            for other in tx.names_of_identity(hashed):
+                protection = tx.get_protection(other)
+                running = None if protection is None else blocked_until(protection, now)
+                if running is not None and running[0] == "self-exclusion":
+                    raise RoomError(
+                        "this identity was verified for an account under a self-exclusion that "
+                        "still runs: no account is verified for it until the exclusion ends"
+                    )
             tx.set_verified(name, True)
-            entry = self.log.add(tx, operator, "verify", name, reason)
+            tx.add_identity(hashed, name, now)
+            entry = self.log.add(tx, operator, "verify", name, reason, {"identity": "kept hashed"})
         return {"account": name, "verified": True, "entry": entry}
 
     def rename(self, name: str, new_name: str, operator: str, reason: str) -> dict[str, Any]:

@@ -15,8 +15,10 @@ or 409 with a message saying what is valid) writes nothing and changes nothing.
   (docs/integrity.md), or one account's;
 - ``GET /api/operator/protection?account=NAME``: a player's limits, cool-off, self-exclusion and
   verification (``feltroom.server.protection_api``);
-- ``POST /api/operator/<action>``: ``suspend``, ``reinstate``, ``reset-password``, ``verify``,
-  ``remove`` (``{"account", "reason"}``), ``rename`` (``{"account", "to", "reason"}``),
+- ``POST /api/operator/<action>``: ``suspend``, ``reinstate``, ``reset-password``,
+  ``remove`` (``{"account", "reason"}``), ``verify`` (``{"account", "identity", "reason"}``:
+  the e-mail address or document number checked, kept only as a keyed hash), ``rename``
+  (``{"account", "to", "reason"}``), none of them on an operator's account (409);
   ``close-table``, ``reopen-table``, ``retire-table``
   (``{"table", "reason"}``), ``add-table`` (``{"definition": {a tables file's [[table]]
   entry}, "reason"}``), ``kick`` (``{"table", "player", "reason"}``), ``broadcast``
@@ -59,7 +61,7 @@ from feltroom.server.session import Hub
 
 __all__ = ["ACCOUNT_ACTIONS", "TABLE_ACTIONS", "LocalRoom", "OperatorRoom", "operator_routes"]
 
-ACCOUNT_ACTIONS = ("suspend", "reinstate", "reset-password", "verify")
+ACCOUNT_ACTIONS = ("suspend", "reinstate", "reset-password")
 TABLE_ACTIONS = ("close-table", "reopen-table", "retire-table")
 MAX_BROADCAST = 500
 MAX_BODY = 16_384  # a table's definition is the largest body
@@ -279,13 +281,17 @@ def operator_routes(room: OperatorRoom, static: Any) -> list[Route]:
             return result
         if action == "reinstate":
             return await run_in_threadpool(operators.reinstate, account, operator, reason)
-        if action == "verify":
-            return await run_in_threadpool(operators.verify, account, operator, reason)
         result = await run_in_threadpool(operators.reset_password, account, operator, reason)
         result["connections_closed"] = await room.close_player(
             account, "the room reset this account's password; sign in again"
         )
         return result
+
+    async def verify(action: str, operator: str, body: dict[str, Any]) -> dict[str, Any]:
+        b = _fields(body, {"account": str, "identity": str, "reason": str})
+        return await run_in_threadpool(
+            operators.verify, b["account"], operator, b["reason"], b["identity"]
+        )
 
     async def not_seated_live(account: str, action: str) -> None:
         """Refuse an account seated at a table of this room (the books may not know yet)."""
@@ -354,6 +360,7 @@ def operator_routes(room: OperatorRoom, static: Any) -> list[Route]:
     actions: dict[str, Callable[[str, str, dict[str, Any]], Awaitable[dict[str, Any]]]] = {
         **dict.fromkeys(ACCOUNT_ACTIONS, account_action),
         **dict.fromkeys(TABLE_ACTIONS, table_action),
+        "verify": verify,
         "rename": rename,
         "remove": remove,
         "add-table": add_table,
