@@ -52,6 +52,7 @@ from feltroom.server.rest import (
     _json_type,
     _only_params,
     _query_int,
+    _query_name,
     _query_time,
     _read_json,
     authenticated,
@@ -259,7 +260,7 @@ def operator_routes(room: OperatorRoom, static: Any) -> list[Route]:
         await operator_of(request)
         _only_params(request, ("since", "account"))
         since = _query_time(request, "since")
-        account = request.query_params.get("account")
+        account = _query_name(request, "account")
         code, report = await run_in_threadpool(
             run_integrity, room.storage, since, DEFAULT_THRESHOLD, account
         )

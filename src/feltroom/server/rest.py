@@ -420,20 +420,52 @@ def _retry_after(seconds: float) -> dict[str, str]:
     return {"Retry-After": str(max(1, math.ceil(seconds)))}
 
 
+def _query_value(request: Request, name: str) -> str | None:
+    """The query's one value of ``name`` (``None`` when absent); given twice is a 400."""
+    values = request.query_params.getlist(name)
+    if not values:
+        return None
+    if len(values) > 1:
+        raise _invalid(
+            f"the query parameter {name!r} is given {len(values)} times; give it once",
+            {"field": name},
+        )
+    return values[0]
+
+
 def _query_int(request: Request, name: str, low: int, high: int) -> int | None:
-    text = request.query_params.get(name)
+    text = _query_value(request, name)
     if text is None:
         return None
     if _DIGITS.fullmatch(text) is None or not low <= int(text) <= high:
-        raise _invalid(f"{name} must be a whole number from {low} to {high}, not {text!r}")
+        raise _invalid(
+            f"{name} must be a whole number from {low} to {high}, not {text[:40]!r}",
+            {"field": name, "min": low, "max": high},
+        )
     return int(text)
+
+
+def _query_choice(request: Request, name: str, choices: Sequence[str]) -> str | None:
+    """The query's value of ``name``, one of ``choices`` (``None`` when absent)."""
+    text = _query_value(request, name)
+    if text is not None and text not in choices:
+        raise _invalid(
+            f"{name} must be one of {', '.join(choices)}, not {text[:40]!r}",
+            {"field": name, "valid": list(choices)},
+        )
+    return text
 
 
 def _only_params(request: Request, allowed: Sequence[str]) -> None:
     for name in request.query_params:
         if name not in allowed:
-            valid = ", ".join(allowed)
-            raise _invalid(f"unknown query parameter {name!r}; the parameters are {valid}")
+            valid = ", ".join(allowed) or "none"
+            raise _invalid(
+                f"unknown query parameter {name[:40]!r}; the parameters are {valid}",
+                {"field": name[:40], "valid": list(allowed)},
+            )
+    for name in allowed:
+        _query_value(request, name)  # none given twice
 
 
 async def authenticated(request: Request, accounts: Accounts) -> tuple[str, str]:
@@ -794,9 +826,8 @@ def rest_routes(
                 f"{ref!r} is not a hand id: use /api/hands/<id> (JSON) or /api/hands/<id>.phh"
             )
         hand_id = int(match.group(1))
-        wanted = (match.group(2) or "").lstrip(".") or request.query_params.get("format", "json")
-        if wanted not in _FORMATS:
-            raise _invalid(f"format must be one of {', '.join(_FORMATS)}, not {wanted!r}")
+        wanted = (match.group(2) or "").lstrip(".") or _query_choice(request, "format", _FORMATS)
+        wanted = wanted or "json"
         try:
             view = await run_in_threadpool(hands.for_player, hand_id, player)
         except NotAvailable:
@@ -896,14 +927,14 @@ def rest_routes(
     async def hand_export(request: Request) -> Response:
         player, _ = await player_of(request)
         _only_params(request, ("format", "limit", "since", "until"))
-        target = request.query_params.get("format")
-        if target not in EXPORT_FORMATS:
-            raise _invalid(f"format must be one of {', '.join(EXPORT_FORMATS)}, not {target!r}")
+        target = _query_choice(request, "format", tuple(EXPORT_FORMATS))
+        if target is None:
+            raise _invalid(
+                f"format must be one of {', '.join(EXPORT_FORMATS)}; give it (format=NAME)",
+                {"field": "format", "valid": list(EXPORT_FORMATS)},
+            )
         limit = _query_int(request, "limit", 1, limits.hands_max)
-        since = _query_time(request, "since")
-        until = _query_time(request, "until")
-        if since is not None and until is not None and since >= until:
-            raise _invalid("since must be earlier than until")
+        since, until = _query_period(request)
         if limit is None:
             ranged = since is not None or until is not None
             limit = limits.hands_max if ranged else limits.hands_default
@@ -944,11 +975,7 @@ def rest_routes(
 
     def period(request: Request) -> tuple[float | None, float | None]:
         _only_params(request, ("since", "until"))
-        since = _query_time(request, "since")
-        until = _query_time(request, "until")
-        if since is not None and until is not None and since >= until:
-            raise _invalid("since must be earlier than until")
-        return since, until
+        return _query_period(request)
 
     async def my_stats(request: Request) -> Response:
         player, token = await player_of(request)
@@ -1115,20 +1142,52 @@ def tournament_routes(runtime: RoomRuntime, limits: RestLimits | None = None) ->
     ]
 
 
+_EARLIEST = datetime(1, 1, 2, tzinfo=UTC)
+_LATEST = datetime(9999, 12, 30, tzinfo=UTC)
+
+
 def _query_time(request: Request, name: str) -> float | None:
-    """An ISO 8601 time of the query (UTC when it names no zone) in epoch seconds."""
-    text = request.query_params.get(name)
+    """An ISO 8601 time of the query (UTC when it names no zone) in epoch seconds; a time
+    that is not one, or that is not a time of years 1 to 9999 in UTC (0001-01-01T00:00+14:00
+    is in year 0), is a 400 naming the field."""
+    text = _query_value(request, name)
     if text is None:
         return None
     try:
         moment = datetime.fromisoformat(text)
-    except ValueError:
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+        moment = moment.astimezone(UTC)
+        if not _EARLIEST <= moment <= _LATEST:  # (a day's margin: answers write it back)
+            raise ValueError(moment)
+        return moment.timestamp()
+    except (ValueError, OverflowError):
         raise _invalid(
-            f"{name} must be an ISO 8601 time such as 2026-12-01T15:00:00Z, not {text!r}"
+            f"{name} must be an ISO 8601 time of years 1 to 9999 in UTC, such as "
+            f"2026-12-01T15:00:00Z, not {text[:40]!r}",
+            {"field": name},
         ) from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.timestamp()
+
+
+def _query_period(request: Request) -> tuple[float | None, float | None]:
+    """The query's ``since`` and ``until`` (each optional), the one before the other."""
+    since = _query_time(request, "since")
+    until = _query_time(request, "until")
+    if since is not None and until is not None and since >= until:
+        raise _invalid("since must be earlier than until", {"field": "since"})
+    return since, until
+
+
+def _query_name(request: Request, name: str) -> str | None:
+    """The query's value of ``name``, an account's name (``None`` when absent)."""
+    text = _query_value(request, name)
+    if text is not None and not _is_name(text):
+        raise _invalid(
+            f"{name} must be an account's name (1 to 32 letters, digits, '_', '.' or '-'), "
+            f"not {text[:40]!r}",
+            {"field": name},
+        )
+    return text
 
 
 def _is_name(name: str) -> bool:
