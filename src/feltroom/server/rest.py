@@ -58,7 +58,7 @@ import logging
 import math
 import re
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -141,7 +141,13 @@ class RestLimits:
     ``grant_every``: the length of a grant period (periods are aligned to the epoch: with 3600, one
     grant per clock hour). ``max_body``: the largest request body in bytes. ``password_min`` /
     ``password_max``: the password lengths sign-up accepts. ``hands_default`` / ``hands_max``:
-    the hand list's page size. ``clock``: epoch seconds (the throttle and grants; tests inject one).
+    the hand list's page size. ``heavy_reads`` / ``heavy_window``: the statistics and
+    exports (``/api/me/stats``, ``/api/players/{name}/stats``, ``/api/hands/export``) one
+    account may have computed within that many seconds, per process or gateway (429 with
+    ``Retry-After`` beyond); the same statistics asked again within ``read_cache_seconds`` are
+    answered from a cache of ``read_cache_size`` answers and do not count. They are computed
+    one at a time, in a thread of their own. ``clock``: epoch seconds (the throttle and
+    grants; tests inject one).
     """
 
     account_failures: int = 5
@@ -158,6 +164,10 @@ class RestLimits:
     password_max: int = 128
     hands_default: int = 50
     hands_max: int = 200
+    heavy_reads: int = 10
+    heavy_window: float = 60.0
+    read_cache_seconds: float = 30.0
+    read_cache_size: int = 256
     clock: Callable[[], float] = time.time
 
     def __post_init__(self) -> None:
@@ -168,10 +178,12 @@ class RestLimits:
             "hash_pool",
             "grant_to",
             "max_body",
+            "heavy_reads",
+            "read_cache_size",
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be 1 or more, not {getattr(self, name)}")
-        for name in ("failure_window", "signup_window", "grant_every"):
+        for name in ("failure_window", "signup_window", "grant_every", "heavy_window"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be a positive number of seconds")
         if not 1 <= self.password_min <= self.password_max:
@@ -302,6 +314,34 @@ class FailureThrottle:
             by_age = sorted(self._failures, key=lambda k: self._failures[k][-1])
             for key in by_age[: len(by_age) - self.max_keys // 2]:
                 del self._failures[key]
+
+
+class ReadCache:
+    """Answers kept for ``seconds`` (at most ``size``, the least recently used dropped
+    first), so that asking again is cheap."""
+
+    def __init__(self, size: int, seconds: float, clock: Callable[[], float]) -> None:
+        self.size = size
+        self.seconds = seconds
+        self.clock = clock
+        self._kept: OrderedDict[tuple[Any, ...], tuple[float, Any]] = OrderedDict()
+
+    def get(self, key: tuple[Any, ...]) -> Any:
+        """The answer kept for ``key``, or ``None``."""
+        found = self._kept.get(key)
+        if found is None:
+            return None
+        if found[0] <= self.clock():
+            del self._kept[key]
+            return None
+        self._kept.move_to_end(key)
+        return found[1]
+
+    def put(self, key: tuple[Any, ...], value: Any) -> None:
+        self._kept[key] = (self.clock() + self.seconds, value)
+        self._kept.move_to_end(key)
+        while len(self._kept) > self.size:
+            self._kept.popitem(last=False)
 
 
 # ------------------------------------------------------------------------------ requests
@@ -617,6 +657,37 @@ def rest_routes(
     # not take the thread pool every other call uses), and as many hashes (``HashingPool``).
     accounts.bound_hashing(limits.hash_pool)
     hashing = ThreadPoolExecutor(limits.hash_pool, thread_name_prefix="feltroom-signin")
+    # Statistics and exports: one at a time, in a thread of their own (a replay of thousands of
+    # hands holds the interpreter's lock; the connections' event loop must still get it).
+    heavy_pool = ThreadPoolExecutor(1, thread_name_prefix="feltroom-reads")
+    heavy_reads = FailureThrottle(limits.heavy_reads, limits.heavy_window, limits.clock)
+    answers = ReadCache(limits.read_cache_size, limits.read_cache_seconds, limits.clock)
+
+    async def heavy(
+        player: str, key: tuple[Any, ...] | None, call: Callable[..., Any], *args: Any
+    ) -> Any:
+        """``call(*args)``'s answer for ``player``: the one kept for ``key`` if any, else
+        computed (429 when the player had ``heavy_reads`` computed in ``heavy_window``) and
+        kept (not when ``key`` is None: an export's file may be large)."""
+        found = None if key is None else answers.get(key)
+        if found is not None:
+            return found
+        wait = heavy_reads.wait(player)
+        if wait > 0:
+            raise ApiError(
+                429,
+                "rate_limited",
+                f"at most {limits.heavy_reads} statistics or exports in "
+                f"{limits.heavy_window:g} s (a repeat within {limits.read_cache_seconds:g} s is "
+                f"free); try again in {max(1, math.ceil(wait))} s",
+                _retry_after(wait),
+                {"retry_after": max(1, math.ceil(wait))},
+            )
+        heavy_reads.fail(player)
+        value = await asyncio.get_running_loop().run_in_executor(heavy_pool, call, *args)
+        if key is not None:
+            answers.put(key, value)
+        return value
 
     async def hashed(call: Callable[..., Any], *args: Any) -> Any:
         """``call`` (sign-up, sign-in) in its own pool of ``hash_pool`` threads."""
@@ -826,8 +897,8 @@ def rest_routes(
                 f"{ref!r} is not a hand id: use /api/hands/<id> (JSON) or /api/hands/<id>.phh"
             )
         hand_id = int(match.group(1))
-        wanted = (match.group(2) or "").lstrip(".") or _query_choice(request, "format", _FORMATS)
-        wanted = wanted or "json"
+        wanted = (match.group(2) or "").lstrip(".")
+        wanted = wanted or _query_choice(request, "format", tuple(_FORMATS)) or "json"
         try:
             view = await run_in_threadpool(hands.for_player, hand_id, player)
         except NotAvailable:
@@ -938,8 +1009,9 @@ def rest_routes(
         if limit is None:
             ranged = since is not None or until is not None
             limit = limits.hands_max if ranged else limits.hands_default
-        views, more = await run_in_threadpool(hands.export_for_player, player, limit, since, until)
-        text, left_out = await run_in_threadpool(export_file, views, target, player)
+        views, more, text, left_out = await heavy(
+            player, None, export_of, player, target, limit, since, until
+        )
         media_type, extension = EXPORT_FORMATS[target]
         headers = {
             "Content-Disposition": f'attachment; filename="hands.{extension}"',
@@ -951,6 +1023,13 @@ def rest_routes(
         if left_out:
             headers["X-Hands-Left-Out"] = " ".join(map(str, left_out))
         return Response(text, media_type=media_type, headers=headers)
+
+    def export_of(
+        player: str, target: str, limit: int, since: float | None, until: float | None
+    ) -> tuple[list[dict[str, Any]], bool, str, list[int]]:
+        views, more = hands.export_for_player(player, limit, since, until)
+        text, left_out = export_file(views, target, player)
+        return [{"started_at": v["started_at"]} for v in views], more, text, left_out
 
     # -- a player's settings, statistics and tables (issue 21)
 
@@ -980,15 +1059,22 @@ def rest_routes(
     async def my_stats(request: Request) -> Response:
         player, token = await player_of(request)
         since, until = period(request)
-        figures = await run_in_threadpool(stats.stats, player, since, until)
         signed_in = await run_in_threadpool(stats.signed_in_at, token_hash(token))
-        session = await run_in_threadpool(stats.stats, player, signed_in, None)
+        key = ("me", player, since, until, signed_in)
+        figures = await heavy(player, key, my_figures, player, since, until, signed_in)
+        return JSONResponse(figures)
+
+    def my_figures(
+        player: str, since: float | None, until: float | None, signed_in: float | None
+    ) -> dict[str, Any]:
+        figures = stats.stats(player, since, until)
+        session = stats.stats(player, signed_in, None)
         figures["session"] = {
             "since": session["since"],
             "hands": session["hands"],
             "results": session["results"],
         }
-        return JSONResponse(figures)
+        return figures
 
     async def named_player(request: Request, setting: str, what: str) -> str:
         """The player of the path, who must have turned ``setting`` on; else 404 or 403."""
@@ -1010,10 +1096,16 @@ def rest_routes(
 
     async def player_stats(request: Request) -> Response:
         since, until = period(request)
+        asker, _ = await player_of(request)
         player = await named_player(request, "share_stats", "their statistics")
-        figures = await run_in_threadpool(stats.stats, player, since, until)
-        figures.pop("results")  # a player's results are their own
+        key = ("player", player, since, until)
+        figures = await heavy(asker, key, shared_figures, player, since, until)
         return JSONResponse(figures)
+
+    def shared_figures(player: str, since: float | None, until: float | None) -> dict[str, Any]:
+        figures = stats.stats(player, since, until)
+        figures.pop("results")  # a player's results are their own
+        return figures
 
     async def player_tables(request: Request) -> Response:
         _only_params(request, ())
