@@ -211,6 +211,7 @@ def _parser() -> argparse.ArgumentParser:
             "failover",
             "cluster",
             "tournament",
+            "reads",
         ],
     )
     bench.add_argument(

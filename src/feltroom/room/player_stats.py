@@ -11,6 +11,7 @@ their statistics) and ``findable`` (others may find the tables they sit at).
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -94,24 +95,37 @@ class PlayerStatistics:
         """The player's figures over hands started in ``[since, until)`` (epoch seconds, each
         optional) and their results per currency: ``{"player", "since", "until", "hands",
         "vpip", "pfr", "af", "wtsd", "counts", "results", "limited", "unreadable"}``."""
-        rows, players, limited = self._hands(player, since, until)
+        ids, limited = self._hands(player, since, until)
         me = self._account_id(player)
-        # Each hand counts under the name the account played it under (it may be renamed).
-        played_as = {p.hand_id: p.player for p in players if p.account_id == me}
         tally = StatsTally(player)
         unreadable: list[int] = []
-        for stored in stored_of(rows, players):
-            tally.account = played_as.get(stored.hand_id, player)
-            try:
-                tally.add(played(stored))
-            except (FeltroomError, ValueError, KeyError, TypeError, IndexError):
-                unreadable.append(stored.hand_id)
+        totals: dict[str, dict[str, Any]] = {}
+        # A page of hands at a time: what one call holds in memory stays small (issue 40).
+        for start in range(0, len(ids), _PAGE):
+            page = ids[start : start + _PAGE]
+            with self.storage.transaction(write=False) as tx:
+                found = tx.get_hands(page)
+                players = tx.hand_players_of(page)
+            rows = [found[hand_id] for hand_id in page if hand_id in found]
+            mine = [p for p in players if p.account_id == me]
+            # Each hand counts under the name the account played it under (it may be renamed).
+            played_as = {p.hand_id: p.player for p in mine}
+            for stored in stored_of(rows, players):
+                tally.account = played_as.get(stored.hand_id, player)
+                try:
+                    tally.add(played(stored))
+                except (FeltroomError, ValueError, KeyError, TypeError, IndexError):
+                    unreadable.append(stored.hand_id)
+                # The interpreter's lock to the event loop's thread between two hands: a
+                # long replay must not hold up the room's connections.
+                time.sleep(0)
+            _add_results(totals, rows, mine)
         return {
             "player": player,
             "since": _iso(since),
             "until": _iso(until),
             **tally.figures(),
-            "results": _results(rows, [p for p in players if p.account_id == me]),
+            "results": _results(totals),
             "limited": limited,
             "unreadable": unreadable,
         }
@@ -123,10 +137,10 @@ class PlayerStatistics:
 
     def _hands(
         self, player: str, since: float | None, until: float | None
-    ) -> tuple[list[HandRow], list[HandPlayerRow], bool]:
-        """The player's settled hands of the period (at most ``max_hands``, the newest), the
-        rows of their players, and whether older hands of the period were left out."""
-        chosen: list[HandRow] = []
+    ) -> tuple[list[int], bool]:
+        """The ids of the player's settled hands of the period (at most ``max_hands``, the
+        newest; oldest first), and whether older hands of the period were left out."""
+        chosen: list[int] = []
         before: int | None = None
         limited = False
         with self.storage.transaction(write=False) as tx:
@@ -144,24 +158,23 @@ class PlayerStatistics:
                     if len(chosen) == self.max_hands:
                         limited = done = True
                         break
-                    chosen.append(row)
+                    chosen.append(hand_id)
                 if done:
                     break
                 before = ids[-1]
-            chosen.reverse()
-            players = tx.hand_players_of([row.hand_id for row in chosen])
-        return chosen, players, limited
+        chosen.reverse()
+        return chosen, limited
 
 
 def _settings_view(row: PlayerSettingsRow) -> dict[str, Any]:
     return {"player": row.player, "share_stats": row.share_stats, "findable": row.findable}
 
 
-def _results(rows: Sequence[HandRow], mine: Sequence[HandPlayerRow]) -> list[dict[str, Any]]:
-    """Per currency: hands, hands won (paid more than put in), the net result (what the pots
-    paid after tax, less what the player put in) in units and as an amount."""
+def _add_results(
+    totals: dict[str, dict[str, Any]], rows: Sequence[HandRow], mine: Sequence[HandPlayerRow]
+) -> None:
+    """Add the player's hands of ``rows`` to ``totals`` (per currency, see ``_results``)."""
     by_hand = {row.hand_id: row for row in rows}
-    totals: dict[str, dict[str, Any]] = {}
     for p in mine:
         hand = by_hand[p.hand_id]
         exponent = int(_settings_of(hand).get("exponent") or 0)
@@ -172,6 +185,11 @@ def _results(rows: Sequence[HandRow], mine: Sequence[HandPlayerRow]) -> list[dic
         line["hands"] += 1
         line["won"] += p.payout > p.contribution
         line["net_units"] += p.payout - p.contribution
+
+
+def _results(totals: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per currency: hands, hands won (paid more than put in), the net result (what the pots
+    paid after tax, less what the player put in) in units and as an amount."""
     for line in totals.values():
         line["net"] = format_units(line["net_units"], Currency(line["currency"], line["exponent"]))
     return sorted(totals.values(), key=lambda line: str(line["currency"]))
