@@ -669,6 +669,8 @@ def _rest_limits(config: Any) -> Any:
         grant_to=accounts.grant_to,
         grant_every=accounts.grant_every,
         password_min=accounts.password_min,
+        heavy_reads=accounts.heavy_reads,
+        heavy_window=accounts.heavy_window,
     )
 
 

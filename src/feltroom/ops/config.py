@@ -279,6 +279,14 @@ class AccountsSection(_Section):
     grant_every: Annotated[float, Field(gt=0)] = Field(
         3600.0, description="seconds of a grant period (one grant a period)"
     )
+    heavy_reads: Annotated[int, Field(ge=1)] = Field(
+        10,
+        description="statistics and exports computed per account in heavy_window, per server "
+        "or gateway (429 beyond; a repeat within 30 s comes from a cache)",
+    )
+    heavy_window: Annotated[float, Field(gt=0)] = Field(
+        60.0, description="seconds of the statistics and exports limit's window"
+    )
 
 
 class ProtocolSection(_Section):
