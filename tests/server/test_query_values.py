@@ -5,25 +5,20 @@ an unknown parameter); none is a 500."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
 from starlette.testclient import TestClient
 
-from fakeclock import Clock
-from feltroom.room import Accounts, Cashier, Settlement
+from feltroom.room import Accounts
 from feltroom.room.operators import Operators
-from feltroom.room.runtime import RoomRuntime
-from feltroom.room.tables_config import parse_tables
-from feltroom.server import create_app
-from feltroom.server.rest import RestLimits
 from feltroom.store import SqlStorage
 
-from .test_rest import TABLE, _error, _sign_in
+from . import test_player_stats
+from .test_rest import _error, _sign_in
 from .test_ws import _audit_passes
 
 YEAR_0 = "0001-01-01T00:00:00%2B14:00"  # 31 December of year 0 in UTC
 YEAR_10000 = "9999-12-31T23:59:59-14:00"  # 1 January of year 10000 in UTC
+
+client = test_player_stats.client  # the same room and client
 
 CASES = [
     ("/api/me/stats", "since", YEAR_0),
@@ -53,15 +48,6 @@ CASES = [
     ("/api/operator/protection", "account", "a&account=b"),
     ("/api/me/stats", "nonsense", "1"),
 ]
-
-
-@pytest.fixture
-def client(
-    settlement: Settlement, accounts: Accounts, cashier: Cashier, clock: Clock
-) -> Iterator[TestClient]:
-    room = RoomRuntime(settlement, accounts, cashier, parse_tables(TABLE), clock=clock)
-    with TestClient(create_app(room, drive=False, limits=RestLimits(clock=clock))) as test_client:
-        yield test_client
 
 
 def test_every_unusable_query_value_is_a_400_naming_the_field(
