@@ -83,3 +83,27 @@ def test_statistics_and_exports_are_limited_per_account_and_cheap_to_repeat(
     assert client.get("/api/me/stats", headers=alice).status_code == 200
     assert len(computed) == 8
     _audit_passes(storage)
+
+
+def test_a_settled_hand_is_replayed_once_for_any_period(
+    storage: SqlStorage, players: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from feltroom.room import player_stats
+
+    replays: list[int] = []
+    real = player_stats.played
+
+    def counted(stored: Any) -> Any:
+        replays.append(stored.hand_id)
+        return real(stored)
+
+    monkeypatch.setattr(player_stats, "played", counted)
+    store_hands(storage, stats_hands())
+    stats = PlayerStatistics(storage)
+    whole = stats.stats("alice")
+    assert len(replays) == 3
+    assert stats.stats("alice", since=150.0)["hands"] == 1  # another period: no replay
+    assert stats.stats("alice") == whole
+    assert len(replays) == 3
+    assert stats.stats("bob")["hands"] == 3  # another account's share: its own replays
+    assert len(replays) == 6
