@@ -132,9 +132,15 @@ def add_admin_parser(commands: Any, handler: Callable[[argparse.Namespace], int]
         ("reset-password", "a new random password for an account (printed once)"),
     ):
         action(name, f"{text} (--url)").add_argument("account", metavar="NAME")
-    action(
-        "verify", "mark an account verified: it may play real money (--url or --db)"
-    ).add_argument("account", metavar="NAME")
+    verify = action("verify", "mark an account verified: it may play real money (--url or --db)")
+    verify.add_argument("account", metavar="NAME")
+    verify.add_argument(
+        "--identity",
+        required=True,
+        metavar="TEXT",
+        help="the holder's e-mail address or the number of the document you checked (the room "
+        "keeps only a keyed hash; docs/operator.md)",
+    )
     rename = action(
         "rename", "give an account a new name; its balances and history follow (--url or --db)"
     )
@@ -248,6 +254,8 @@ def _body(args: argparse.Namespace) -> dict[str, Any]:
     body: dict[str, Any] = {"reason": args.reason}
     if operation in ("suspend", "reinstate", "reset-password", "verify", "remove"):
         body["account"] = args.account
+        if operation == "verify":
+            body["identity"] = args.identity
     elif operation == "rename":
         body.update(account=args.account, to=args.to)
     elif operation in ("close-table", "reopen-table", "retire-table"):

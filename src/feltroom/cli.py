@@ -211,6 +211,7 @@ def _parser() -> argparse.ArgumentParser:
             "failover",
             "cluster",
             "tournament",
+            "reads",
         ],
     )
     bench.add_argument(
@@ -460,6 +461,7 @@ def _room_command(args: argparse.Namespace) -> int:
                 since=None if since is None else _date(since),
                 limit=getattr(args, "limit", 1000),
                 to=getattr(args, "to", None),
+                identity=getattr(args, "identity", None),
             )
         elif args.command == "integrity":
             code, result = operator.run_integrity(storage, args.since, args.threshold, args.account)
@@ -622,6 +624,7 @@ def _serve(args: argparse.Namespace) -> int:
             on_ready=ready,
             forwarded_allow_ips=config.server.forwarded_allow_ips,
             metrics_port=config.server.metrics_port,
+            read_timeouts=_read_timeouts(config),
         )
     except KeyboardInterrupt:
         pass
@@ -666,7 +669,16 @@ def _rest_limits(config: Any) -> Any:
         grant_to=accounts.grant_to,
         grant_every=accounts.grant_every,
         password_min=accounts.password_min,
+        heavy_reads=accounts.heavy_reads,
+        heavy_window=accounts.heavy_window,
     )
+
+
+def _read_timeouts(config: Any) -> Any:
+    """How long an HTTP request's headers and body may take (the process and a gateway)."""
+    from feltroom.server.timeouts import ReadTimeouts
+
+    return ReadTimeouts(config.server.header_seconds, config.server.body_seconds)
 
 
 def _hub_settings(config: Any) -> Any:
@@ -682,6 +694,8 @@ def _hub_settings(config: Any) -> Any:
         chat_burst=protocol.chat_burst,
         outbox=protocol.outbox,
         hello_seconds=protocol.hello_seconds,
+        per_address=protocol.connections_per_address,
+        per_session=protocol.connections_per_session,
     )
 
 
@@ -733,6 +747,7 @@ def _serve_cluster(config: Any) -> int:
             min_password_length=config.accounts.password_min,
             sign_in_retention_days=config.accounts.sign_in_retention_days,
             forwarded_allow_ips=server.forwarded_allow_ips,
+            read_timeouts=_read_timeouts(config),
         )
     tables = server.tables
     return serve_worker(

@@ -107,6 +107,7 @@ def test_a_break_needs_a_confirmation_and_cannot_be_ended_early(room: Any, brows
     admin.locator('#account-form button[data-action="protection"]').click()
     expect(admin.locator("#protection-summary")).to_contain_text("not verified; cooling off until")
     admin.fill("#reason", "passport seen")
+    admin.fill("#account-identity", "X1234567")
     admin.locator('#account-form button[data-action="verify"]').click()
     expect(admin.locator("#result")).to_contain_text("verify done")
     admin.locator('#account-form button[data-action="protection"]').click()

@@ -21,6 +21,7 @@ import redis.asyncio as aioredis
 from feltroom.cli import main
 from feltroom.cluster.client import RemoteError, TableClient
 from feltroom.cluster.direct import (
+    MAX_KEY_LINE,
     MAX_LINE,
     DirectLink,
     DirectServer,
@@ -185,6 +186,12 @@ async def _soon(check: Any, seconds: float = 5.0) -> None:
         await asyncio.sleep(0.01)
 
 
+async def _closed_by_the_worker(reader: asyncio.StreamReader, seconds: float = 5) -> None:
+    """The worker closed the connection: an end of stream (or a write it refused)."""
+    with contextlib.suppress(ConnectionError):
+        assert await asyncio.wait_for(reader.read(), seconds) == b""
+
+
 def test_the_link_carries_commands_replies_and_the_watched_tables_batches(
     tmp_path: Path,
 ) -> None:
@@ -223,6 +230,8 @@ def test_the_link_carries_commands_replies_and_the_watched_tables_batches(
         (b"Cx\n", b""),  # no key first
         (None, b"Zwhat\n"),  # an unknown line
         (None, b"W" + b"t" * (MAX_LINE + 1)),  # a line too long
+        (b"H" + b"k" * (6 << 20), b""),  # a key line of 6 MiB (issue 40)
+        (b"H" + b"k" * MAX_KEY_LINE, b""),  # a key line just too long, no newline yet
     ],
 )
 def test_the_link_closes_on_a_wrong_key_an_unknown_line_or_a_line_too_long(
@@ -236,10 +245,46 @@ def test_the_link_closes_on_a_wrong_key_an_unknown_line_or_a_line_too_long(
         with contextlib.suppress(ConnectionError):  # (it may close before all is written)
             writer.write(hello + then)
             await writer.drain()
-        assert await asyncio.wait_for(reader.read(), 5) == b""  # closed by the worker
+        await _closed_by_the_worker(reader)
         assert heard.commands == []
         assert server.watchers == {}
         writer.close()
+        await server.close()
+
+    asyncio.run(run())
+
+
+def test_strangers_are_few_and_must_send_the_key_within_seconds(tmp_path: Path) -> None:
+    """Issue 40: a peer without the key is closed after ``key_seconds``; beyond
+    ``max_strangers`` of them at once a new one is closed as it connects; a gateway with the
+    key links as ever once they are gone."""
+
+    async def run() -> None:
+        heard = _Heard()
+        key = link_key("redis://:secret@127.0.0.1:1/0")
+        server = DirectServer(key, heard.command, key_seconds=1.0, max_strangers=3)
+        await server.start(f"unix:{tmp_path}/w.sock")
+        path = server.address[len("unix:") :]
+        started = time.monotonic()
+        strangers = [await asyncio.open_unix_connection(path) for _ in range(3)]
+        for _, writer in strangers:
+            writer.write(b"H")  # a key line begun, never ended
+        await _soon(lambda: len(server.strangers) == 3)
+        reader, writer = await asyncio.open_unix_connection(path)  # one too many
+        await _closed_by_the_worker(reader)
+        assert time.monotonic() - started < 1.0 or not server.strangers
+        writer.close()
+        for reader, writer in strangers:  # closed once their time is up
+            await _closed_by_the_worker(reader, 10)
+            writer.close()
+        assert time.monotonic() - started >= 1.0
+        await _soon(lambda: not server.strangers and not server.peers)
+        link = await _link(server, heard)
+        link.command("r1", b"one")
+        await _soon(lambda: heard.replies)
+        assert server.strangers == set()
+        await _soon(lambda: not link.closed and len(server.peers) == 1)
+        await asyncio.sleep(0)  # (the signed-in link outlives key_seconds: its timer is off)
         await server.close()
 
     asyncio.run(run())

@@ -34,7 +34,7 @@ def protection(storage: SqlStorage, clock: Clock) -> Protection:
 def alice(accounts: Accounts, cashier: Cashier, clock: Clock) -> str:
     """A verified account holding 1000.00 USD, deposited over a month ago."""
     accounts.sign_up("alice", "correct horse")
-    Operators(accounts).verify("alice", "root", "passport seen")
+    Operators(accounts).verify("alice", "root", "passport seen", "alice@example.org")
     cashier.deposit("alice", "USD", "1000.00", "first")
     clock.now += 31 * DAY
     return "alice"
@@ -248,10 +248,10 @@ def test_unverified_accounts_are_refused_at_real_money_only(
     settlement.buy_in("play1", "bob", 2, 500)
     assert _balance(cashier, "bob") == "100.00"
     operators = Operators(accounts)
-    result = operators.verify("bob", "carol", "documents checked")
+    result = operators.verify("bob", "carol", "documents checked", "P-1234-5678")
     assert result["verified"] is True
     with pytest.raises(RoomError, match="verified already"):
-        operators.verify("bob", "carol", "again")
+        operators.verify("bob", "carol", "again", "P-1234-5678")
     settlement.buy_in("usd1", "bob", 2, 1000)
     (entry,) = [e for e in _log(storage) if e["action"] == "verify" and e["target"] == "bob"]
     assert entry["operator"] == "carol"

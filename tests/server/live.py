@@ -24,6 +24,7 @@ from feltroom.room.tournaments_config import parse_tournaments
 from feltroom.server import create_app
 from feltroom.server.app import server_config
 from feltroom.server.session import Connection, Hub, HubSettings
+from feltroom.server.timeouts import READ_TIMEOUTS, ReadTimeouts
 from feltroom.store import SqlStorage
 
 CARD = re.compile(r"(?<![A-Za-z0-9])([2-9TJQKA][cdhs])(?![A-Za-z0-9])")
@@ -239,7 +240,9 @@ class Live:
 
 @contextlib.asynccontextmanager
 async def live_server(
-    runtime: RoomRuntime, hub_settings: HubSettings | None = None
+    runtime: RoomRuntime,
+    hub_settings: HubSettings | None = None,
+    read_timeouts: ReadTimeouts = READ_TIMEOUTS,
 ) -> AsyncIterator[Live]:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -249,7 +252,7 @@ async def live_server(
     hub: Hub = app.state.hub
     tap = WireTap(runtime)
     hub.tap = tap
-    config = server_config(app)
+    config = server_config(app, read_timeouts=read_timeouts)
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started:

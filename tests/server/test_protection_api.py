@@ -203,6 +203,8 @@ def test_feltroom_admin_verify_on_the_database_and_the_live_room(
                     "passport seen",
                     "verify",
                     "alice",
+                    "--identity",
+                    "alice@example.org",
                 )
                 assert code == 0, text
                 assert json.loads(text)["verified"] is True
@@ -218,6 +220,8 @@ def test_feltroom_admin_verify_on_the_database_and_the_live_room(
                 "id card",
                 "verify",
                 "bob",
+                "--identity",
+                "ID 123 456 789",
             )
             assert code == 0, text
             code, text = await asyncio.to_thread(
@@ -231,11 +235,22 @@ def test_feltroom_admin_verify_on_the_database_and_the_live_room(
                 "x",
                 "verify",
                 "bob",
+                "--identity",
+                "ID 123 456 789",
             )
             assert code == 2
             assert "verified already" in text
             code, text = await asyncio.to_thread(
-                _cli, "admin", "--db", db_url, "--operator", "root", "verify", "bob"
+                _cli,
+                "admin",
+                "--db",
+                db_url,
+                "--operator",
+                "root",
+                "verify",
+                "bob",
+                "--identity",
+                "x@y.z",
             )
             assert code == 2
             assert "needs --reason" in text

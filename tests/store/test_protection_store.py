@@ -41,7 +41,7 @@ def test_deposit_limits_and_wallet_flows_on_both_databases(store: SqlStorage) ->
     cashier = Cashier(store, clock=lambda: now[0])
     protection = Protection(store, OperatorLog(store, lambda: now[0]), lambda: now[0])
     accounts.sign_up("alice", "correct horse")
-    Operators(accounts).verify("alice", "root", "checked")
+    Operators(accounts).verify("alice", "root", "checked", "alice@example.org")
     protection.set_limits(
         "alice", [{"currency": "EUR", "kind": "deposit", "period": "day", "amount": "25.00"}]
     )

@@ -24,10 +24,12 @@ when it first needs it. What the link carries is what the broker carried:
 The link's lines: one letter, then the rest, up to a newline (JSON holds no raw newline);
 a line longer than ``MAX_LINE`` closes the link. The gateway's first line is ``H`` and the
 link's key (from the broker's password: whoever may use the broker may use the link), any
-other first line closes it. Then ``C`` a command (JSON), ``W`` a table to watch, ``U`` one to
-unwatch; the worker sends ``B`` a batch and ``R`` a reply (JSON). Writes made in one turn of
-the event loop reach the socket together (as ``feltroom.server.transport`` does for
-websockets).
+other first line closes it. Before it, a peer is a stranger and is held short: its first line
+is at most ``MAX_KEY_LINE`` bytes and must come within ``KEY_SECONDS``, and at most
+``MAX_STRANGERS`` strangers are connected at once (one more is closed as it connects). Then
+``C`` a command (JSON), ``W`` a table to watch, ``U`` one to unwatch; the worker sends ``B``
+a batch and ``R`` a reply (JSON). Writes made in one turn of the event loop reach the socket
+together (as ``feltroom.server.transport`` does for websockets).
 """
 
 from __future__ import annotations
@@ -46,7 +48,10 @@ from urllib.parse import unquote, urlsplit
 from feltroom.server.transport import CorkedTransport
 
 __all__ = [
+    "KEY_SECONDS",
+    "MAX_KEY_LINE",
     "MAX_LINE",
+    "MAX_STRANGERS",
     "DirectLink",
     "DirectServer",
     "LinkLost",
@@ -59,6 +64,13 @@ log = logging.getLogger("feltroom.cluster")
 
 MAX_LINE = 8 << 20
 """The longest line a link takes (a batch of a full table's frames is a few KiB)."""
+MAX_KEY_LINE = 128
+"""The longest first line a peer may send (``H`` and the 64 hex digits of the key)."""
+KEY_SECONDS = 3.0
+"""How long a new peer has to send its key line."""
+MAX_STRANGERS = 8
+"""How many peers may be connected at once without having sent the key (a worker has a few
+gateways, which send their key as they connect)."""
 
 
 class LinkLost(ConnectionError):
@@ -96,6 +108,7 @@ class _Lines(asyncio.Protocol):
         self.transport: CorkedTransport | None = None
         self._buffer = bytearray()
         self.closed = False
+        self.max_line = MAX_LINE
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # (uvloop's transports have asyncio.Transport's methods without deriving from it)
@@ -124,8 +137,8 @@ class _Lines(asyncio.Protocol):
             if self.closed:
                 return
         del buffer[:start]
-        if len(buffer) > MAX_LINE:
-            log.warning("direct link: a line over %d bytes; closing the link", MAX_LINE)
+        if len(buffer) > self.max_line:
+            log.warning("direct link: a line over %d bytes; closing the link", self.max_line)
             self.close()
 
     def on_line(self, kind: bytes, rest: bytes) -> None:
@@ -155,6 +168,36 @@ class Peer(_Lines):
         self.server = server
         self.signed_in = False
         self.tables: set[str] = set()
+        self.max_line = MAX_KEY_LINE  # until the key
+        self._key_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        server = self.server
+        server.strangers.add(self)
+        if len(server.strangers) > server.max_strangers:
+            log.warning(
+                "direct link: over %d peers without the link's key; closing a new one",
+                server.max_strangers,
+            )
+            self.close()
+            return
+        loop = asyncio.get_running_loop()
+        self._key_timer = loop.call_later(server.key_seconds, self._no_key)
+
+    def _no_key(self) -> None:
+        if not self.signed_in:
+            log.warning(
+                "direct link: a peer sent no key within %.0f s; closing it", self.server.key_seconds
+            )
+            self.close()
+
+    def _met(self) -> None:
+        """The peer is a stranger no more (signed in, or gone)."""
+        self.server.strangers.discard(self)
+        if self._key_timer is not None:
+            self._key_timer.cancel()
+            self._key_timer = None
 
     def on_line(self, kind: bytes, rest: bytes) -> None:
         server = self.server
@@ -164,6 +207,8 @@ class Peer(_Lines):
                 self.close()
                 return
             self.signed_in = True
+            self.max_line = MAX_LINE
+            self._met()
             return
         if kind == b"C":
             server.on_command(self, rest)
@@ -186,6 +231,7 @@ class Peer(_Lines):
 
     def connection_lost(self, exc: Exception | None) -> None:
         super().connection_lost(exc)
+        self._met()
         for table_id in list(self.tables):
             self._unwatch(table_id)
         self.server.peers.discard(self)
@@ -193,13 +239,25 @@ class Peer(_Lines):
 
 class DirectServer:
     """A worker's end: its listener, its peers, and who watches which table.
-    ``on_command(peer, command)`` gets each command as the JSON bytes the gateway sent."""
+    ``on_command(peer, command)`` gets each command as the JSON bytes the gateway sent.
+    ``key_seconds`` and ``max_strangers``: how long a new peer has to send the key, and how
+    many may be connected at once without having sent it."""
 
-    def __init__(self, key: bytes, on_command: Callable[[Peer, bytes], None]) -> None:
+    def __init__(
+        self,
+        key: bytes,
+        on_command: Callable[[Peer, bytes], None],
+        *,
+        key_seconds: float = KEY_SECONDS,
+        max_strangers: int = MAX_STRANGERS,
+    ) -> None:
         self.key = key
         self.on_command = on_command
+        self.key_seconds = key_seconds
+        self.max_strangers = max_strangers
         self.watchers: dict[str, set[Peer]] = {}
         self.peers: set[Peer] = set()
+        self.strangers: set[Peer] = set()  # connected, no key yet
         self._server: asyncio.AbstractServer | None = None
         self.address = ""
 

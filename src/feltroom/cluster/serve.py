@@ -16,6 +16,7 @@ from feltroom.room.runtime import RuntimeSettings
 from feltroom.server.collector import calm_collector
 from feltroom.server.rest import RestLimits
 from feltroom.server.session import HubSettings
+from feltroom.server.timeouts import READ_TIMEOUTS, ReadTimeouts
 
 __all__ = ["serve_gateway", "serve_worker"]
 
@@ -84,6 +85,7 @@ def serve_gateway(
     hub_settings: HubSettings | None = None,
     argon2: Argon2Settings | None = None,
     min_password_length: int = 8,
+    read_timeouts: ReadTimeouts | None = None,
 ) -> int:
     """``feltroom serve --role gateway``: the connections, the HTTP API and the browser client
     of a cluster, until interrupted."""
@@ -119,6 +121,7 @@ def serve_gateway(
             port,
             on_ready=ready,
             forwarded_allow_ips=forwarded_allow_ips,
+            read_timeouts=read_timeouts or READ_TIMEOUTS,
         )
     except KeyboardInterrupt:
         pass

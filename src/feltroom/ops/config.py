@@ -178,6 +178,16 @@ class ServerSection(_Section):
     lease_seconds: Annotated[float, Field(ge=0.5, le=60)] = Field(
         3.0, description="how long a worker's table lease runs without renewal"
     )
+    header_seconds: Annotated[float, Field(gt=0, le=3600)] = Field(
+        10.0,
+        description="how long an HTTP request's headers may take to arrive (from the "
+        "connection's opening or the previous response); past it: 408, connection closed",
+    )
+    body_seconds: Annotated[float, Field(gt=0, le=3600)] = Field(
+        30.0,
+        description="how long an HTTP request's body may take to arrive after its headers; "
+        "past it: 408, connection closed",
+    )
 
 
 class LogSection(_Section):
@@ -269,6 +279,14 @@ class AccountsSection(_Section):
     grant_every: Annotated[float, Field(gt=0)] = Field(
         3600.0, description="seconds of a grant period (one grant a period)"
     )
+    heavy_reads: Annotated[int, Field(ge=1)] = Field(
+        10,
+        description="statistics and exports computed per account in heavy_window, per server "
+        "or gateway (429 beyond; a repeat within 30 s comes from a cache)",
+    )
+    heavy_window: Annotated[float, Field(gt=0)] = Field(
+        60.0, description="seconds of the statistics and exports limit's window"
+    )
 
 
 class ProtocolSection(_Section):
@@ -286,6 +304,14 @@ class ProtocolSection(_Section):
     )
     hello_seconds: Annotated[float, Field(gt=0)] = Field(
         10.0, description="how long a new connection has to say hello"
+    )
+    connections_per_address: Annotated[int, Field(ge=1)] = Field(
+        64,
+        description="websocket connections held at once from one client address, per server "
+        "or gateway (players behind one router share one: keep it 32 or more)",
+    )
+    connections_per_session: Annotated[int, Field(ge=1)] = Field(
+        16, description="websocket connections held at once with one sign-in's token"
     )
 
 

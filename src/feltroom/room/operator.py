@@ -78,11 +78,13 @@ def run_admin(
     since: float | None = None,
     limit: int = 1000,
     to: str | None = None,
+    identity: str | None = None,
 ) -> Outcome:
     """The offline actions of ``feltroom admin --db``: ``reset-protections`` (R-TIME-3),
     ``grant-operator`` / ``revoke-operator`` / ``verify`` / ``rename`` (to ``to``) /
-    ``remove`` (on record in the operator log, as ``operator`` with ``reason``) and ``log``
-    (the operator log since ``since``)."""
+    ``remove`` (on record in the operator log, as ``operator`` with ``reason``; ``verify``
+    with the ``identity`` the operator checked) and ``log`` (the operator log since
+    ``since``)."""
     # These compute no hash; the cheapest parameters keep the constructor fast.
     accounts = Accounts(
         storage, argon2=Argon2Settings.cheap(), protections_per_day=protections_per_day
@@ -106,7 +108,12 @@ def run_admin(
         if operation == "grant-operator":
             return _guarded(lambda: operators.grant(account, addresses, operator, reason))
         if operation == "verify":
-            return _guarded(lambda: operators.verify(account, operator, reason))
+            if not identity:
+                return BAD_INPUT, {
+                    "error": "verify needs --identity TEXT: the e-mail address or document "
+                    "number you checked (docs/operator.md)"
+                }
+            return _guarded(lambda: operators.verify(account, operator, reason, identity))
         return _guarded(lambda: operators.revoke(account, operator, reason))
     return BAD_INPUT, {
         "error": f"unknown operation {operation!r}; valid: reset-protections, grant-operator, "

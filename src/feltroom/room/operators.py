@@ -14,10 +14,13 @@ changes nothing.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import ipaddress
 import json
 import secrets
 import time
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -27,7 +30,13 @@ from feltroom.money import format_units
 from feltroom.room.accounts import Accounts, check_player_name
 from feltroom.room.errors import NotAnOperator, RoomError, UnknownAccount
 from feltroom.room.ledger import OPERATOR_MARK, account_owner, currency, operator_reference
-from feltroom.room.storage import OperatorEntryRow, Storage, Transaction, UserRow
+from feltroom.room.protection import blocked_until
+from feltroom.room.storage import (
+    OperatorEntryRow,
+    Storage,
+    Transaction,
+    UserRow,
+)
 
 __all__ = [
     "ACTIONS",
@@ -37,6 +46,8 @@ __all__ = [
     "Operators",
     "check_reason",
     "entry_json",
+    "identity_hash",
+    "normal_identity",
     "operator_reference",
     "parse_addresses",
 ]
@@ -97,6 +108,32 @@ def parse_addresses(text: str) -> str:
     if len(text) > 255:
         raise RoomError("the operator's addresses take at most 255 characters")
     return text
+
+
+IDENTITY_KEY = "identity_key"
+"""The room's secret (``Transaction.room_secret``) that verified identities are hashed with."""
+MAX_IDENTITY = 254
+
+
+def normal_identity(identity: str) -> str:
+    """The identity an operator checked, written one way: Unicode NFKC, case folded, with no
+    white space; a document number (no "@") also without the "-", "." and "/" it is often
+    written with. ``RoomError`` unless 4 to ``MAX_IDENTITY`` characters are left."""
+    text = "".join(unicodedata.normalize("NFKC", identity).casefold().split())
+    if "@" not in text:
+        text = text.translate({ord(c): None for c in "-./"})
+    if not 4 <= len(text) <= MAX_IDENTITY:
+        raise RoomError(
+            "give the identity you checked: the holder's e-mail address or the number of the "
+            f"document you saw (4 to {MAX_IDENTITY} characters)"
+        )
+    return text
+
+
+def identity_hash(key: bytes, identity: str) -> str:
+    """What the room keeps of a verified identity (written by ``normal_identity``): its
+    HMAC-SHA256 under the room's key, in hex."""
+    return hmac.new(key, b"feltroom identity\n" + identity.encode(), hashlib.sha256).hexdigest()
 
 
 def _address_allowed(allowed: str, address: str) -> bool:
@@ -176,12 +213,20 @@ class OperatorLog:
 
 
 class Operators:
-    """The operator's actions on accounts, each with its log entry in the same transaction."""
+    """The operator's actions on accounts, each with its log entry in the same transaction.
 
-    def __init__(self, accounts: Accounts, log: OperatorLog | None = None) -> None:
+    ``on_operators``: whether the account actions (suspend, reinstate, reset-password, verify,
+    rename, remove) may be taken on an operator's account. The operator API says no (one
+    operator must not take another over: a new password, a suspension, a new name); on the
+    database (``feltroom admin``), whoever holds it manages operators anyway."""
+
+    def __init__(
+        self, accounts: Accounts, log: OperatorLog | None = None, *, on_operators: bool = True
+    ) -> None:
         self.accounts = accounts
         self.storage = accounts.storage
         self.log = log or OperatorLog(accounts.storage, accounts.clock)
+        self.on_operators = on_operators
 
     # -- who may act
 
@@ -228,7 +273,7 @@ class Operators:
         """Suspend ``name``: it cannot sign in, and every session it has ends now. (The live
         room also closes its connections and takes its chips out of play: ``RoomRuntime``.)"""
         with self.storage.transaction() as tx:
-            user = self._person(tx, name, lock=True)
+            user = self._target(tx, name, "suspend", lock=True)
             if user.suspended:
                 raise RoomError(f"{name!r} is already suspended; reinstate it first")
             if name == operator:
@@ -241,7 +286,7 @@ class Operators:
     def reinstate(self, name: str, operator: str, reason: str) -> dict[str, Any]:
         """Lift a suspension: the account may sign in again."""
         with self.storage.transaction() as tx:
-            user = self._person(tx, name, lock=True)
+            user = self._target(tx, name, "reinstate", lock=True)
             if not user.suspended:
                 raise RoomError(f"{name!r} is not suspended")
             tx.set_suspended(name, False)
@@ -252,11 +297,11 @@ class Operators:
         """Give ``name`` a new random password (returned once, to hand to the player) and end
         every session it has. Blocking: hashes."""
         with self.storage.transaction(write=False) as tx:
-            self._person(tx, name)
+            self._target(tx, name, "reset-password")
         password = secrets.token_urlsafe(TEMPORARY_PASSWORD_BYTES)
         password_hash = self.accounts.hasher.hash(password)
         with self.storage.transaction() as tx:
-            self._person(tx, name, lock=True)
+            self._target(tx, name, "reset-password", lock=True)
             tx.set_password_hash(name, password_hash)
             ended = tx.delete_sessions_of(name)
             entry = self.log.add(
@@ -264,15 +309,35 @@ class Operators:
             )
         return {"account": name, "password": password, "sessions_ended": ended, "entry": entry}
 
-    def verify(self, name: str, operator: str, reason: str) -> dict[str, Any]:
-        """Mark ``name`` verified: the operator checked who holds the account; real-money
-        tables and tournaments take it from now on."""
+    def verify(self, name: str, operator: str, reason: str, identity: str) -> dict[str, Any]:
+        """Mark ``name`` verified: the operator checked who holds the account, by
+        ``identity`` (a document number or an e-mail address; the room keeps only its keyed
+        hash, ``identity_hash``); real-money tables and tournaments take it from now on.
+        Refused while the identity belongs to an account under a self-exclusion (a new name
+        does not get round one)."""
+        if name == operator:
+            raise RoomError(
+                "an operator cannot verify their own account: another operator checks who holds it"
+            )
+        checked = normal_identity(identity)
+        now = self.log.clock()
         with self.storage.transaction() as tx:
-            user = self._person(tx, name, lock=True)
+            user = self._target(tx, name, "verify", lock=True)
             if user.verified:
                 raise RoomError(f"{name!r} is verified already")
+            key = tx.room_secret(IDENTITY_KEY, secrets.token_hex(32))
+            hashed = identity_hash(bytes.fromhex(key), checked)
+            for other in tx.names_of_identity(hashed):
+                protection = tx.get_protection(other)
+                running = None if protection is None else blocked_until(protection, now)
+                if running is not None and running[0] == "self-exclusion":
+                    raise RoomError(
+                        "this identity was verified for an account under a self-exclusion that "
+                        "still runs: no account is verified for it until the exclusion ends"
+                    )
             tx.set_verified(name, True)
-            entry = self.log.add(tx, operator, "verify", name, reason)
+            tx.add_identity(hashed, name, now)
+            entry = self.log.add(tx, operator, "verify", name, reason, {"identity": "kept hashed"})
         return {"account": name, "verified": True, "entry": entry}
 
     def rename(self, name: str, new_name: str, operator: str, reason: str) -> dict[str, Any]:
@@ -287,7 +352,7 @@ class Operators:
         except RoomError as error:  # a bad new name is bad input, not an unknown account
             raise RoomError(f"cannot rename to {new_name!r}: {error}") from None
         with self.storage.transaction() as tx:
-            user = self._person(tx, name, lock=True)
+            user = self._target(tx, name, "rename", lock=True)
             if new_name == name:
                 raise RoomError(f"the account is named {name!r} already")
             self.accounts.check_name_free(tx, new_name, user.account_id)
@@ -318,7 +383,7 @@ class Operators:
         balancing). Its protection stays with the name: a self-exclusion or cool-off is not
         lifted, and a sign-up under the name is refused while a self-exclusion runs."""
         with self.storage.transaction() as tx:
-            user = self._person(tx, name, lock=True)
+            user = self._target(tx, name, "remove", lock=True)
             if name == operator:
                 raise RoomError("an operator cannot remove their own account")
             if user.operator:
@@ -409,6 +474,18 @@ class Operators:
                         "verified": user.verified,
                     }
         return found
+
+    def _target(self, tx: Transaction, name: str, action: str, lock: bool = False) -> UserRow:
+        """The person's account an account action is taken on; an operator's is refused
+        unless ``on_operators``."""
+        user = self._person(tx, name, lock)
+        if user.operator and not self.on_operators:
+            raise RoomError(
+                f"{name!r} is an operator: the operator API does not {action} an operator's "
+                "account; operators are managed on the database (feltroom admin --db URL "
+                "revoke-operator / grant-operator, then the action)"
+            )
+        return user
 
     @staticmethod
     def _person(tx: Transaction, name: str, lock: bool = False) -> UserRow:

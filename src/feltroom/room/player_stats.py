@@ -11,6 +11,9 @@ their statistics) and ``findable`` (others may find the tables they sit at).
 from __future__ import annotations
 
 import json
+import threading
+import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -20,23 +23,29 @@ from feltroom.integrity import StatsTally, played
 from feltroom.money import Currency, format_units
 from feltroom.room.errors import NotAvailable
 from feltroom.room.integrity import stored_of
-from feltroom.room.storage import HandPlayerRow, HandRow, PlayerSettingsRow, Storage
+from feltroom.room.storage import HandRow, PlayerSettingsRow, Storage
 
 __all__ = ["SETTINGS", "PlayerStatistics"]
 
 SETTINGS = ("share_stats", "findable")
 """The names of a player's own settings, each a boolean, default false."""
 _PAGE = 500
+_TURN = 0.001  # seconds of replay between two turns of the interpreter's lock to other threads
+_COUNTS = ("hands", "vpip", "pfr", "bets", "raises", "calls", "saw_flop", "showdowns")
 
 
 class PlayerStatistics:
     """Statistics and settings of the room's players, read from ``storage``."""
 
-    def __init__(self, storage: Storage, max_hands: int = 5000) -> None:
+    def __init__(self, storage: Storage, max_hands: int = 5000, max_kept: int = 50_000) -> None:
         if max_hands < 1:
             raise ValueError(f"max_hands must be 1 or more, not {max_hands}")
         self.storage = storage
         self.max_hands = max_hands
+        self.max_kept = max_kept
+        # (hand id, account id) -> that hand's share of the account's figures
+        self._kept: OrderedDict[tuple[int, int | None], Any] = OrderedDict()
+        self._lock = threading.Lock()
 
     # -- settings
 
@@ -94,27 +103,92 @@ class PlayerStatistics:
         """The player's figures over hands started in ``[since, until)`` (epoch seconds, each
         optional) and their results per currency: ``{"player", "since", "until", "hands",
         "vpip", "pfr", "af", "wtsd", "counts", "results", "limited", "unreadable"}``."""
-        rows, players, limited = self._hands(player, since, until)
+        ids, limited = self._hands(player, since, until)
         me = self._account_id(player)
-        # Each hand counts under the name the account played it under (it may be renamed).
-        played_as = {p.hand_id: p.player for p in players if p.account_id == me}
         tally = StatsTally(player)
         unreadable: list[int] = []
-        for stored in stored_of(rows, players):
-            tally.account = played_as.get(stored.hand_id, player)
-            try:
-                tally.add(played(stored))
-            except (FeltroomError, ValueError, KeyError, TypeError, IndexError):
-                unreadable.append(stored.hand_id)
+        totals: dict[str, dict[str, Any]] = {}
+        for start in range(0, len(ids), _PAGE):
+            page = ids[start : start + _PAGE]
+            kept = self._kept_figures(page, me, player)
+            for hand_id in page:
+                figures = kept.get(hand_id)
+                if figures is None:
+                    continue
+                counts, result = figures
+                if counts is None:
+                    unreadable.append(hand_id)
+                else:
+                    for name, value in zip(_COUNTS, counts, strict=True):
+                        setattr(tally, name, getattr(tally, name) + value)
+                if result is not None:
+                    code, exponent, net = result
+                    line = totals.setdefault(
+                        code,
+                        {
+                            "currency": code,
+                            "exponent": exponent,
+                            "hands": 0,
+                            "won": 0,
+                            "net_units": 0,
+                        },
+                    )
+                    line["hands"] += 1
+                    line["won"] += net > 0
+                    line["net_units"] += net
         return {
             "player": player,
             "since": _iso(since),
             "until": _iso(until),
             **tally.figures(),
-            "results": _results(rows, [p for p in players if p.account_id == me]),
+            "results": _results(totals),
             "limited": limited,
             "unreadable": unreadable,
         }
+
+    def _kept_figures(self, page: Sequence[int], me: int | None, player: str) -> dict[int, Any]:
+        """Each hand's share of the figures of the account ``me`` (a settled hand never
+        changes: each is counted once, then kept, ``max_kept`` at the most, so that asking again,
+        for any period, replays nothing). A hand is replayed a page at a time, giving the
+        interpreter's lock up every millisecond or so: a long replay must not hold up the
+        room's connections."""
+        with self._lock:
+            kept = {h: self._kept.get((h, me)) for h in page}
+        missing = [h for h, figures in kept.items() if figures is None]
+        if not missing:
+            return kept
+        with self.storage.transaction(write=False) as tx:
+            found = tx.get_hands(missing)
+            players = tx.hand_players_of(missing)
+        rows = [found[hand_id] for hand_id in missing if hand_id in found]
+        # Each hand counts under the name the account played it under (it may be renamed).
+        mine = {p.hand_id: p for p in players if p.account_id == me}
+        new: dict[int, Any] = {}
+        turn = time.perf_counter() + _TURN
+        for stored, row in zip(stored_of(rows, players), rows, strict=True):
+            seat = mine.get(stored.hand_id)
+            result = None
+            if seat is not None:
+                exponent = int(_settings_of(row).get("exponent") or 0)
+                result = (row.currency, exponent, seat.payout - seat.contribution)
+            tally = StatsTally(seat.player if seat is not None else player)
+            counts: tuple[int, ...] | None
+            try:
+                tally.add(played(stored))
+                counts = tuple(getattr(tally, name) for name in _COUNTS)
+            except (FeltroomError, ValueError, KeyError, TypeError, IndexError):
+                counts = None  # unreadable (and so it stays: a settled hand never changes)
+            new[stored.hand_id] = (counts, result)
+            if time.perf_counter() >= turn:
+                time.sleep(0)
+                turn = time.perf_counter() + _TURN
+        with self._lock:
+            for hand_id, figures in new.items():
+                self._kept[(hand_id, me)] = figures
+            while len(self._kept) > self.max_kept:
+                self._kept.popitem(last=False)
+        kept.update(new)
+        return kept
 
     def _account_id(self, player: str) -> int | None:
         with self.storage.transaction(write=False) as tx:
@@ -123,10 +197,10 @@ class PlayerStatistics:
 
     def _hands(
         self, player: str, since: float | None, until: float | None
-    ) -> tuple[list[HandRow], list[HandPlayerRow], bool]:
-        """The player's settled hands of the period (at most ``max_hands``, the newest), the
-        rows of their players, and whether older hands of the period were left out."""
-        chosen: list[HandRow] = []
+    ) -> tuple[list[int], bool]:
+        """The ids of the player's settled hands of the period (at most ``max_hands``, the
+        newest; oldest first), and whether older hands of the period were left out."""
+        chosen: list[int] = []
         before: int | None = None
         limited = False
         with self.storage.transaction(write=False) as tx:
@@ -144,34 +218,21 @@ class PlayerStatistics:
                     if len(chosen) == self.max_hands:
                         limited = done = True
                         break
-                    chosen.append(row)
+                    chosen.append(hand_id)
                 if done:
                     break
                 before = ids[-1]
-            chosen.reverse()
-            players = tx.hand_players_of([row.hand_id for row in chosen])
-        return chosen, players, limited
+        chosen.reverse()
+        return chosen, limited
 
 
 def _settings_view(row: PlayerSettingsRow) -> dict[str, Any]:
     return {"player": row.player, "share_stats": row.share_stats, "findable": row.findable}
 
 
-def _results(rows: Sequence[HandRow], mine: Sequence[HandPlayerRow]) -> list[dict[str, Any]]:
+def _results(totals: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """Per currency: hands, hands won (paid more than put in), the net result (what the pots
     paid after tax, less what the player put in) in units and as an amount."""
-    by_hand = {row.hand_id: row for row in rows}
-    totals: dict[str, dict[str, Any]] = {}
-    for p in mine:
-        hand = by_hand[p.hand_id]
-        exponent = int(_settings_of(hand).get("exponent") or 0)
-        line = totals.setdefault(
-            hand.currency,
-            {"currency": hand.currency, "exponent": exponent, "hands": 0, "won": 0, "net_units": 0},
-        )
-        line["hands"] += 1
-        line["won"] += p.payout > p.contribution
-        line["net_units"] += p.payout - p.contribution
     for line in totals.values():
         line["net"] = format_units(line["net_units"], Currency(line["currency"], line["exponent"]))
     return sorted(totals.values(), key=lambda line: str(line["currency"]))

@@ -539,6 +539,20 @@ class Transaction(Protocol):
 
     # -- player protection (issue 25)
     def set_verified(self, name: str, verified: bool) -> None: ...
+    def room_secret(self, name: str, new: str) -> str:
+        """The room's secret ``name``; stored as ``new`` first when the room has none yet
+        (whoever stores it first, every caller gets the same)."""
+        ...
+
+    def add_identity(self, identity: str, name: str, at: float) -> None:
+        """Link a verified identity's keyed hash to the account ``name`` (kept in lower
+        case)."""
+        ...
+
+    def names_of_identity(self, identity: str) -> list[str]:
+        """The names (lower case) the identity's keyed hash was verified for."""
+        ...
+
     def get_protection(self, name: str) -> ProtectionRow | None:
         """The protection kept under ``name`` in any letter case."""
         ...

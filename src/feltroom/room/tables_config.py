@@ -36,6 +36,7 @@ from feltroom.table import TableConfig, preset
 __all__ = [
     "DEFAULT_TABLES",
     "TableSpec",
+    "check_cash_table_id",
     "load_tables",
     "parse_tables",
     "room_tables",
@@ -113,6 +114,18 @@ def table_entries(text: str, where: str = "tables") -> list[tuple[TableSpec, dic
     return list(zip(specs, tomllib.loads(text)["table"], strict=True))
 
 
+def check_cash_table_id(table_id: str) -> str:
+    """A new cash table's id: never a tournament table's, present or future (those are
+    ``{instance}.{n}``), so no cash table id contains a ".". (Tables the database already
+    holds keep their ids.)"""
+    if "." in table_id:
+        raise RoomError(
+            f"a cash table's id may not contain '.' ({table_id!r}): tournament tables are "
+            "named {instance}.{n}; use letters, digits, '-' or '_'"
+        )
+    return table_id
+
+
 def spec_of(entry: Mapping[str, Any], where: str) -> TableSpec:
     """The table of one entry of a tables file (validated as ``parse_tables`` does)."""
     return _spec(entry, where)
@@ -128,7 +141,7 @@ def parse_tables(text: str, where: str = "tables") -> list[TableSpec]:
     if not isinstance(entries, list) or not entries:
         raise RoomError(f"{where}: no [[table]] entries")
     specs = [_spec(entry, where) for entry in entries]
-    ids = [spec.table_id for spec in specs]
+    ids = [check_cash_table_id(spec.table_id) for spec in specs]
     duplicates = sorted({i for i in ids if ids.count(i) > 1})
     if duplicates:
         raise RoomError(f"{where}: table ids used twice: {', '.join(duplicates)}")

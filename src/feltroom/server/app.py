@@ -68,6 +68,7 @@ from feltroom.server.rest import (
     tournament_routes,
 )
 from feltroom.server.session import Hub, HubSettings
+from feltroom.server.timeouts import READ_TIMEOUTS, ReadTimeouts, timed_http
 from feltroom.server.transport import BatchedWebSocketProtocol
 from feltroom.server.ws import websocket_endpoint
 
@@ -273,13 +274,15 @@ def server_config(
     *,
     log_level: str = "warning",
     forwarded_allow_ips: Sequence[str] = (),
+    read_timeouts: ReadTimeouts = READ_TIMEOUTS,
 ) -> uvicorn.Config:
     """uvicorn's settings for the room (``serve`` and the tests' live servers use them).
 
     ``forwarded_allow_ips``: the addresses (a reverse proxy's) whose ``X-Forwarded-For`` and
     ``X-Forwarded-Proto`` headers are believed; none by default, so a client's address is the
     one it connects from and no header can make it another (the sign-in and sign-up throttles
-    count per address). uvicorn itself would trust them from 127.0.0.1."""
+    count per address). uvicorn itself would trust them from 127.0.0.1. ``read_timeouts``: how
+    long a request's headers and body may take to arrive (``feltroom.server.timeouts``)."""
     trusted = [address.strip() for address in forwarded_allow_ips if address.strip()]
     return uvicorn.Config(
         app,
@@ -296,6 +299,7 @@ def server_config(
         # its time under load and saved little (docs/performance.md, "Server load").
         ws_per_message_deflate=False,
         ws=BatchedWebSocketProtocol,  # a connection's frames of one loop turn in one write
+        http=timed_http(read_timeouts),  # no half-sent request holds a connection for long
     )
 
 
@@ -317,16 +321,26 @@ def serve(
     log_level: str = "warning",
     forwarded_allow_ips: Sequence[str] = (),
     metrics_port: int | None = None,
+    read_timeouts: ReadTimeouts = READ_TIMEOUTS,
 ) -> None:
     """Serve ``app`` with uvicorn until interrupted; ``on_ready(url)`` once it listens. With
     ``metrics_port``, ``GET /metrics`` is also served on a listener of its own on that port (the
     same host), to any client that reaches it."""
     server = uvicorn.Server(
-        server_config(app, host, port, log_level=log_level, forwarded_allow_ips=forwarded_allow_ips)
+        server_config(
+            app,
+            host,
+            port,
+            log_level=log_level,
+            forwarded_allow_ips=forwarded_allow_ips,
+            read_timeouts=read_timeouts,
+        )
     )
     servers = [server]
     if metrics_port is not None:
-        config = server_config(app, host, metrics_port, log_level=log_level)
+        config = server_config(
+            app, host, metrics_port, log_level=log_level, read_timeouts=read_timeouts
+        )
         config.app = metrics_app(app.state.metrics)
         config.ws = "none"
         servers.append(_QuietServer(config))

@@ -15,8 +15,10 @@ or 409 with a message saying what is valid) writes nothing and changes nothing.
   (docs/integrity.md), or one account's;
 - ``GET /api/operator/protection?account=NAME``: a player's limits, cool-off, self-exclusion and
   verification (``feltroom.server.protection_api``);
-- ``POST /api/operator/<action>``: ``suspend``, ``reinstate``, ``reset-password``, ``verify``,
-  ``remove`` (``{"account", "reason"}``), ``rename`` (``{"account", "to", "reason"}``),
+- ``POST /api/operator/<action>``: ``suspend``, ``reinstate``, ``reset-password``,
+  ``remove`` (``{"account", "reason"}``), ``verify`` (``{"account", "identity", "reason"}``:
+  the e-mail address or document number checked, kept only as a keyed hash), ``rename``
+  (``{"account", "to", "reason"}``), none of them on an operator's account (409);
   ``close-table``, ``reopen-table``, ``retire-table``
   (``{"table", "reason"}``), ``add-table`` (``{"definition": {a tables file's [[table]]
   entry}, "reason"}``), ``kick`` (``{"table", "player", "reason"}``), ``broadcast``
@@ -42,7 +44,7 @@ from feltroom.room.operators import MAX_REASON, Operators, check_reason
 from feltroom.room.protection import Protection
 from feltroom.room.runtime import RoomRuntime
 from feltroom.room.storage import Storage
-from feltroom.room.tables_config import TableSpec, spec_of
+from feltroom.room.tables_config import TableSpec, check_cash_table_id, spec_of
 from feltroom.server.rest import (
     ApiError,
     _client_address,
@@ -50,6 +52,7 @@ from feltroom.server.rest import (
     _json_type,
     _only_params,
     _query_int,
+    _query_name,
     _query_time,
     _read_json,
     authenticated,
@@ -59,7 +62,7 @@ from feltroom.server.session import Hub
 
 __all__ = ["ACCOUNT_ACTIONS", "TABLE_ACTIONS", "LocalRoom", "OperatorRoom", "operator_routes"]
 
-ACCOUNT_ACTIONS = ("suspend", "reinstate", "reset-password", "verify")
+ACCOUNT_ACTIONS = ("suspend", "reinstate", "reset-password")
 TABLE_ACTIONS = ("close-table", "reopen-table", "retire-table")
 MAX_BROADCAST = 500
 MAX_BODY = 16_384  # a table's definition is the largest body
@@ -213,7 +216,7 @@ class LocalRoom:
 
 def operator_routes(room: OperatorRoom, static: Any) -> list[Route]:
     """The operator API and console of a room; ``static`` is the folder of ``admin.html``."""
-    operators = Operators(room.accounts)
+    operators = Operators(room.accounts, on_operators=False)
 
     async def operator_of(request: Request) -> str:
         player, _ = await authenticated(request, room.accounts)
@@ -257,7 +260,7 @@ def operator_routes(room: OperatorRoom, static: Any) -> list[Route]:
         await operator_of(request)
         _only_params(request, ("since", "account"))
         since = _query_time(request, "since")
-        account = request.query_params.get("account")
+        account = _query_name(request, "account")
         code, report = await run_in_threadpool(
             run_integrity, room.storage, since, DEFAULT_THRESHOLD, account
         )
@@ -279,13 +282,17 @@ def operator_routes(room: OperatorRoom, static: Any) -> list[Route]:
             return result
         if action == "reinstate":
             return await run_in_threadpool(operators.reinstate, account, operator, reason)
-        if action == "verify":
-            return await run_in_threadpool(operators.verify, account, operator, reason)
         result = await run_in_threadpool(operators.reset_password, account, operator, reason)
         result["connections_closed"] = await room.close_player(
             account, "the room reset this account's password; sign in again"
         )
         return result
+
+    async def verify(action: str, operator: str, body: dict[str, Any]) -> dict[str, Any]:
+        b = _fields(body, {"account": str, "identity": str, "reason": str})
+        return await run_in_threadpool(
+            operators.verify, b["account"], operator, b["reason"], b["identity"]
+        )
 
     async def not_seated_live(account: str, action: str) -> None:
         """Refuse an account seated at a table of this room (the books may not know yet)."""
@@ -327,6 +334,7 @@ def operator_routes(room: OperatorRoom, static: Any) -> list[Route]:
         b = _fields(body, {"definition": dict, "reason": str})
         try:
             spec = spec_of(b["definition"], "the definition")
+            check_cash_table_id(spec.table_id)
         except (RoomError, ValueError) as error:
             raise _invalid(f"{error}; docs/tables.md lists a table's settings") from None
         definition = json.dumps(b["definition"], sort_keys=True)
@@ -353,6 +361,7 @@ def operator_routes(room: OperatorRoom, static: Any) -> list[Route]:
     actions: dict[str, Callable[[str, str, dict[str, Any]], Awaitable[dict[str, Any]]]] = {
         **dict.fromkeys(ACCOUNT_ACTIONS, account_action),
         **dict.fromkeys(TABLE_ACTIONS, table_action),
+        "verify": verify,
         "rename": rename,
         "remove": remove,
         "add-table": add_table,

@@ -36,6 +36,7 @@ from feltroom.server.rest import (
     _invalid,
     _json_type,
     _only_params,
+    _query_name,
     _read_json,
     authenticated,
     guard,
@@ -146,9 +147,11 @@ def protection_routes(room: OperatorRoom) -> list[Route]:
         except NotAnOperator as error:
             raise ApiError(403, "not_operator", str(error)) from None
         _only_params(request, ("account",))
-        account = request.query_params.get("account")
-        if not account:
-            raise _invalid("give the account: /api/operator/protection?account=NAME")
+        account = _query_name(request, "account")
+        if account is None:
+            raise _invalid(
+                "give the account: /api/operator/protection?account=NAME", {"field": "account"}
+            )
         return JSONResponse(await call(protection.view, account))
 
     return [

@@ -58,7 +58,7 @@ import logging
 import math
 import re
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -67,7 +67,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
@@ -141,7 +141,13 @@ class RestLimits:
     ``grant_every``: the length of a grant period (periods are aligned to the epoch: with 3600, one
     grant per clock hour). ``max_body``: the largest request body in bytes. ``password_min`` /
     ``password_max``: the password lengths sign-up accepts. ``hands_default`` / ``hands_max``:
-    the hand list's page size. ``clock``: epoch seconds (the throttle and grants; tests inject one).
+    the hand list's page size. ``heavy_reads`` / ``heavy_window``: the statistics and
+    exports (``/api/me/stats``, ``/api/players/{name}/stats``, ``/api/hands/export``) one
+    account may have computed within that many seconds, per process or gateway (429 with
+    ``Retry-After`` beyond); the same statistics asked again within ``read_cache_seconds`` are
+    answered from a cache of ``read_cache_size`` answers and do not count. They are computed
+    one at a time, in a thread of their own. ``clock``: epoch seconds (the throttle and
+    grants; tests inject one).
     """
 
     account_failures: int = 5
@@ -158,6 +164,10 @@ class RestLimits:
     password_max: int = 128
     hands_default: int = 50
     hands_max: int = 200
+    heavy_reads: int = 10
+    heavy_window: float = 60.0
+    read_cache_seconds: float = 30.0
+    read_cache_size: int = 256
     clock: Callable[[], float] = time.time
 
     def __post_init__(self) -> None:
@@ -168,10 +178,12 @@ class RestLimits:
             "hash_pool",
             "grant_to",
             "max_body",
+            "heavy_reads",
+            "read_cache_size",
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be 1 or more, not {getattr(self, name)}")
-        for name in ("failure_window", "signup_window", "grant_every"):
+        for name in ("failure_window", "signup_window", "grant_every", "heavy_window"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be a positive number of seconds")
         if not 1 <= self.password_min <= self.password_max:
@@ -304,6 +316,34 @@ class FailureThrottle:
                 del self._failures[key]
 
 
+class ReadCache:
+    """Answers kept for ``seconds`` (at most ``size``, the least recently used dropped
+    first), so that asking again is cheap."""
+
+    def __init__(self, size: int, seconds: float, clock: Callable[[], float]) -> None:
+        self.size = size
+        self.seconds = seconds
+        self.clock = clock
+        self._kept: OrderedDict[tuple[Any, ...], tuple[float, Any]] = OrderedDict()
+
+    def get(self, key: tuple[Any, ...]) -> Any:
+        """The answer kept for ``key``, or ``None``."""
+        found = self._kept.get(key)
+        if found is None:
+            return None
+        if found[0] <= self.clock():
+            del self._kept[key]
+            return None
+        self._kept.move_to_end(key)
+        return found[1]
+
+    def put(self, key: tuple[Any, ...], value: Any) -> None:
+        self._kept[key] = (self.clock() + self.seconds, value)
+        self._kept.move_to_end(key)
+        while len(self._kept) > self.size:
+            self._kept.popitem(last=False)
+
+
 # ------------------------------------------------------------------------------ requests
 
 
@@ -345,11 +385,14 @@ async def _read_json(request: Request, limit: int) -> dict[str, Any]:
             raise too_large
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise too_large
-        chunks.append(chunk)
+    try:
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise too_large
+            chunks.append(chunk)
+    except ClientDisconnect:  # (a body that took too long: feltroom.server.timeouts)
+        raise ApiError(408, "timeout", "the request's body did not arrive whole") from None
     raw = b"".join(chunks)
     if not raw.strip():
         return {}
@@ -417,20 +460,52 @@ def _retry_after(seconds: float) -> dict[str, str]:
     return {"Retry-After": str(max(1, math.ceil(seconds)))}
 
 
+def _query_value(request: Request, name: str) -> str | None:
+    """The query's one value of ``name`` (``None`` when absent); given twice is a 400."""
+    values = request.query_params.getlist(name)
+    if not values:
+        return None
+    if len(values) > 1:
+        raise _invalid(
+            f"the query parameter {name!r} is given {len(values)} times; give it once",
+            {"field": name},
+        )
+    return values[0]
+
+
 def _query_int(request: Request, name: str, low: int, high: int) -> int | None:
-    text = request.query_params.get(name)
+    text = _query_value(request, name)
     if text is None:
         return None
     if _DIGITS.fullmatch(text) is None or not low <= int(text) <= high:
-        raise _invalid(f"{name} must be a whole number from {low} to {high}, not {text!r}")
+        raise _invalid(
+            f"{name} must be a whole number from {low} to {high}, not {text[:40]!r}",
+            {"field": name, "min": low, "max": high},
+        )
     return int(text)
+
+
+def _query_choice(request: Request, name: str, choices: Sequence[str]) -> str | None:
+    """The query's value of ``name``, one of ``choices`` (``None`` when absent)."""
+    text = _query_value(request, name)
+    if text is not None and text not in choices:
+        raise _invalid(
+            f"{name} must be one of {', '.join(choices)}, not {text[:40]!r}",
+            {"field": name, "valid": list(choices)},
+        )
+    return text
 
 
 def _only_params(request: Request, allowed: Sequence[str]) -> None:
     for name in request.query_params:
         if name not in allowed:
-            valid = ", ".join(allowed)
-            raise _invalid(f"unknown query parameter {name!r}; the parameters are {valid}")
+            valid = ", ".join(allowed) or "none"
+            raise _invalid(
+                f"unknown query parameter {name[:40]!r}; the parameters are {valid}",
+                {"field": name[:40], "valid": list(allowed)},
+            )
+    for name in allowed:
+        _query_value(request, name)  # none given twice
 
 
 async def authenticated(request: Request, accounts: Accounts) -> tuple[str, str]:
@@ -582,6 +657,37 @@ def rest_routes(
     # not take the thread pool every other call uses), and as many hashes (``HashingPool``).
     accounts.bound_hashing(limits.hash_pool)
     hashing = ThreadPoolExecutor(limits.hash_pool, thread_name_prefix="feltroom-signin")
+    # Statistics and exports: one at a time, in a thread of their own (a replay of thousands of
+    # hands holds the interpreter's lock; the connections' event loop must still get it).
+    heavy_pool = ThreadPoolExecutor(1, thread_name_prefix="feltroom-reads")
+    heavy_reads = FailureThrottle(limits.heavy_reads, limits.heavy_window, limits.clock)
+    answers = ReadCache(limits.read_cache_size, limits.read_cache_seconds, limits.clock)
+
+    async def heavy(
+        player: str, key: tuple[Any, ...] | None, call: Callable[..., Any], *args: Any
+    ) -> Any:
+        """``call(*args)``'s answer for ``player``: the one kept for ``key`` if any, else
+        computed (429 when the player had ``heavy_reads`` computed in ``heavy_window``) and
+        kept (not when ``key`` is None: an export's file may be large)."""
+        found = None if key is None else answers.get(key)
+        if found is not None:
+            return found
+        wait = heavy_reads.wait(player)
+        if wait > 0:
+            raise ApiError(
+                429,
+                "rate_limited",
+                f"at most {limits.heavy_reads} statistics or exports in "
+                f"{limits.heavy_window:g} s (a repeat within {limits.read_cache_seconds:g} s is "
+                f"free); try again in {max(1, math.ceil(wait))} s",
+                _retry_after(wait),
+                {"retry_after": max(1, math.ceil(wait))},
+            )
+        heavy_reads.fail(player)
+        value = await asyncio.get_running_loop().run_in_executor(heavy_pool, call, *args)
+        if key is not None:
+            answers.put(key, value)
+        return value
 
     async def hashed(call: Callable[..., Any], *args: Any) -> Any:
         """``call`` (sign-up, sign-in) in its own pool of ``hash_pool`` threads."""
@@ -791,9 +897,8 @@ def rest_routes(
                 f"{ref!r} is not a hand id: use /api/hands/<id> (JSON) or /api/hands/<id>.phh"
             )
         hand_id = int(match.group(1))
-        wanted = (match.group(2) or "").lstrip(".") or request.query_params.get("format", "json")
-        if wanted not in _FORMATS:
-            raise _invalid(f"format must be one of {', '.join(_FORMATS)}, not {wanted!r}")
+        wanted = (match.group(2) or "").lstrip(".")
+        wanted = wanted or _query_choice(request, "format", tuple(_FORMATS)) or "json"
         try:
             view = await run_in_threadpool(hands.for_player, hand_id, player)
         except NotAvailable:
@@ -893,19 +998,20 @@ def rest_routes(
     async def hand_export(request: Request) -> Response:
         player, _ = await player_of(request)
         _only_params(request, ("format", "limit", "since", "until"))
-        target = request.query_params.get("format")
-        if target not in EXPORT_FORMATS:
-            raise _invalid(f"format must be one of {', '.join(EXPORT_FORMATS)}, not {target!r}")
+        target = _query_choice(request, "format", tuple(EXPORT_FORMATS))
+        if target is None:
+            raise _invalid(
+                f"format must be one of {', '.join(EXPORT_FORMATS)}; give it (format=NAME)",
+                {"field": "format", "valid": list(EXPORT_FORMATS)},
+            )
         limit = _query_int(request, "limit", 1, limits.hands_max)
-        since = _query_time(request, "since")
-        until = _query_time(request, "until")
-        if since is not None and until is not None and since >= until:
-            raise _invalid("since must be earlier than until")
+        since, until = _query_period(request)
         if limit is None:
             ranged = since is not None or until is not None
             limit = limits.hands_max if ranged else limits.hands_default
-        views, more = await run_in_threadpool(hands.export_for_player, player, limit, since, until)
-        text, left_out = await run_in_threadpool(export_file, views, target, player)
+        views, more, text, left_out = await heavy(
+            player, None, export_of, player, target, limit, since, until
+        )
         media_type, extension = EXPORT_FORMATS[target]
         headers = {
             "Content-Disposition": f'attachment; filename="hands.{extension}"',
@@ -917,6 +1023,13 @@ def rest_routes(
         if left_out:
             headers["X-Hands-Left-Out"] = " ".join(map(str, left_out))
         return Response(text, media_type=media_type, headers=headers)
+
+    def export_of(
+        player: str, target: str, limit: int, since: float | None, until: float | None
+    ) -> tuple[list[dict[str, Any]], bool, str, list[int]]:
+        views, more = hands.export_for_player(player, limit, since, until)
+        text, left_out = export_file(views, target, player)
+        return [{"started_at": v["started_at"]} for v in views], more, text, left_out
 
     # -- a player's settings, statistics and tables (issue 21)
 
@@ -941,24 +1054,27 @@ def rest_routes(
 
     def period(request: Request) -> tuple[float | None, float | None]:
         _only_params(request, ("since", "until"))
-        since = _query_time(request, "since")
-        until = _query_time(request, "until")
-        if since is not None and until is not None and since >= until:
-            raise _invalid("since must be earlier than until")
-        return since, until
+        return _query_period(request)
 
     async def my_stats(request: Request) -> Response:
         player, token = await player_of(request)
         since, until = period(request)
-        figures = await run_in_threadpool(stats.stats, player, since, until)
         signed_in = await run_in_threadpool(stats.signed_in_at, token_hash(token))
-        session = await run_in_threadpool(stats.stats, player, signed_in, None)
+        key = ("me", player, since, until, signed_in)
+        figures = await heavy(player, key, my_figures, player, since, until, signed_in)
+        return JSONResponse(figures)
+
+    def my_figures(
+        player: str, since: float | None, until: float | None, signed_in: float | None
+    ) -> dict[str, Any]:
+        figures = stats.stats(player, since, until)
+        session = stats.stats(player, signed_in, None)
         figures["session"] = {
             "since": session["since"],
             "hands": session["hands"],
             "results": session["results"],
         }
-        return JSONResponse(figures)
+        return figures
 
     async def named_player(request: Request, setting: str, what: str) -> str:
         """The player of the path, who must have turned ``setting`` on; else 404 or 403."""
@@ -980,10 +1096,16 @@ def rest_routes(
 
     async def player_stats(request: Request) -> Response:
         since, until = period(request)
+        asker, _ = await player_of(request)
         player = await named_player(request, "share_stats", "their statistics")
-        figures = await run_in_threadpool(stats.stats, player, since, until)
-        figures.pop("results")  # a player's results are their own
+        key = ("player", player, since, until)
+        figures = await heavy(asker, key, shared_figures, player, since, until)
         return JSONResponse(figures)
+
+    def shared_figures(player: str, since: float | None, until: float | None) -> dict[str, Any]:
+        figures = stats.stats(player, since, until)
+        figures.pop("results")  # a player's results are their own
+        return figures
 
     async def player_tables(request: Request) -> Response:
         _only_params(request, ())
@@ -1112,20 +1234,52 @@ def tournament_routes(runtime: RoomRuntime, limits: RestLimits | None = None) ->
     ]
 
 
+_EARLIEST = datetime(1, 1, 2, tzinfo=UTC)
+_LATEST = datetime(9999, 12, 30, tzinfo=UTC)
+
+
 def _query_time(request: Request, name: str) -> float | None:
-    """An ISO 8601 time of the query (UTC when it names no zone) in epoch seconds."""
-    text = request.query_params.get(name)
+    """An ISO 8601 time of the query (UTC when it names no zone) in epoch seconds; a time
+    that is not one, or that is not a time of years 1 to 9999 in UTC (0001-01-01T00:00+14:00
+    is in year 0), is a 400 naming the field."""
+    text = _query_value(request, name)
     if text is None:
         return None
     try:
         moment = datetime.fromisoformat(text)
-    except ValueError:
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+        moment = moment.astimezone(UTC)
+        if not _EARLIEST <= moment <= _LATEST:  # (a day's margin: answers write it back)
+            raise ValueError(moment)
+        return moment.timestamp()
+    except (ValueError, OverflowError):
         raise _invalid(
-            f"{name} must be an ISO 8601 time such as 2026-12-01T15:00:00Z, not {text!r}"
+            f"{name} must be an ISO 8601 time of years 1 to 9999 in UTC, such as "
+            f"2026-12-01T15:00:00Z, not {text[:40]!r}",
+            {"field": name},
         ) from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.timestamp()
+
+
+def _query_period(request: Request) -> tuple[float | None, float | None]:
+    """The query's ``since`` and ``until`` (each optional), the one before the other."""
+    since = _query_time(request, "since")
+    until = _query_time(request, "until")
+    if since is not None and until is not None and since >= until:
+        raise _invalid("since must be earlier than until", {"field": "since"})
+    return since, until
+
+
+def _query_name(request: Request, name: str) -> str | None:
+    """The query's value of ``name``, an account's name (``None`` when absent)."""
+    text = _query_value(request, name)
+    if text is not None and not _is_name(text):
+        raise _invalid(
+            f"{name} must be an account's name (1 to 32 letters, digits, '_', '.' or '-'), "
+            f"not {text[:40]!r}",
+            {"field": name},
+        )
+    return text
 
 
 def _is_name(name: str) -> bool:

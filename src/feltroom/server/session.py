@@ -81,6 +81,10 @@ class HubSettings:
     ``purge_every``: how often expired sessions are deleted from the database.
     ``send_seconds``: how long one frame may wait for a reader that does not read before the
     connection is closed (1008, like a reader that falls ``outbox`` frames behind).
+    ``per_address`` / ``per_session``: the connections this server holds at once from one
+    client address (friends at a home game share one: at least 32 is advised) and with one
+    session's token; one more is closed (1008, saying which limit) as it connects or as it
+    says hello.
     """
 
     rate: float = 20.0
@@ -95,6 +99,8 @@ class HubSettings:
     sweep_every: float = 1.0
     purge_every: float = 3600.0
     send_seconds: float = 10.0
+    per_address: int = 64
+    per_session: int = 16
 
 
 class _Bucket:
@@ -212,6 +218,7 @@ class Hub:
         self.settings = settings or HubSettings()
         self.clock = clock
         self.connections: set[Connection] = set()
+        self.by_address: dict[str, int] = {}
         self.by_table: dict[str, set[Connection]] = {}
         self.by_player: dict[str, set[Connection]] = {}
         self.tap: Callable[[Connection, Message, str], None] | None = None
@@ -230,7 +237,15 @@ class Hub:
     # -------------------------------------------------------------- lifecycle
 
     def open(self, address: str = "") -> Connection:
+        """A new connection from ``address``; ``Closed`` (1008) when the address holds
+        ``per_address`` connections already."""
         settings = self.settings
+        held = self.by_address.get(address, 0)
+        if held >= settings.per_address:
+            raise Closed(
+                1008, f"too many connections from your address (at most {settings.per_address})"
+            )
+        self.by_address[address] = held + 1
         connection = Connection(self, address)
         connection.bucket = _Bucket(settings.rate, settings.burst, self.clock)
         connection.chat_bucket = _Bucket(settings.chat_rate, settings.chat_burst, self.clock)
@@ -241,7 +256,13 @@ class Hub:
         """The connection ended (any way at all): unless the player chose to leave, their seats
         are kept and shown as disconnected (R-SIT-1, R-TIME-4)."""
         connection.close()
-        self.connections.discard(connection)
+        if connection in self.connections:
+            self.connections.discard(connection)
+            held = self.by_address.get(connection.address, 0) - 1
+            if held > 0:
+                self.by_address[connection.address] = held
+            else:
+                self.by_address.pop(connection.address, None)
         for table in list(connection.tables):
             self._unwatch(connection, table)
         player = connection.player
@@ -983,8 +1004,13 @@ class Hub:
         if connection.closed:
             raise Closed(1008, connection.close_reason)
         player = session.user
+        hashed = token_hash(m.token)
+        limit = self.settings.per_session
+        same = [c for c in self.by_player.get(player, ()) if c.token_hash == hashed]
+        if len(same) >= limit:
+            raise Closed(1008, f"too many connections with this sign-in (at most {limit})")
         connection.player = player
-        connection.token_hash = token_hash(m.token)
+        connection.token_hash = hashed
         connection.expires_at = session.expires_at
         self.by_player.setdefault(player, set()).add(connection)
         return player

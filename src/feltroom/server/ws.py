@@ -4,6 +4,8 @@
   names another origin is refused (HTTP 403) before it is accepted. Connections without an
   ``Origin`` (bots, terminal clients) are authenticated by their token alone (``hello``).
 - A connection that does not say ``hello`` within ``HubSettings.hello_seconds`` is closed (1008).
+- A connection beyond ``HubSettings.per_address`` from its address is closed as it opens, one
+  beyond ``per_session`` with its token as it says hello (1008, saying which limit).
 - Frames over 16 KiB close the connection with 1009 (uvicorn is also told the limit, so a huge
   frame is refused before it is read); floods get ``rate_limited`` errors, then 1008.
 - Any end of the connection other than an explicit ``leave`` is a disconnection (R-SIT-1,
@@ -76,7 +78,11 @@ def websocket_endpoint(hub: Hub) -> Callable[[WebSocket], Awaitable[None]]:
             return
         await websocket.accept()
         client = websocket.client
-        connection = hub.open(f"{client.host}" if client is not None else "")
+        try:
+            connection = hub.open(f"{client.host}" if client is not None else "")
+        except Closed as refused:  # too many connections from the address
+            await websocket.close(code=refused.code, reason=refused.reason)
+            return
         ending = asyncio.Event()
         sender = asyncio.create_task(
             _sender(websocket, connection, ending, hub.settings.send_seconds)

@@ -372,6 +372,25 @@ player_protection = Table(
     Column("excluded_permanently", Boolean, nullable=False, server_default=false()),
 )
 
+# The identities the operator checked at verification (issue 40): only their keyed hash
+# (``feltroom.room.operators.identity_hash``), with the account's name in lower case (not tied
+# to the users table: a removed account's identity stays linked to its self-exclusion).
+verified_identities = Table(
+    "verified_identities",
+    metadata,
+    Column("identity", String(64), primary_key=True),
+    Column("name", String(NAME), primary_key=True),
+    Column("verified_at", Float, nullable=False),
+)
+
+# The room's own secrets, made once at random (``identity_key``: the identities' hash key).
+room_secrets = Table(
+    "room_secrets",
+    metadata,
+    Column("name", String(32), primary_key=True),
+    Column("value", String(128), nullable=False),
+)
+
 # A player's deposit and loss limits per currency and period. ``amount`` is in force (NULL: no
 # limit); a raise waits in ``pending`` (NULL with ``pending_at`` set: the limit is removed)
 # until ``pending_at``.

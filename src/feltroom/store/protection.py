@@ -4,9 +4,17 @@ self-exclusion, and the sums of a wallet's flows the limits are checked against.
 from __future__ import annotations
 
 from sqlalchemy import Connection, and_, delete, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
 
 from feltroom.room.storage import LimitRow, ProtectionRow
-from feltroom.store.models import player_limits, player_protection, transfers, users
+from feltroom.store.models import (
+    player_limits,
+    player_protection,
+    room_secrets,
+    transfers,
+    users,
+    verified_identities,
+)
 
 __all__ = ["ProtectionQueries"]
 
@@ -19,6 +27,37 @@ class ProtectionQueries:
 
     def set_verified(self, name: str, verified: bool) -> None:
         self.c.execute(update(users).where(users.c.name == name).values(verified=verified))
+
+    def room_secret(self, name: str, new: str) -> str:
+        found = self.c.execute(
+            select(room_secrets.c.value).where(room_secrets.c.name == name)
+        ).scalar()
+        if found is not None:
+            return str(found)
+        try:  # another process may make it at the same moment: then its value holds
+            with self.c.begin_nested():
+                self.c.execute(insert(room_secrets).values(name=name, value=new))
+        except IntegrityError:
+            return str(
+                self.c.execute(
+                    select(room_secrets.c.value).where(room_secrets.c.name == name)
+                ).scalar_one()
+            )
+        return new
+
+    def add_identity(self, identity: str, name: str, at: float) -> None:
+        t = verified_identities
+        key = name.lower()
+        exists = self.c.execute(
+            select(t.c.name).where(t.c.identity == identity, t.c.name == key)
+        ).first()
+        if exists is None:
+            self.c.execute(insert(t).values(identity=identity, name=key, verified_at=at))
+
+    def names_of_identity(self, identity: str) -> list[str]:
+        t = verified_identities
+        rows = self.c.execute(select(t.c.name).where(t.c.identity == identity).order_by(t.c.name))
+        return [row[0] for row in rows]
 
     def get_protection(self, name: str) -> ProtectionRow | None:
         row = self.c.execute(

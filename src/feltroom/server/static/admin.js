@@ -134,6 +134,7 @@ $("account-form").addEventListener("submit", (event) => {
   const action = event.submitter.dataset.action;
   if (action === "protection") showProtection(account);
   else if (action === "rename") act(action, { account, to: $("account-new-name").value.trim() });
+  else if (action === "verify") act(action, { account, identity: $("account-identity").value });
   else if (action === "remove") {
     // only with a zero balance and no seat; the room refuses otherwise, changing nothing
     if (confirm(`Remove the account ${account}? Its name becomes free to sign up again.`)) act(action, { account });
