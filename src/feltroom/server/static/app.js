@@ -1240,9 +1240,12 @@ function renderTable(t) {
   const side = h("aside", { class: "side" }, renderChat(t), h("ol", { class: "log", "aria-label": "hand log" }, t.log.slice(-30).map((l) => h("li", {}, l))));
   const focused = document.activeElement && document.activeElement.id;
   const caret = focused === "chat-text" ? document.activeElement.selectionStart : null;
-  const controls = [mine, renderActions(t, entry), renderSeatControls(t, entry)].map(keepIfSame);
+  // the dock (the player's cards and the action bar) is kept inside the viewport by the style
+  // sheet; the seat's settings follow it, in the page's flow
+  const dock = h("div", { class: "dock", id: "dock" }, [mine, renderActions(t, entry)].map(keepIfSame));
+  const controls = h("div", { class: "controls" }, keepIfSame(renderSeatControls(t, entry)));
   app.replaceChildren(renderStrip(t) || "", h("section", { class: `table-view${myTurn(t) ? " your-turn" : ""}` },
-    title, felt, h("div", { class: "controls" }, controls), side));
+    title, felt, dock, controls, side));
   for (const list of side.querySelectorAll(".log, .chat-lines")) list.scrollTop = list.scrollHeight;
   const again = focused ? document.getElementById(focused) : null;
   if (again && document.querySelectorAll("dialog[open]").length === 0) {
