@@ -18,10 +18,9 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from feltroom.room.player_stats import PlayerStatistics
-from feltroom.room.runtime import RuntimeSettings
 from integrity.stats_scenes import stats_hands, store_hands
 
-from .conftest import Room, serve_room
+from .conftest import Room, quiet_room
 from .helpers import fold_or_check, server_to_act, sign_up, sit
 
 pytestmark = pytest.mark.browser
@@ -56,10 +55,7 @@ TABLES = "".join(
 
 @pytest.fixture(scope="module")
 def room() -> Iterator[Room]:
-    settings = RuntimeSettings(
-        house_bots=0, bot_think=(0.0, 0.0), between_hands=1.0, poll=0.05, selftest_first=10**9
-    )
-    with serve_room(TABLES, settings) as served:
+    with quiet_room(TABLES) as served:
         yield served
 
 
