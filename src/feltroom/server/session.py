@@ -32,13 +32,21 @@ from feltroom.room.accounts import Accounts, token_hash
 from feltroom.room.errors import InsufficientFunds, NotSeated, StaleHand, StaleTurn
 from feltroom.room.events import PlayerMoved, TableReloaded, TournamentEvent, TournamentNews
 from feltroom.room.protection import Protection
+from feltroom.room.rebuys import set_auto_rebuy
 from feltroom.room.runtime import RoomRuntime, TableRunner, WatchedTable
 from feltroom.room.tournament_runtime import TournamentRunner, TournamentTableRef
 from feltroom.rules import Action, Call, Check, Fold, LegalActions, RaiseTo
 from feltroom.server import protocol
 from feltroom.server.metrics import ACTION_BROADCAST, ACTIONS, count_error
 from feltroom.server.protocol import PROTOCOL_VERSION, ProtocolError
-from feltroom.server.wire import hand_strength, legal_of, messages_for, pots_message, snapshot
+from feltroom.server.wire import (
+    hand_strength,
+    legal_of,
+    messages_for,
+    pots_message,
+    seat_settings,
+    snapshot,
+)
 from feltroom.table import Entry, PreAction, PreActionKind, SeatOffered, SeatOfferExpired
 
 __all__ = ["ANSWERED", "Closed", "Connection", "Hub", "HubSettings", "UnknownTable", "welcome"]
@@ -466,9 +474,7 @@ class Hub:
         view = runner.table.view(viewer)
         muted = connection.muted.get(runner.table_id, set())
         mine = runner.table.seats.get(viewer) if viewer is not None else None
-        settings = (
-            {"auto_post": mine.auto_post, "auto_muck": mine.auto_muck} if mine is not None else None
-        )
+        settings = seat_settings(mine)
         connection.send(snapshot(runner.table_id, runner.playing, view, sorted(muted), settings))
         hand = runner.table.hand
         if hand is not None and not hand.is_over and hand.board:
@@ -792,6 +798,9 @@ class Hub:
             return None
         if kind == "auto_muck":
             await runtime.set_auto_muck(m.table, player, m.on)
+            return None
+        if kind == "auto_rebuy":
+            await set_auto_rebuy(runtime, m.table, player, m.on)
             return None
         if kind == "act":
             try:
