@@ -39,6 +39,7 @@ from feltroom.rules import Action, Call, Check, Fold, LegalActions, RaiseTo
 from feltroom.server import protocol
 from feltroom.server.metrics import ACTION_BROADCAST, ACTIONS, count_error
 from feltroom.server.protocol import PROTOCOL_VERSION, ProtocolError
+from feltroom.server.released import ReleasedSeats
 from feltroom.server.wire import (
     hand_strength,
     legal_of,
@@ -225,6 +226,9 @@ class Hub:
         self.reminders: dict[str, int] = {}
         self.session_started: dict[str, float] = {}
         self.reminded: dict[str, int] = {}
+        # seats released (sat out too long) while their players were not watching: said on
+        # their return (issue 42)
+        self.released = ReleasedSeats()
 
     # -------------------------------------------------------------- lifecycle
 
@@ -430,6 +434,12 @@ class Hub:
 
     def _on_events(self, runner: WatchedTable, events: Sequence[object]) -> None:
         began = self._acting.pop(runner.table_id, None)
+        table_id = runner.table_id
+        self.released.note(
+            events,
+            lambda account: any(table_id in c.tables for c in self.by_player.get(account, ())),
+            lambda event: messages_for(table_id, None, [event], None, event.account, None)[0],
+        )
         try:
             self._broadcast(runner, events)
         finally:
@@ -936,6 +946,8 @@ class Hub:
         tournament_seats = self.runtime.tournament_seats_of(player)
         everywhere = [*seats, *((table_id, seat) for _, table_id, seat in tournament_seats)]
         connection.send(welcome(m.id, player, everywhere, self.runtime.clock()))
+        for released in self.released.take(player):  # while away (issue 42)
+            connection.send(released)
         for table_id, _ in seats:
             runner = self.runtime.runners[table_id]
             self._watch(connection, table_id)

@@ -10,6 +10,7 @@ import { blindsText, clockText, FORMAT_NAMES as TOURNAMENT_FORMATS, GAME_NAMES, 
 const app = document.getElementById("app");
 const nav = document.getElementById("nav");
 const toastBox = document.getElementById("toast");
+const noticeBox = document.getElementById("notices");
 
 const state = {
   player: null,
@@ -38,6 +39,7 @@ const state = {
   tournamentFilters: { format: "", buyIn: "" },
   tournamentError: null, // a refused registration, said on the tournament's page
   notice: null, // { text, until }: a move to another table, said on the table shown
+  released: [], // seats released after sitting out too long, said until dismissed (issue 42)
 };
 
 // ------------------------------------------------------------------ little DOM helpers
@@ -553,6 +555,9 @@ function onMessage(m) {
     announce(`You have been playing for ${m.minutes} minutes.`);
     return;
   }
+  if (m.type === "event" && m.kind === "seat_released" && m.account === state.player && m.reason === "sit_out_expired") {
+    noteReleased(m, !state.tables.has(m.table)); // at the time, or on return (after the welcome)
+  }
   const t = m.table ? state.tables.get(m.table) : null;
   if (!t) {
     if (m.type === "seat_offer") toast(`A seat is free for you at ${lobbyEntry(m.table) ? lobbyEntry(m.table).name : "a table you wait for"}: open the table to take it.`, "info");
@@ -608,6 +613,34 @@ function onMessage(m) {
     if (wasMyTurn && !myTurn(t)) raiseWaitingTable(); // acted here: on to a table that waits
   } else otherTable(t, m, wasMyTurn);
   updateTitle();
+}
+
+// ------------------------------------------------------------------ notices that stay
+
+/**
+ * A seat released after sitting out too long (R-SIT-2): said at the time, and on return when the
+ * player was away (the server sends the event again after the welcome). It stays above the page
+ * until dismissed.
+ */
+function noteReleased(m, away) {
+  const entry = lobbyEntry(m.table);
+  if (!entry) ensureLobby().then(renderNotices);
+  state.released.push({ table: m.table, chips: m.chips, away });
+  for (const wait of [0, 700, 2000]) setTimeout(refreshBalance, wait); // the chips came back
+  renderNotices();
+}
+
+function renderNotices() {
+  noticeBox.replaceChildren(...state.released.map((r, i) => {
+    const entry = lobbyEntry(r.table);
+    const name = entry ? entry.name : r.table;
+    const minutes = entry && entry.settings.sit_out_minutes;
+    const text = `${r.away ? "While you were away, your" : "Your"} seat at ${name} was released: you sat out for more than ${minutes ? `${minutes} minutes` : "the table's limit"}. `
+      + `Your ${entry ? money(entry, r.chips) : chips(r.chips)} chips went back to your wallet; take a seat again from the lobby.`;
+    return h("p", { class: "released-notice", id: `released-${i}`, dataset: { table: r.table } }, text, " ",
+      h("button", { type: "button", class: "dismiss", "aria-label": `dismiss the notice about ${name}`,
+        onclick: () => { state.released.splice(i, 1); renderNotices(); } }, "OK"));
+  }));
 }
 
 // ------------------------------------------------------------------ several tables
