@@ -1011,7 +1011,7 @@ function renderLobby() {
           ? `${f.found.player} sits at ${f.found.tables.map((x) => `${tableName(x.table)} (seat ${x.seat})`).join(", ")}.`
           : `${f.found.player} sits at no table now.`)) : null,
       h("div", { class: "scroll" },
-        h("table", { class: "tables" },
+        h("table", { class: "tables cash-list" },
           h("thead", {}, h("tr", {}, header, h("th", { scope: "col" }, h("span", { class: "sr-only" }, "actions")))),
           h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: 8 }, state.lobby.length ? "No table matches." : "Loading tables…"))))),
       renderTournamentList()));
@@ -1904,13 +1904,13 @@ function renderTournamentList() {
     return h("tr", { dataset: { tournament: x.id, state: x.state }, class: registered ? "mine" : null },
       h("td", {}, h("a", { href: `#tournament/${encodeURIComponent(x.id)}` }, h("strong", {}, x.id)),
         registered ? h("span", { class: "badge you-sit" }, " You are registered") : null),
-      h("td", {}, TOURNAMENT_FORMATS[x.format] || x.format),
-      h("td", {}, GAME_NAMES[x.game] || x.game),
-      h("td", { class: "num", dataset: { buyIn: x.buy_in, fee: x.fee } }, buyInText(x)),
-      h("td", { class: "num" }, x.max_entries ? `${x.entries} / ${x.max_entries}` : String(x.entries)),
-      h("td", {}, STATE_NAMES[x.state] || x.state,
+      h("td", { dataset: { label: "Format" } }, TOURNAMENT_FORMATS[x.format] || x.format),
+      h("td", { dataset: { label: "Game" } }, GAME_NAMES[x.game] || x.game),
+      h("td", { class: "num", dataset: { label: "Buy-in", buyIn: x.buy_in, fee: x.fee } }, buyInText(x)),
+      h("td", { class: "num", dataset: { label: "Entries" } }, x.max_entries ? `${x.entries} / ${x.max_entries}` : String(x.entries)),
+      h("td", { dataset: { label: "State" } }, STATE_NAMES[x.state] || x.state,
         x.start_at && x.state === "registering" ? h("div", { class: "info" }, `starts ${localTime(x.start_at)}`) : null),
-      h("td", { class: "num" }, x.prize_pool ? tmoney(x, x.prize_pool) : "—"),
+      h("td", { class: "num", dataset: { label: "Prize pool" } }, x.prize_pool ? tmoney(x, x.prize_pool) : "—"),
       h("td", { class: "row-actions" },
         h("a", { href: `#tournament/${encodeURIComponent(x.id)}`, class: "button-link", "aria-label": `Details of ${x.id}` }, "Details"),
         tournamentActions(x)));
@@ -2123,28 +2123,30 @@ async function checkDeal(id) {
 }
 
 async function openHand(id) {
+  // the hand, its streets and its proof come one after another: drawn while the history shows
+  const redraw = () => { if (state.view === "history") renderHistory(); };
   if (state.history.open) clearInterval(state.history.open.timer);
   const detail = { id, hand: null, proof: null, step: 0, timer: null };
   state.history.open = detail;
-  renderHistory();
+  redraw();
   try {
     detail.hand = await api("GET", `/api/hands/${id}`);
   } catch (error) {
     toast(errorText(error));
     return;
   }
-  renderHistory();
+  redraw();
   const phh = state.history.formats && state.history.formats.phh;
   if (phh) {
     try {
       detail.streets = streetsFromPhh(await api("GET", phh.url.replace("{id}", id), undefined, { text: true }));
-      renderHistory();
+      redraw();
     } catch (_) {
       /* a hand PHH cannot write: the board comes at the end */
     }
   }
   detail.proof = await checkDeal(id);
-  renderHistory();
+  redraw();
 }
 
 function saveFile(text, name, type) {
