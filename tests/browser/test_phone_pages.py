@@ -135,6 +135,10 @@ def test_the_tournament_page_keeps_blinds_prizes_and_names(room: Room, phone: Pa
     assert inside(phone, "#payouts td") == []  # places and prizes
     assert inside(phone, '#entrants tr[data-account="pip"] td') == []  # rank, name, chips
     no_sideways_scroll(phone)
+    # issue 42, point 5: what it waits for
+    expect(phone.locator("#tournament-waiting")).to_contain_text(
+        "Registration is open: it starts at"
+    )
 
 
 def test_the_tournament_lobby_keeps_format_entries_and_state(room: Room, phone: Page) -> None:

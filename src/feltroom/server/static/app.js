@@ -5,7 +5,7 @@ import { api, ApiError, savedToken, saveToken, Socket } from "/static/net.js";
 import { applyEvent, applyMessage, applySnapshot, forcedName, newTable, owed } from "/static/table.js";
 import { busted, grantWait, rebuyAmount } from "/static/rebuy.js";
 import { verifyProof } from "/static/verify.js";
-import { blindsText, clockText, FORMAT_NAMES as TOURNAMENT_FORMATS, GAME_NAMES, moneyStage, MOVE_REASONS, splitTableId, standing, STATE_NAMES } from "/static/tourney.js";
+import { blindsText, clockText, FORMAT_NAMES as TOURNAMENT_FORMATS, GAME_NAMES, moneyStage, MOVE_REASONS, splitTableId, standing, STATE_NAMES, waitingShort, waitingText } from "/static/tourney.js";
 
 const app = document.getElementById("app");
 const nav = document.getElementById("nav");
@@ -1909,7 +1909,8 @@ function renderTournamentList() {
       h("td", { class: "num", dataset: { label: "Buy-in", buyIn: x.buy_in, fee: x.fee } }, buyInText(x)),
       h("td", { class: "num", dataset: { label: "Entries" } }, x.max_entries ? `${x.entries} / ${x.max_entries}` : String(x.entries)),
       h("td", { dataset: { label: "State" } }, STATE_NAMES[x.state] || x.state,
-        x.start_at && x.state === "registering" ? h("div", { class: "info" }, `starts ${localTime(x.start_at)}`) : null),
+        x.start_at && x.state === "registering" ? h("div", { class: "info" }, `starts ${localTime(x.start_at)}`) : null,
+        waitingShort(x.waiting) ? h("div", { class: "info waiting" }, waitingShort(x.waiting)) : null),
       h("td", { class: "num", dataset: { label: "Prize pool" } }, x.prize_pool ? tmoney(x, x.prize_pool) : "—"),
       h("td", { class: "row-actions" },
         h("a", { href: `#tournament/${encodeURIComponent(x.id)}`, class: "button-link", "aria-label": `Details of ${x.id}` }, "Details"),
@@ -1956,6 +1957,7 @@ function renderTournament(id) {
       d.start_at && d.state === "registering" ? ` · starts ${localTime(d.start_at)}` : ""),
     h("p", { class: "summary" }, `Entries ${d.entries}${d.max_entries ? ` of ${d.max_entries}` : ""}`,
       d.prize_pool ? ` · Prize pool ${tmoney(d, d.prize_pool)}${unit}` : ""),
+    waitingText(d.waiting, localTime) ? h("p", { class: "waiting", id: "tournament-waiting", role: "status" }, waitingText(d.waiting, localTime)) : null,
     running ? standingBar(id) : null,
     h("div", { class: "row", id: "tournament-actions" }, tournamentActions(d),
       d.state === "finished" || d.places.length ? h("a", { href: `#results/${encodeURIComponent(id)}`, class: "button-link", id: "results-link" }, "Results") : null),
