@@ -13,26 +13,12 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from feltroom.room.runtime import RuntimeSettings
 from feltroom.rules import Fold
 from feltroom.table import Entry
 
-from .conftest import Room, serve_room
+from .conftest import Room, quiet_room
 from .helpers import server_to_act, sign_up
-
-CASH = """
-[[table]]
-id = "oak"
-name = "Oak NL"
-structure = "no_limit"
-big_blind = 2
-small_blind = 1
-max_seats = 2
-min_buy_in = 40
-max_buy_in = 400
-first_button = "first_seated"
-act_seconds = 30
-"""
+from .test_tournaments import CASH
 
 TOURNAMENTS = """
 [[tournament]]
@@ -48,10 +34,7 @@ WIDTH, HEIGHT = 390, 844
 
 @pytest.fixture(scope="module")
 def room() -> Iterator[Room]:
-    settings = RuntimeSettings(
-        house_bots=0, bot_think=(0.0, 0.0), between_hands=1.0, poll=0.05, selftest_first=10**9
-    )
-    with serve_room(CASH, settings, TOURNAMENTS) as served:
+    with quiet_room(CASH, TOURNAMENTS) as served:
         yield served
 
 

@@ -11,9 +11,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from feltroom.room.runtime import RuntimeSettings
-
-from .conftest import Room, serve_room
+from .conftest import Room, quiet_room
 from .helpers import sign_up, sit
 
 TABLES = "".join(
@@ -48,10 +46,7 @@ CLOCK = Later()
 
 @pytest.fixture(scope="module")
 def room() -> Iterator[Room]:
-    settings = RuntimeSettings(
-        house_bots=0, bot_think=(0.0, 0.0), between_hands=1.0, poll=0.05, selftest_first=10**9
-    )
-    with serve_room(TABLES, settings, clock=CLOCK) as served:
+    with quiet_room(TABLES, clock=CLOCK) as served:
         yield served
 
 
