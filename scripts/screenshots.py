@@ -1,8 +1,10 @@
 """Screenshots of the browser client for the README (docs/screenshots/): the lobby and a table
-on a 1280x800 desktop and a 390-px-wide phone, a showdown (the winning hand named and its five
-cards highlighted), a full 9-max table on the phone, the hand history, the replayer, the lobby
-sorted and filtered, several tables in one page (tiles), a tournament's page and a tournament
-table with its level bar. Starts a room on a free port with a
+on a 1280x800 desktop and a 390-px-wide phone, the table at the player's turn with the whole
+action bar on a 1366x657 laptop and a 390x844 phone (a touch screen), a showdown (the winning
+hand named and its five cards highlighted), a full 9-max table on the phone, the hand history,
+the replayer, the lobby sorted and filtered, several tables in one page (tiles), a tournament's
+page and a tournament table with its level bar, and the history, the statistics and a
+tournament's page on the phone. Starts a room on a free port with a
 temporary database and house bots, plays into a hand in Debian's chromium with Playwright, and
 saves PNGs.
 
@@ -132,8 +134,16 @@ def main(out: Path) -> None:
             page.click("#buy-in-sit")
             page.wait_for_selector("#actions .row button", timeout=60_000)
             shoot(page, out / "table-desktop.png")
+            # the turn on a laptop: the viewport only (what is seen without scrolling)
+            page.set_viewport_size({"width": 1366, "height": 657})
+            page.wait_for_timeout(300)
+            shoot(page, out / "table-turn-laptop.png")
+            page.set_viewport_size({"width": 1280, "height": 800})
             phone = browser.new_context(
-                viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True
+                viewport={"width": 390, "height": 844},
+                device_scale_factor=2,
+                is_mobile=True,
+                has_touch=True,
             )
             mobile = phone.new_page()
             mobile.goto(url + "/")
@@ -144,6 +154,8 @@ def main(out: Path) -> None:
             mobile.goto(url + "/?signed-in#table/oak")  # a new load: the page reads the token
             mobile.wait_for_selector(".my-hand [data-card]", timeout=60_000)
             shoot(mobile, out / "table-phone.png", full_page=True)
+            if mobile.locator("#actions .row button").count():  # still the turn: the viewport
+                shoot(mobile, out / "table-turn-phone.png")
             # the hand history: play the hand out, then open it
             page.keyboard.press("c")
             for _ in range(120):
@@ -196,6 +208,16 @@ def main(out: Path) -> None:
             page.goto(url + "/#tournament/turbo-1")
             page.wait_for_selector("#tournament-tables [data-table]", timeout=60_000)
             shoot(page, out / "tournament-desktop.png")
+            # the history, the statistics and the tournament's page on the phone
+            mobile.goto(url + "/#history")
+            mobile.wait_for_selector(".hand-link")
+            shoot(mobile, out / "history-phone.png", full_page=True)
+            mobile.goto(url + "/#stats")
+            mobile.wait_for_selector('#my-stats tr[data-stat="vpip"]')
+            shoot(mobile, out / "stats-phone.png", full_page=True)
+            mobile.goto(url + "/#tournament/turbo-1")
+            mobile.wait_for_selector("#levels tbody tr")
+            shoot(mobile, out / "tournament-phone.png", full_page=True)
             page.locator("#tournament-tables a").first.click()
             page.wait_for_selector("#tourney-bar #level-count")
             page.wait_for_selector(".felt .seat .card.back", timeout=60_000)

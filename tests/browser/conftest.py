@@ -351,6 +351,17 @@ def serve_room(
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def quiet_room(
+    tables: str, tournaments: str = "", clock: Callable[[], float] = time.time
+) -> contextlib.AbstractContextManager[Room]:
+    """A server for a test module's own ``tables`` (and ``tournaments``) on ``clock``: no house
+    bots, hands a second apart."""
+    settings = RuntimeSettings(
+        house_bots=0, bot_think=(0.0, 0.0), between_hands=1.0, poll=0.05, selftest_first=10**9
+    )
+    return serve_room(tables, settings, tournaments, clock)
+
+
 @pytest.fixture(scope="module")
 def room() -> Iterator[Room]:
     settings = RuntimeSettings(

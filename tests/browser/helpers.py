@@ -18,11 +18,16 @@ def sign_up(
     height: int = 800,
     reduced_motion: str = "no-preference",
     init_script: str | None = None,
+    touch: bool = False,
 ) -> Page:
     """A new browser context (its own storage), signed up as ``name`` with a play-money grant;
-    ``reduced_motion`` is the browser's setting, ``init_script`` runs in every page first."""
+    ``reduced_motion`` is the browser's setting, ``init_script`` runs in every page first,
+    ``touch`` makes it a phone's browser (a touch screen, a mobile viewport)."""
     context = browser.new_context(
-        viewport={"width": width, "height": height}, reduced_motion=reduced_motion
+        viewport={"width": width, "height": height},
+        reduced_motion=reduced_motion,
+        has_touch=touch,
+        is_mobile=touch,
     )
     if init_script is not None:
         context.add_init_script(init_script)

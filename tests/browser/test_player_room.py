@@ -18,10 +18,9 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from feltroom.room.player_stats import PlayerStatistics
-from feltroom.room.runtime import RuntimeSettings
 from integrity.stats_scenes import stats_hands, store_hands
 
-from .conftest import Room, serve_room
+from .conftest import Room, quiet_room
 from .helpers import fold_or_check, server_to_act, sign_up, sit
 
 pytestmark = pytest.mark.browser
@@ -56,10 +55,7 @@ TABLES = "".join(
 
 @pytest.fixture(scope="module")
 def room() -> Iterator[Room]:
-    settings = RuntimeSettings(
-        house_bots=0, bot_think=(0.0, 0.0), between_hands=1.0, poll=0.05, selftest_first=10**9
-    )
-    with serve_room(TABLES, settings) as served:
+    with quiet_room(TABLES) as served:
         yield served
 
 
@@ -330,6 +326,9 @@ def test_the_history_list_pages_replays_and_downloads(room: Room, browser: Any) 
     felt = page.locator(".replay-felt")
     expect(felt.locator(".replay-seat")).to_have_count(3)
     expect(felt.locator('.replay-seat[data-name="alma"] [data-card]')).to_have_count(2)
+    # the streets (from the PHH) come before the deal's check: once it is said, the steps are
+    # all there (counted before, a loaded machine saw 21 steps become 23)
+    expect(page.locator("#proof-status")).to_have_class(re.compile(r"\bproof \w"))
     page.click("#replay-last")
     steps = int(page.locator("#replay-step").inner_text().split()[-1])
     expect(felt.locator(".replay-board [data-card]")).to_have_count(5)

@@ -139,6 +139,9 @@ def test_a_person_registers_plays_is_moved_and_sees_the_result(room: Room, brows
     expect(row).to_contain_text("1,000 + 100 play chips")
     row.get_by_role("link", name="Details of duo-1").click()
     expect(page.locator("#tournament-summary")).to_contain_text("Sit & Go")
+    # issue 42: a sit-and-go waiting for entries says so, and who fills its seats
+    expect(page.locator("#tournament-waiting")).to_contain_text(re.compile(r"Waiting for \d more"))
+    expect(page.locator("#tournament-waiting")).to_contain_text("House bots")
     page.get_by_role("button", name="Register for duo-1").click()
     balance = page.locator('nav .balance[data-currency="PLAY"]')
     expect(balance).to_have_attribute("data-amount", "8900")  # buy-in and fee paid

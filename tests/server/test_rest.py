@@ -311,6 +311,24 @@ def test_R_GAME_6_a_grant_tops_up_play_chips_only_once_a_period(
 
 
 # Rules: R-GAME-6
+def test_the_grant_status_says_when_the_next_grant_comes(
+    client: TestClient, players: tuple[str, ...], cashier: Cashier, clock: Clock
+) -> None:
+    """Issue 42, point 6: a player out of play chips is told when the next grant comes."""
+    clock.now = 3600.0 * 1000 + 100
+    headers = _sign_in(client, "alice")
+    status = client.get("/api/grant", headers=headers).json()
+    assert status["available"] is True
+    assert status["next_grant_at"] == clock.now
+    assert (status["held"], status["grant_to"], status["every"]) == (1000, 10_000, 3600.0)
+    client.post("/api/grant", headers=headers)
+    cashier.withdraw("alice", "PLAY", 10_000, "lost")
+    status = client.get("/api/grant", headers=headers).json()
+    assert status["available"] is False
+    assert status["next_grant_at"] == 3600.0 * 1001
+    assert status["held"] == 0
+
+
 def test_R_GAME_6_a_double_click_cannot_grant_twice(
     room: RoomRuntime,
     limits: RestLimits,

@@ -289,7 +289,11 @@ def test_R_SHOW_4_show_after_an_uncontested_win_and_the_auto_muck_choice(
                         m["type"] == "snapshot" and m["view"]["settings"]["auto_muck"] is False
                     )
                 )
-                assert snap["view"]["settings"] == {"auto_post": True, "auto_muck": False}
+                assert snap["view"]["settings"] == {
+                    "auto_post": True,
+                    "auto_muck": False,
+                    "auto_rebuy": False,
+                }
                 turn = await _my_turn(alice, 1)
                 hand = turn["hand"]
                 hole = await alice.wait_for(lambda m: m["type"] == "hole_cards")

@@ -89,11 +89,16 @@ class Send:
 
 @dataclass(frozen=True, slots=True)
 class AskAmount:
-    """A key asks for an amount to ``bet`` or ``raise`` to, within ``low``..``high``."""
+    """A key asks for an amount to ``bet`` or ``raise`` to, within ``low``..``high`` (``None``:
+    no upper bound, as adding chips at a table without a maximum buy-in)."""
 
     action: str
     low: int
-    high: int
+    high: int | None
+
+    def bounds(self) -> str:
+        """The bounds as the prompt shows them."""
+        return f"{self.low}.." + ("no maximum" if self.high is None else str(self.high))
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +127,17 @@ _FORCED = {
     "post": "an entry post",
     "dead": "a dead blind",
 }
+
+
+def _cards(message: Message) -> str:
+    """The cards of a ``board_dealt`` or ``cards_shown`` event, space-separated."""
+    return " ".join(str(card) for card in message.get("cards", []))
+
+
+def _drawn(message: Message) -> list[tuple[Any, Any]]:
+    """The ``[seat, card]`` pairs of a ``first_button_drawn`` event (another event's cards are
+    no pairs: none)."""
+    return [tuple(pair) for pair in message.get("cards", []) if isinstance(pair, list)]
 
 
 def describe(message: Message, state: TableState) -> str | None:
@@ -155,8 +171,11 @@ def describe(message: Message, state: TableState) -> str | None:
         + (" (all-in)" if message.get("all_in") else ""),
         "uncalled_bet_returned": f"{message.get('amount')} uncalled returned to {who}",
         "board_dealt": f"{('', 'Flop', 'Turn', 'River')[int(message.get('street', 0)) % 4]}: "
-        f"{' '.join(message.get('cards', []))}",
-        "cards_shown": f"{who} shows {' '.join(message.get('cards', []))}",
+        f"{_cards(message)}",
+        "cards_shown": f"{who} shows {_cards(message)}",
+        "first_button_drawn": "Button draw: "
+        + ", ".join(f"{_name(state, seat)} {card}" for seat, card in _drawn(message))
+        + f"; the button is seat {message.get('button')}",
         "cards_mucked": f"{who} mucks",
         "timed_out": f"{who} timed out ({message.get('action')})",
         "disconnected": f"{who} disconnected",
@@ -181,8 +200,8 @@ def key_command(
 ) -> Command | str:
     """What a key asks for at the table: a message to send, an amount to ask for, ``LEAVE``,
     ``QUIT``, or a ``Notice`` when the key offers nothing now. Only actions the server offered
-    in this turn's ``legal`` are ever sent. ``max_buy_in`` (the table's) bounds the chips ``m``
-    offers to add (R-BUYIN-3)."""
+    in this turn's ``legal`` are ever sent. ``max_buy_in`` (the table's; ``None`` at a table
+    without one, as Fixed-Limit tables) bounds the chips ``m`` offers to add (R-BUYIN-3)."""
     table = state.table
     legal = state.legal if state.my_turn else None
     if key in "fcrb" and key:
@@ -222,8 +241,10 @@ def key_command(
     if key == "a":
         return Send({"type": "auto_post", "table": table, "on": not auto_post})
     if key == "m":
-        if mine is None or max_buy_in is None:
+        if mine is None:
             return Notice("you have no seat here")
+        if max_buy_in is None:
+            return AskAmount("add_chips", 1, None)
         if mine.stack >= max_buy_in:
             return Notice(f"your stack is at the table's maximum ({max_buy_in})")
         return AskAmount("add_chips", 1, max_buy_in - mine.stack)
@@ -435,20 +456,22 @@ def lobby_lines(tables: Sequence[Message], balances: dict[str, str]) -> list[str
     return lines
 
 
-def buy_in_bounds(entry: Message, balances: dict[str, str]) -> tuple[int, int, int]:
-    """The lowest and highest buy-in of a lobby entry's table and the default the server gives
-    when none is named (R-BUYIN-2: the whole balance in the table's currency, up to the
-    maximum), all in the currency's minor unit."""
+def buy_in_bounds(entry: Message, balances: dict[str, str]) -> tuple[int, int | None, int]:
+    """The lowest and highest buy-in of a lobby entry's table (``None``: the table has no
+    maximum, as the Fixed-Limit tables) and the default the server gives when none is named
+    (R-BUYIN-2: the whole balance in the table's currency, up to the maximum), all in the
+    currency's minor unit."""
     settings = entry.get("settings", {})
-    low = int(settings.get("buy_in_min", settings.get("min_buy_in", 1)))
-    high = int(settings.get("buy_in_max", settings.get("max_buy_in", low)))
+    low = int(settings.get("buy_in_min") or settings.get("min_buy_in") or 1)
+    most = settings.get("buy_in_max", settings.get("max_buy_in"))
+    high = None if most is None else int(most)
     exponent = int(settings.get("exponent", 0))
     try:
         balance = Decimal(balances.get(str(entry.get("currency")), "0"))
     except InvalidOperation:
         balance = Decimal(0)
     units = int(balance.scaleb(exponent))
-    return low, high, min(units, high)
+    return low, high, units if high is None else min(units, high)
 
 
 # ---------------------------------------------------------------------------------------- I/O
@@ -721,7 +744,8 @@ class TerminalClient:
         currency = entry.get("currency", "")
         while True:
             text = await self.ask(
-                f"Buy-in for {entry.get('name', table)} ({low}..{high} {currency}; "
+                f"Buy-in for {entry.get('name', table)} "
+                f"({low}..{'no maximum' if high is None else high} {currency}; "
                 f"Enter: {default}, your balance up to the maximum): "
             )
             if not text or text.isdigit():
@@ -819,7 +843,7 @@ class TerminalClient:
         word = {"bet": "bet", "raise": "raise to"}.get(ask.action, "add chips")
         adding = ask.action == "add_chips"
         while adding or (state.my_turn and state.hand == hand):
-            self.entry = f"{word} ({ask.low}..{ask.high}, Enter sends, Esc cancels): {typed}_"
+            self.entry = f"{word} ({ask.bounds()}, Enter sends, Esc cancels): {typed}_"
             self.draw()
             key = await self.keys.key(timeout=0.5)
             if key is None:

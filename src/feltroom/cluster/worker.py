@@ -53,7 +53,7 @@ from feltroom.room.worker import WorkerRuntime
 from feltroom.rules import Action, Call, Check, Fold, RaiseTo
 from feltroom.server import protocol
 from feltroom.server.session import Hub
-from feltroom.server.wire import messages_for, snapshot
+from feltroom.server.wire import messages_for, seat_settings, snapshot
 from feltroom.table import Entry
 
 from .broker import (
@@ -783,9 +783,7 @@ class ClusterWorker:
     def _snapshot_frames(self, runner: TableRunner, player: str | None) -> list[str]:
         seat = runner.table.seat_of(player) if player is not None else None
         mine = runner.table.seats.get(seat) if seat is not None else None
-        settings = (
-            {"auto_post": mine.auto_post, "auto_muck": mine.auto_muck} if mine is not None else None
-        )
+        settings = seat_settings(mine)
         view = runner.table.view(seat)
         return [protocol.encode(snapshot(runner.table_id, runner.playing, view, [], settings))]
 

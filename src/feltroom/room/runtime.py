@@ -77,6 +77,7 @@ from feltroom.room.ledger import player_wallet_key
 from feltroom.room.lobby import TableStats, figures_of, lobby_entry
 from feltroom.room.operators import OperatorLog
 from feltroom.room.protection import Protection, check_may_play
+from feltroom.room.rebuys import rebuy_busted
 from feltroom.room.settlement import (
     HandOutcome,
     PlayerOutcome,
@@ -555,6 +556,7 @@ class TableRunner:
             if before is not None:
                 was, seat = old.seats[before], table.seats[row.seat]
                 seat.auto_post, seat.auto_muck = was.auto_post, was.auto_muck
+                seat.auto_rebuy = was.auto_rebuy
                 if was.disconnected:
                     events += table.disconnect(row.seat, now)
         waiting = list(old.waiting)
@@ -655,6 +657,8 @@ class TableRunner:
             return  # a closed table deals no new hand
         if self.pending_chips and table.between_hands:
             await self._apply_pending(now)
+        if table.between_hands:
+            await rebuy_busted(self, now)  # issue 42: the seats' auto-rebuy (room/rebuys.py)
         await self._keep_bots(now)
         if now < self.next_deal or not table.can_start():
             return

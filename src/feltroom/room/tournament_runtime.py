@@ -19,7 +19,8 @@ times out the absent (R-TOURN-6), a new hand is dealt ``between_hands`` after th
   table draws its button again by high card (R-TOURN-4), as a new table would.
 - **House bots** fill a play-money sit-and-go: one registers every ``tournament_bot_wait``
   seconds while it is open (people register in between), and only while no other instance of
-  the same tournament is running (so bots keep one instance of each going, not a flood).
+  the same tournament is running (so bots keep one instance of each going, not a flood); once a
+  person has registered, they fill it quickly whatever else runs (``room/tournament_bots.py``).
 - A recurring sit-and-go opens its next instance when one starts (``RoomRuntime``).
 - **Histories:** each hand is stored with its players, the table's settings and the tournament
   (``feltroom.history.tournament_info``), the places it made final and its committed deck, so
@@ -45,6 +46,7 @@ from feltroom.room.housebots import HouseBot, bot_name, house_bot
 from feltroom.room.ledger import CURRENCIES
 from feltroom.room.storage import HandDealRow, HandPlayerRow, TournamentRow
 from feltroom.room.tables_config import settings_of
+from feltroom.room.tournament_bots import bot_wait, bots_may_register, waiting_for
 from feltroom.room.tournament_journal import (
     DONE,
     replay,
@@ -493,8 +495,9 @@ class TournamentRunner:
             if outputs:
                 await self._input("tick", {}, now, outputs)
             if self.director.registration_open and self.bot_can_register():
+                self.next_bot = min(self.next_bot, now + bot_wait(self))  # a person waits
                 if now >= self.next_bot:
-                    self.next_bot = now + settings.tournament_bot_wait
+                    self.next_bot = now + bot_wait(self)
                     await self._register_bot(now)
                 wake = min(wake, self.next_bot)
             for tab in list(self.tables.values()):
@@ -704,21 +707,8 @@ class TournamentRunner:
     # -------------------------------------------------------------- registration
 
     def bot_can_register(self) -> bool:
-        """House bots fill play-money sit-and-gos (when the room has house bots), one instance
-        of a tournament at a time: not while another instance of it is running."""
-        if (
-            self.room.settings.house_bots <= 0
-            or self.row.currency != "PLAY"
-            or self.settings.format != "sng"
-            or self.director.started_at is not None
-        ):
-            return False
-        return not any(
-            other is not self
-            and other.spec.tournament_id == self.spec.tournament_id
-            and other.status == "running"
-            for other in self.room.tournaments.values()
-        )
+        """House bots fill play-money sit-and-gos (``room/tournament_bots.py``)."""
+        return bots_may_register(self)
 
     async def _register_bot(self, now: float) -> None:
         taken = {e.account for e in self.director.entries if not e.unregistered}
@@ -887,6 +877,7 @@ class TournamentRunner:
             "start_at": self.row.start_at,
             "prize_pool": director.pool,
             "prizes": list(director.prizes),
+            "waiting": waiting_for(self, now),
             **self.status_fields(now),
             "tables": [
                 {

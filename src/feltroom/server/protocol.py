@@ -51,6 +51,7 @@ __all__ = [
     "AddChips",
     "AutoMuck",
     "AutoPost",
+    "AutoRebuy",
     "Chat",
     "DeclineBlind",
     "Hello",
@@ -263,6 +264,13 @@ class AutoPost(_Message, frozen=True, tag="auto_post"):
     on: bool
 
 
+class AutoRebuy(_Message, frozen=True, tag="auto_rebuy"):
+    """Buy in again from the wallet when the stack is empty (on), or be offered it (off)."""
+
+    table: _Name
+    on: bool
+
+
 class Act(_Message, frozen=True, tag="act"):
     """Act in one's turn; ``amount`` is the raise-to total, given for bet and raise only.
     ``turn_id``, when given, must name the turn in progress (the ``turn_id`` of its ``turn``
@@ -337,6 +345,7 @@ Inbound: TypeAlias = (
     | PostBlind
     | DeclineBlind
     | AutoPost
+    | AutoRebuy
     | Act
     | PreAction
     | Show
@@ -364,6 +373,7 @@ _CLASSES: tuple[type[_Message], ...] = (
     PostBlind,
     DeclineBlind,
     AutoPost,
+    AutoRebuy,
     Act,
     PreAction,
     Show,

@@ -12,7 +12,8 @@ histories, all JSON under ``/api`` (docs/protocol.md, section "HTTP API").
 - ``GET /api/me`` -> ``{"player", "balances"}``; ``GET /api/balance`` -> the cashier's balances.
 - ``POST /api/grant`` -> play chips only (R-GAME-6): the PLAY balance topped up to
   ``RestLimits.grant_to``, once per period of ``grant_every`` seconds, idempotent by a key made of
-  the player and the period, so a double click cannot grant twice.
+  the player and the period, so a double click cannot grant twice. ``GET /api/grant`` -> whether
+  a grant is possible now (``available``) and when the next is (``next_grant_at``).
 - ``GET /api/hands?limit=&before=`` -> the player's hand ids, newest first (R-HIST-1);
   ``GET /api/hands/{id}`` -> the hand as the player may see it (R-HIST-2);
   ``GET /api/hands/{id}.phh`` (or ``?format=phh``) -> the same hand as PHH text;
@@ -863,8 +864,28 @@ def rest_routes(
 
     async def grant(request: Request) -> Response:
         player, _ = await player_of(request)
+        if request.method == "GET":
+            return JSONResponse(await run_in_threadpool(grant_status, player))
         await no_body(request)
         return JSONResponse(await run_in_threadpool(book_grant, player))
+
+    def grant_status(player: str) -> dict[str, Any]:
+        """Whether a grant is possible now and, if not, when the next is (issue 42: a busted
+        player out of play chips is told when)."""
+        now = limits.clock()
+        period = math.floor(now / limits.grant_every)
+        with cashier.storage.transaction(write=False) as tx:
+            taken = tx.get_operation("grant", f"play-grant:{player}:{period}") is not None
+        held = to_units(cashier.balance(player)["balances"].get("PLAY", "0"), PLAY)
+        return {
+            "player": player,
+            "currency": "PLAY",
+            "held": held,
+            "grant_to": limits.grant_to,
+            "every": limits.grant_every,
+            "available": not taken and held < limits.grant_to,
+            "next_grant_at": (period + 1) * limits.grant_every if taken else now,
+        }
 
     # -- hand histories
 
@@ -1156,7 +1177,7 @@ def rest_routes(
         Route("/api/players/{name}/stats", endpoint(player_stats), methods=["GET"]),
         Route("/api/players/{name}/tables", endpoint(player_tables), methods=["GET"]),
         Route("/api/balance", endpoint(balance), methods=["GET"]),
-        Route("/api/grant", endpoint(grant), methods=["POST"]),
+        Route("/api/grant", endpoint(grant), methods=["GET", "POST"]),
         Route("/api/hands", endpoint(hand_list), methods=["GET"]),
         *download_routes,
         Route("/api/hands/{ref}", endpoint(hand_one), methods=["GET"]),

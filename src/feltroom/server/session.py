@@ -32,13 +32,22 @@ from feltroom.room.accounts import Accounts, token_hash
 from feltroom.room.errors import InsufficientFunds, NotSeated, StaleHand, StaleTurn
 from feltroom.room.events import PlayerMoved, TableReloaded, TournamentEvent, TournamentNews
 from feltroom.room.protection import Protection
+from feltroom.room.rebuys import set_auto_rebuy
 from feltroom.room.runtime import RoomRuntime, TableRunner, WatchedTable
 from feltroom.room.tournament_runtime import TournamentRunner, TournamentTableRef
 from feltroom.rules import Action, Call, Check, Fold, LegalActions, RaiseTo
 from feltroom.server import protocol
 from feltroom.server.metrics import ACTION_BROADCAST, ACTIONS, count_error
 from feltroom.server.protocol import PROTOCOL_VERSION, ProtocolError
-from feltroom.server.wire import hand_strength, legal_of, messages_for, pots_message, snapshot
+from feltroom.server.released import ReleasedSeats
+from feltroom.server.wire import (
+    hand_strength,
+    legal_of,
+    messages_for,
+    pots_message,
+    seat_settings,
+    snapshot,
+)
 from feltroom.table import Entry, PreAction, PreActionKind, SeatOffered, SeatOfferExpired
 
 __all__ = [
@@ -233,6 +242,9 @@ class Hub:
         self.reminders: dict[str, int] = {}
         self.session_started: dict[str, float] = {}
         self.reminded: dict[str, int] = {}
+        # seats released (sat out too long) while their players were not watching: said on
+        # their return (issue 42)
+        self.released = ReleasedSeats()
 
     # -------------------------------------------------------------- lifecycle
 
@@ -452,6 +464,12 @@ class Hub:
 
     def _on_events(self, runner: WatchedTable, events: Sequence[object]) -> None:
         began = self._acting.pop(runner.table_id, None)
+        table_id = runner.table_id
+        self.released.note(
+            events,
+            lambda account: any(table_id in c.tables for c in self.by_player.get(account, ())),
+            lambda event: messages_for(table_id, None, [event], None, event.account, None)[0],
+        )
         try:
             self._broadcast(runner, events)
         finally:
@@ -496,9 +514,7 @@ class Hub:
         view = runner.table.view(viewer)
         muted = connection.muted.get(runner.table_id, set())
         mine = runner.table.seats.get(viewer) if viewer is not None else None
-        settings = (
-            {"auto_post": mine.auto_post, "auto_muck": mine.auto_muck} if mine is not None else None
-        )
+        settings = seat_settings(mine)
         connection.send(snapshot(runner.table_id, runner.playing, view, sorted(muted), settings))
         hand = runner.table.hand
         if hand is not None and not hand.is_over and hand.board:
@@ -825,6 +841,9 @@ class Hub:
         if kind == "auto_muck":
             await runtime.set_auto_muck(m.table, player, m.on)
             return None
+        if kind == "auto_rebuy":
+            await set_auto_rebuy(runtime, m.table, player, m.on)
+            return None
         if kind == "act":
             try:
                 action = self._action(runner, seat, m)
@@ -960,6 +979,8 @@ class Hub:
         everywhere = [*seats, *((table_id, seat) for _, table_id, seat in tournament_seats)]
         now = self.runtime.clock()
         connection.send(welcome(m.id, player, everywhere, now, limits_of(self.settings)))
+        for released in self.released.take(player):  # while away (issue 42)
+            connection.send(released)
         for table_id, _ in seats:
             runner = self.runtime.runners[table_id]
             self._watch(connection, table_id)

@@ -66,6 +66,7 @@ from feltroom.table import (
     Resumed,
     SatIn,
     SatOut,
+    Seat,
     SeatChanged,
     SeatOffered,
     SeatOfferExpired,
@@ -87,6 +88,7 @@ __all__ = [
     "legal_of",
     "messages_for",
     "pots_message",
+    "seat_settings",
     "snapshot",
     "to_wire",
 ]
@@ -387,6 +389,13 @@ def messages_for(
     return out
 
 
+def seat_settings(seat: Seat | None) -> dict[str, bool] | None:
+    """The settings of the viewer's own seat a snapshot carries (``None`` without a seat)."""
+    if seat is None:
+        return None
+    return {"auto_post": seat.auto_post, "auto_muck": seat.auto_muck, "auto_rebuy": seat.auto_rebuy}
+
+
 def snapshot(
     table: str,
     hand_id: int | None,
@@ -395,7 +404,7 @@ def snapshot(
     settings: Mapping[str, bool] | None = None,
 ) -> Message:
     """A full picture of the table as the viewer may see it (joining, observing, resuming);
-    ``settings`` are the viewer's own seat settings (auto-post, auto-muck) when seated."""
+    ``settings`` are the viewer's own seat settings (``seat_settings``) when seated."""
     hand = view.hand
     in_hand = {p.seat: p for p in hand.players} if hand is not None else {}
     seats = []

@@ -65,6 +65,9 @@ class Seat:
     auto_post: bool = True
     auto_muck: bool = True
     """Muck losing hands at the showdown; off: show them (R-SHOW-4)."""
+    auto_rebuy: bool = False
+    """The room buys in again from the wallet when the stack is empty (room/rebuys.py); the
+    table only keeps it with the seat."""
     disconnected: bool = False
     leave_after_hand: bool = False
     sit_out_after_hand: bool = False

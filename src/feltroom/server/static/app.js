@@ -3,12 +3,14 @@
 
 import { api, ApiError, savedToken, saveToken, Socket } from "/static/net.js";
 import { applyEvent, applyMessage, applySnapshot, forcedName, newTable, owed } from "/static/table.js";
+import { busted, grantWait, rebuyAmount } from "/static/rebuy.js";
 import { verifyProof } from "/static/verify.js";
-import { blindsText, clockText, FORMAT_NAMES as TOURNAMENT_FORMATS, GAME_NAMES, moneyStage, MOVE_REASONS, splitTableId, standing, STATE_NAMES } from "/static/tourney.js";
+import { blindsText, clockText, FORMAT_NAMES as TOURNAMENT_FORMATS, GAME_NAMES, moneyStage, MOVE_REASONS, splitTableId, standing, STATE_NAMES, waitingShort, waitingText } from "/static/tourney.js";
 
 const app = document.getElementById("app");
 const nav = document.getElementById("nav");
 const toastBox = document.getElementById("toast");
+const noticeBox = document.getElementById("notices");
 
 const state = {
   player: null,
@@ -24,6 +26,8 @@ const state = {
   mine: null, // where the player sits and waits (GET /api/me/tables)
   autoMuck: new Map(),
   autoPost: new Map(),
+  autoRebuy: new Map(),
+  grant: null, // GET /api/grant: { available, next_grant_at, ... } and when it was asked (at)
   history: null,
   limits: null, // the player's protection settings (GET /api/me/limits)
   commitments: new Map(), // hand id -> the commitment announced in its hand_started
@@ -35,6 +39,7 @@ const state = {
   tournamentFilters: { format: "", buyIn: "" },
   tournamentError: null, // a refused registration, said on the tournament's page
   notice: null, // { text, until }: a move to another table, said on the table shown
+  released: [], // seats released after sitting out too long, said until dismissed (issue 42)
 };
 
 // ------------------------------------------------------------------ little DOM helpers
@@ -377,14 +382,20 @@ function renderNav() {
 }
 
 async function grant() {
+  await takeGrant();
+  if (state.view === "lobby" || state.view === "table") render();
+}
+
+/** Ask for the play-money grant; the balance and the grant's status are fresh after it. */
+async function takeGrant() {
   try {
     const answer = await api("POST", "/api/grant", {});
     toast(`You received ${chips(answer.granted)} play chips.`, "info");
   } catch (error) {
     toast(errorText(error));
   }
+  state.grant = null; // asked again when needed
   await refreshBalance();
-  if (state.view === "lobby") render();
 }
 
 async function signOut() {
@@ -544,6 +555,9 @@ function onMessage(m) {
     announce(`You have been playing for ${m.minutes} minutes.`);
     return;
   }
+  if (m.type === "event" && m.kind === "seat_released" && m.account === state.player && m.reason === "sit_out_expired") {
+    noteReleased(m, !state.tables.has(m.table)); // at the time, or on return (after the welcome)
+  }
   const t = m.table ? state.tables.get(m.table) : null;
   if (!t) {
     if (m.type === "seat_offer") toast(`A seat is free for you at ${lobbyEntry(m.table) ? lobbyEntry(m.table).name : "a table you wait for"}: open the table to take it.`, "info");
@@ -557,6 +571,7 @@ function onMessage(m) {
     t.tournament = t.tournament || tournamentOf(t.id);
     state.autoPost.delete(t.id); // the snapshot's settings are the server's: they win
     state.autoMuck.delete(t.id);
+    state.autoRebuy.delete(t.id);
   }
   else if (m.type === "event") {
     line = applyEvent(t, m, { me: state.player });
@@ -598,6 +613,34 @@ function onMessage(m) {
     if (wasMyTurn && !myTurn(t)) raiseWaitingTable(); // acted here: on to a table that waits
   } else otherTable(t, m, wasMyTurn);
   updateTitle();
+}
+
+// ------------------------------------------------------------------ notices that stay
+
+/**
+ * A seat released after sitting out too long (R-SIT-2): said at the time, and on return when the
+ * player was away (the server sends the event again after the welcome). It stays above the page
+ * until dismissed.
+ */
+function noteReleased(m, away) {
+  const entry = lobbyEntry(m.table);
+  if (!entry) ensureLobby().then(renderNotices);
+  state.released.push({ table: m.table, chips: m.chips, away });
+  for (const wait of [0, 700, 2000]) setTimeout(refreshBalance, wait); // the chips came back
+  renderNotices();
+}
+
+function renderNotices() {
+  noticeBox.replaceChildren(...state.released.map((r, i) => {
+    const entry = lobbyEntry(r.table);
+    const name = entry ? entry.name : r.table;
+    const minutes = entry && entry.settings.sit_out_minutes;
+    const text = `${r.away ? "While you were away, your" : "Your"} seat at ${name} was released: you sat out for more than ${minutes ? `${minutes} minutes` : "the table's limit"}. `
+      + `Your ${entry ? money(entry, r.chips) : chips(r.chips)} chips went back to your wallet; take a seat again from the lobby.`;
+    return h("p", { class: "released-notice", id: `released-${i}`, dataset: { table: r.table } }, text, " ",
+      h("button", { type: "button", class: "dismiss", "aria-label": `dismiss the notice about ${name}`,
+        onclick: () => { state.released.splice(i, 1); renderNotices(); } }, "OK"));
+  }));
 }
 
 // ------------------------------------------------------------------ several tables
@@ -968,7 +1011,7 @@ function renderLobby() {
           ? `${f.found.player} sits at ${f.found.tables.map((x) => `${tableName(x.table)} (seat ${x.seat})`).join(", ")}.`
           : `${f.found.player} sits at no table now.`)) : null,
       h("div", { class: "scroll" },
-        h("table", { class: "tables" },
+        h("table", { class: "tables cash-list" },
           h("thead", {}, h("tr", {}, header, h("th", { scope: "col" }, h("span", { class: "sr-only" }, "actions")))),
           h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: 8 }, state.lobby.length ? "No table matches." : "Loading tables…"))))),
       renderTournamentList()));
@@ -1102,7 +1145,8 @@ function addChipsDialog(t) {
   const max = entry.settings.buy_in_max; // null: no maximum (R-BUYIN-1)
   const balance = currencyBalance(entry);
   const room = max === null ? balance : Math.max(0, Math.min(balance, max - me.stack));
-  const amount = h("input", { id: "add-chips", type: "number", min: 1, max: max === null ? null : Math.max(0, max - me.stack), value: room, step: 1 });
+  const offered = me.stack === 0 ? rebuyAmount(entry.settings, balance) : null; // an empty stack: a buy-in
+  const amount = h("input", { id: "add-chips", type: "number", min: 1, max: max === null ? null : Math.max(0, max - me.stack), value: offered ?? room, step: 1 });
   const error = h("p", { class: "form-error", role: "alert" });
   const add = h("button", {
     type: "button", id: "add-chips-ok",
@@ -1186,7 +1230,7 @@ function renderSeat(t, n, seats) {
       s.player !== state.player ? hud(s.player) : null,
       h("div", { class: "status" },
         s.disconnected ? h("span", { class: "badge dc" }, "disconnected") : null,
-        s.sittingOut ? h("span", { class: "badge" }, "sitting out") : null,
+        s.sittingOut ? h("span", { class: "badge" }, s.stack === 0 ? "out of chips" : "sitting out") : null,
         s.away ? h("span", { class: "badge away" }, "away") : null,
         s.marker ? h("span", { class: "badge" }, s.marker) : null,
         s.allIn ? h("span", { class: "badge allin" }, "all-in") : null,
@@ -1240,9 +1284,13 @@ function renderTable(t) {
   const side = h("aside", { class: "side" }, renderChat(t), h("ol", { class: "log", "aria-label": "hand log" }, t.log.slice(-30).map((l) => h("li", {}, l))));
   const focused = document.activeElement && document.activeElement.id;
   const caret = focused === "chat-text" ? document.activeElement.selectionStart : null;
-  const controls = [mine, renderActions(t, entry), renderSeatControls(t, entry)].map(keepIfSame);
-  app.replaceChildren(renderStrip(t) || "", h("section", { class: `table-view${myTurn(t) ? " your-turn" : ""}` },
-    title, felt, h("div", { class: "controls" }, controls), side));
+  // the dock (the player's cards and the action bar) is kept inside the viewport by the style
+  // sheet; the seat's settings follow it, in the page's flow
+  const dock = h("div", { class: "dock", id: "dock" }, [mine, renderActions(t, entry), renderBusted(t, entry)].map(keepIfSame));
+  const controls = h("div", { class: "controls" }, keepIfSame(renderSeatControls(t, entry)));
+  const broke = busted(me, t.pendingChips) && !tournamentOf(t.id);
+  app.replaceChildren(renderStrip(t) || "", h("section", { class: `table-view${myTurn(t) ? " your-turn" : ""}${broke ? " busted" : ""}` },
+    title, felt, dock, controls, side));
   for (const list of side.querySelectorAll(".log, .chat-lines")) list.scrollTop = list.scrollHeight;
   const again = focused ? document.getElementById(focused) : null;
   if (again && document.querySelectorAll("dialog[open]").length === 0) {
@@ -1442,7 +1490,8 @@ function renderSeatControls(t, entry) {
     return box;
   }
   // the server's word (the snapshot's settings) first, then what this page set since
-  const setting = (key, map) => (map.has(t.id) ? map.get(t.id) : !t.settings || t.settings[key] !== false);
+  const setting = (key, map, fallback = true) => (map.has(t.id) ? map.get(t.id)
+    : t.settings && typeof t.settings[key] === "boolean" ? t.settings[key] : fallback);
   const autoPost = h("input", { type: "checkbox", id: "auto-post", checked: setting("auto_post", state.autoPost) });
   const toggle = (input, type, map) => input.addEventListener("change", async () => {
     const on = input.checked;
@@ -1456,10 +1505,13 @@ function renderSeatControls(t, entry) {
   toggle(autoPost, "auto_post", state.autoPost);
   const autoMuck = h("input", { type: "checkbox", id: "auto-muck", checked: setting("auto_muck", state.autoMuck) });
   toggle(autoMuck, "auto_muck", state.autoMuck);
-  box.append(h("label", {}, autoPost, " Auto-post blinds"), h("label", {}, autoMuck, " Auto-muck losing hands"));
+  const autoRebuy = h("input", { type: "checkbox", id: "auto-rebuy", checked: setting("auto_rebuy", state.autoRebuy, false) });
+  toggle(autoRebuy, "auto_rebuy", state.autoRebuy);
+  box.append(h("label", {}, autoPost, " Auto-post blinds"), h("label", {}, autoMuck, " Auto-muck losing hands"),
+    h("label", { title: "when your stack is empty, buy in again from your wallet and play on" }, autoRebuy, " Auto-rebuy"));
   box.append(h("button", { type: "button", id: "add-chips-open", onclick: () => addChipsDialog(t) }, "Add chips"));
   if (t.pendingChips) box.append(h("span", { class: "pending-chips", id: "pending-chips" }, `+${chips(t.pendingChips)} after this hand`));
-  if (me.sittingOut) {
+  if (me.sittingOut && !busted(me, t.pendingChips)) { // busted: the rebuy panel instead (renderBusted)
     const owes = me.owes === "MS" || me.owes === "ML";
     const sitIn = async (entry) => {
       const reply = await send(t, { type: "sit_in", entry });
@@ -1472,6 +1524,69 @@ function renderSeatControls(t, entry) {
   }
   box.append(h("button", { type: "button", id: "leave", onclick: () => send(t, { type: "leave" }) }, "Leave"));
   return box;
+}
+
+/**
+ * A busted seat (issue 42): the rebuy offered (a default in the table's buy-in range that the
+ * wallet covers) or leaving; a wallet below the minimum is told when the next play-money grant
+ * comes and what to do meanwhile. Cash tables only: the tournament seats its players.
+ */
+function renderBusted(t, entry) {
+  const me = t.you !== null ? t.seats.get(t.you) : null;
+  if (!entry || tournamentOf(t.id) || !busted(me, t.pendingChips)) return null;
+  const box = h("div", { class: "busted prompt", id: "busted", role: "status" }, h("p", {}, h("strong", {}, "You are out of chips.")));
+  const wallet = currencyBalance(entry);
+  const offered = rebuyAmount(entry.settings, wallet);
+  const leave = h("button", { type: "button", id: "busted-leave", onclick: () => send(t, { type: "leave" }) }, "Leave the table");
+  if (offered !== null) {
+    const max = entry.settings.buy_in_max;
+    const top = max === null ? wallet : Math.min(max, wallet);
+    const amount = h("input", { type: "number", id: "rebuy-amount", min: entry.settings.buy_in_min, max: top, step: 1, value: offered,
+      "aria-label": `rebuy amount, ${entry.settings.buy_in_min} to ${top}` });
+    box.append(
+      h("p", {}, `Buy in again from your wallet (${money(entry, wallet)}): ${money(entry, entry.settings.buy_in_min)} to ${money(entry, top)}.`),
+      h("div", { class: "row" }, amount,
+        h("button", { type: "button", id: "rebuy", class: "wager", onclick: () => rebuy(t, entry, Number(amount.value)) }, "Rebuy"),
+        leave));
+    return box;
+  }
+  box.append(h("p", {}, `Your wallet holds ${money(entry, wallet)}; this table's buy-in is at least ${money(entry, entry.settings.buy_in_min)}.`));
+  const grant = entry.currency === "PLAY" ? grantStatus() : null;
+  if (grant && grant.available) {
+    box.append(h("div", { class: "row" },
+      h("button", { type: "button", id: "busted-grant", onclick: async () => { await takeGrant(); renderTable(t); } }, "Get play chips"), leave));
+  } else {
+    const when = grant ? `Your next play-chip grant comes ${grantWait(grant.next_grant_at, state.socket.now())}. ` : "";
+    box.append(h("p", { id: "grant-wait" }, when,
+      "Meanwhile you can watch this table, replay your hands in the ", h("a", { href: "#history" }, "history"),
+      ", or leave the seat; your seat is released after sitting out too long."),
+    h("div", { class: "row" }, leave));
+  }
+  return box;
+}
+
+/** Add the rebuy's chips and sit in (as they join the stack if a hand is being played). */
+async function rebuy(t, entry, amount) {
+  const reply = await send(t, { type: "add_chips", amount });
+  if (reply.type === "error") return;
+  if (reply.pending) t.pendingChips = (t.pendingChips || 0) + amount;
+  refreshBalance();
+  const sat = await send(t, { type: "sit_in", entry: "post" });
+  if (sat.type === "ok" && sat.pending) toast(`You sit in with ${money(entry, amount)} when this hand ends.`, "info");
+  if (state.current === t.id) renderTable(t);
+}
+
+/** The play-money grant's status (GET /api/grant), asked again after a minute. */
+function grantStatus() {
+  const now = Date.now();
+  if (!state.grant || (now - state.grant.at > 60_000 && !state.grant.asking)) {
+    state.grant = { ...(state.grant || {}), asking: true, at: now };
+    api("GET", "/api/grant").then((status) => {
+      state.grant = { ...status, at: Date.now() };
+      if (state.view === "table") render();
+    }).catch(() => { state.grant = { at: Date.now() }; });
+  }
+  return state.grant && "available" in state.grant ? state.grant : null;
 }
 
 function renderChat(t) {
@@ -1789,13 +1904,14 @@ function renderTournamentList() {
     return h("tr", { dataset: { tournament: x.id, state: x.state }, class: registered ? "mine" : null },
       h("td", {}, h("a", { href: `#tournament/${encodeURIComponent(x.id)}` }, h("strong", {}, x.id)),
         registered ? h("span", { class: "badge you-sit" }, " You are registered") : null),
-      h("td", {}, TOURNAMENT_FORMATS[x.format] || x.format),
-      h("td", {}, GAME_NAMES[x.game] || x.game),
-      h("td", { class: "num", dataset: { buyIn: x.buy_in, fee: x.fee } }, buyInText(x)),
-      h("td", { class: "num" }, x.max_entries ? `${x.entries} / ${x.max_entries}` : String(x.entries)),
-      h("td", {}, STATE_NAMES[x.state] || x.state,
-        x.start_at && x.state === "registering" ? h("div", { class: "info" }, `starts ${localTime(x.start_at)}`) : null),
-      h("td", { class: "num" }, x.prize_pool ? tmoney(x, x.prize_pool) : "—"),
+      h("td", { dataset: { label: "Format" } }, TOURNAMENT_FORMATS[x.format] || x.format),
+      h("td", { dataset: { label: "Game" } }, GAME_NAMES[x.game] || x.game),
+      h("td", { class: "num", dataset: { label: "Buy-in", buyIn: x.buy_in, fee: x.fee } }, buyInText(x)),
+      h("td", { class: "num", dataset: { label: "Entries" } }, x.max_entries ? `${x.entries} / ${x.max_entries}` : String(x.entries)),
+      h("td", { dataset: { label: "State" } }, STATE_NAMES[x.state] || x.state,
+        x.start_at && x.state === "registering" ? h("div", { class: "info" }, `starts ${localTime(x.start_at)}`) : null,
+        waitingShort(x.waiting) ? h("div", { class: "info waiting" }, waitingShort(x.waiting)) : null),
+      h("td", { class: "num", dataset: { label: "Prize pool" } }, x.prize_pool ? tmoney(x, x.prize_pool) : "—"),
       h("td", { class: "row-actions" },
         h("a", { href: `#tournament/${encodeURIComponent(x.id)}`, class: "button-link", "aria-label": `Details of ${x.id}` }, "Details"),
         tournamentActions(x)));
@@ -1841,6 +1957,7 @@ function renderTournament(id) {
       d.start_at && d.state === "registering" ? ` · starts ${localTime(d.start_at)}` : ""),
     h("p", { class: "summary" }, `Entries ${d.entries}${d.max_entries ? ` of ${d.max_entries}` : ""}`,
       d.prize_pool ? ` · Prize pool ${tmoney(d, d.prize_pool)}${unit}` : ""),
+    waitingText(d.waiting, localTime) ? h("p", { class: "waiting", id: "tournament-waiting", role: "status" }, waitingText(d.waiting, localTime)) : null,
     running ? standingBar(id) : null,
     h("div", { class: "row", id: "tournament-actions" }, tournamentActions(d),
       d.state === "finished" || d.places.length ? h("a", { href: `#results/${encodeURIComponent(id)}`, class: "button-link", id: "results-link" }, "Results") : null),
@@ -2008,28 +2125,30 @@ async function checkDeal(id) {
 }
 
 async function openHand(id) {
+  // the hand, its streets and its proof come one after another: drawn while the history shows
+  const redraw = () => { if (state.view === "history") renderHistory(); };
   if (state.history.open) clearInterval(state.history.open.timer);
   const detail = { id, hand: null, proof: null, step: 0, timer: null };
   state.history.open = detail;
-  renderHistory();
+  redraw();
   try {
     detail.hand = await api("GET", `/api/hands/${id}`);
   } catch (error) {
     toast(errorText(error));
     return;
   }
-  renderHistory();
+  redraw();
   const phh = state.history.formats && state.history.formats.phh;
   if (phh) {
     try {
       detail.streets = streetsFromPhh(await api("GET", phh.url.replace("{id}", id), undefined, { text: true }));
-      renderHistory();
+      redraw();
     } catch (_) {
       /* a hand PHH cannot write: the board comes at the end */
     }
   }
   detail.proof = await checkDeal(id);
-  renderHistory();
+  redraw();
 }
 
 function saveFile(text, name, type) {

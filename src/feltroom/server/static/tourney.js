@@ -68,3 +68,27 @@ export function moneyStage(fields) {
   return null;
 }
 
+
+/**
+ * What a tournament open for entries waits for, from the lobby entry's ``waiting`` (null once it
+ * has started): a sit-and-go the entries it still needs and whether house bots fill them; a
+ * scheduled tournament its start (``when`` writes a time). Null when there is nothing to say.
+ */
+export function waitingText(waiting, when) {
+  if (!waiting) return null;
+  if (waiting.start_at) return `Registration is open: it starts at ${when(waiting.start_at)}.`;
+  const wanted = waiting.entries_wanted;
+  if (wanted === undefined || wanted <= 0) return null;
+  const more = `Waiting for ${wanted} more entr${wanted === 1 ? "y" : "ies"}: it starts when every seat is taken.`;
+  if (waiting.house_bots === "filling") {
+    const next = waiting.next_bot_in !== null ? ` (the next in about ${Math.max(1, Math.ceil(waiting.next_bot_in))} s)` : "";
+    return `${more} House bots are taking the free seats${next}.`;
+  }
+  if (waiting.house_bots === "after_a_player") return `${more} House bots take the free seats as soon as a player registers.`;
+  return `${more} Other players register here.`;
+}
+
+/** The lobby's short word for the same: "waiting for 5 more". */
+export function waitingShort(waiting) {
+  return waiting && waiting.entries_wanted > 0 ? `waiting for ${waiting.entries_wanted} more` : null;
+}
