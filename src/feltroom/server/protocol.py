@@ -131,6 +131,7 @@ OUTBOUND_TYPES: Final = (
     "hand_result",
     "chat",
     "reminder",
+    "announcement",
     "tournament",
     "moved",
     "tournament_result",
