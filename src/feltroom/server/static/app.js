@@ -309,6 +309,7 @@ function sentence(text) {
 async function start() {
   window.addEventListener("hashchange", route);
   document.addEventListener("keydown", onKey);
+  registerWorker();
   setInterval(tick, 200);
   if (savedToken()) {
     try {
@@ -321,6 +322,11 @@ async function start() {
     }
   }
   route();
+}
+
+/** The service worker that makes the room an installable web app (the static client only). */
+function registerWorker() {
+  if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {}); // an http page on a name: none
 }
 
 function connect() {
