@@ -404,6 +404,8 @@ async function signOut() {
   state.socket = null;
   state.player = null;
   state.tables.clear();
+  const banner = document.getElementById("announcement");
+  if (banner) banner.remove(); // the room's message was for the player signed in
   sessionStorage.removeItem("feltroom.watch");
   location.hash = "";
   route();
@@ -490,6 +492,18 @@ function onWelcome(m) {
   route(); // a table opened before the connection was up is observed now
 }
 
+/** The operator's broadcast, over every page of the room until the player closes it. */
+function showAnnouncement(m) {
+  const text = `From the room, at ${localTime(m.time)}: ${m.text}`;
+  const close = h("button", { type: "button", id: "announcement-close", "aria-label": "close the room's message" }, "Close");
+  const banner = h("div", { class: "announcement", id: "announcement", role: "status" }, h("p", {}, text), close);
+  close.addEventListener("click", () => banner.remove());
+  const old = document.getElementById("announcement");
+  if (old) old.replaceWith(banner);
+  else document.getElementById("top").after(banner);
+  announce(text);
+}
+
 function watchTable(id) {
   if (!state.tables.has(id)) state.tables.set(id, newTable(id));
   const watched = new Set(JSON.parse(sessionStorage.getItem("feltroom.watch") || "[]"));
@@ -542,6 +556,10 @@ function onMessage(m) {
   }
   if (m.type === "tournament_result") {
     onTournamentResult(m);
+    return;
+  }
+  if (m.type === "announcement") {
+    showAnnouncement(m);
     return;
   }
   if (m.type === "reminder") {
