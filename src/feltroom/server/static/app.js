@@ -309,6 +309,7 @@ function sentence(text) {
 async function start() {
   window.addEventListener("hashchange", route);
   document.addEventListener("keydown", onKey);
+  trackPointer();
   registerWorker();
   setInterval(tick, 200);
   if (savedToken()) {
@@ -651,11 +652,12 @@ function otherTable(t, m, wasMyTurn) {
   if (turn && !wasMyTurn) sound("turn");
   if (state.view !== "table") return;
   const shown = state.tables.get(state.current);
-  if (turn && !wasMyTurn && (!shown || !myTurn(shown))) {
+  if (turn && !wasMyTurn && (!shown || !myTurn(shown)) && mayRaise()) {
     location.hash = `#table/${encodeURIComponent(t.id)}`; // raised: the route draws it
     announce(`Your turn at ${tableName(t.id)}.`);
     return;
   }
+  if (turn && !wasMyTurn) state.raiseHeld = raiseOn(); // raised when the pointer leaves the action bar
   const drawn = turn !== wasMyTurn || (layout() === "tiled" && (m.type !== "event" || ["hand_started", "board_dealt", "pot_awarded", "seat_released"].includes(m.kind)));
   if (drawn && shown) renderTable(shown);
 }
@@ -663,10 +665,56 @@ function otherTable(t, m, wasMyTurn) {
 /** Show the first other table where the player is to act, if any. */
 function raiseWaitingTable() {
   const waiting = [...state.tables.values()].find((x) => x.id !== state.current && myTurn(x));
-  if (waiting) {
+  state.raiseHeld = Boolean(waiting) && raiseOn() && !mayRaise();
+  if (waiting && mayRaise()) {
     location.hash = `#table/${encodeURIComponent(waiting.id)}`;
     announce(`Your turn at ${tableName(waiting.id)}.`);
   }
+}
+
+// Raising the table that waits for the player: a setting of this browser, on by default.
+const RAISE_KEY = "feltroom.raise";
+function raiseOn() {
+  return localStorage.getItem(RAISE_KEY) !== "off";
+}
+
+function raiseChoice() {
+  const box = h("input", { type: "checkbox", id: "raise-waiting", checked: raiseOn() });
+  box.addEventListener("change", () => localStorage.setItem(RAISE_KEY, box.checked ? "on" : "off"));
+  return h("label", { class: "raise-choice" }, box, " Show the table that waits for me");
+}
+
+// Whether the pointer was over the action bar when it last moved: a redraw under a pointer that
+// stays put (after a click on Fold) leaves it there.
+let pointerInBar = false;
+const inBar = (el) => Boolean(el && el.closest && el.closest(".controls"));
+function trackPointer() {
+  document.addEventListener("pointermove", (e) => {
+    pointerInBar = inBar(e.target);
+    heldRaise();
+  });
+  document.documentElement.addEventListener("pointerleave", () => {
+    pointerInBar = false;
+    heldRaise();
+  });
+  document.addEventListener("focusin", heldRaise);
+}
+
+/** The pointer or the focus is in the action bar (the player's cards, actions and seat controls). */
+function inActionBar() {
+  return pointerInBar || inBar(document.activeElement);
+}
+
+function mayRaise() {
+  return raiseOn() && !inActionBar();
+}
+
+/** A raise held back while the player was in the action bar happens once they leave it. */
+function heldRaise() {
+  if (!state.raiseHeld || state.view !== "table" || !mayRaise()) return;
+  const shown = state.tables.get(state.current);
+  if (shown && myTurn(shown)) state.raiseHeld = false;
+  else raiseWaitingTable();
 }
 
 /** The page title says where the player is to act: "Your turn · Oak NL — feltroom". */
@@ -700,7 +748,8 @@ function renderStrip(current) {
   return h("nav", { class: `table-strip ${tiled ? "tiled" : "tabbed"}`, id: "table-strip", "aria-label": "your tables" },
     h("div", { class: "row layout-choice", role: "group", "aria-label": "how your tables are shown" },
       h("button", { type: "button", id: "layout-tabbed", "aria-pressed": tiled ? "false" : "true", onclick: () => setLayout("tabbed") }, "Tabs"),
-      h("button", { type: "button", id: "layout-tiled", "aria-pressed": tiled ? "true" : "false", onclick: () => setLayout("tiled") }, "Tiles")),
+      h("button", { type: "button", id: "layout-tiled", "aria-pressed": tiled ? "true" : "false", onclick: () => setLayout("tiled") }, "Tiles"),
+      raiseChoice()),
     h("div", { class: "strip-items" }, items));
 }
 
@@ -1264,7 +1313,7 @@ function renderTable(t) {
   const side = h("aside", { class: "side" }, renderChat(t), h("ol", { class: "log", "aria-label": "hand log" }, t.log.slice(-30).map((l) => h("li", {}, l))));
   const focused = document.activeElement && document.activeElement.id;
   const caret = focused === "chat-text" ? document.activeElement.selectionStart : null;
-  const controls = [mine, renderActions(t, entry), renderSeatControls(t, entry)].map(keepIfSame);
+  const controls = [mine, renderActions(t, entry), renderSeatControls(t, entry)].map((c) => keepIfSame(c, t.id));
   app.replaceChildren(renderStrip(t) || "", h("section", { class: `table-view${myTurn(t) ? " your-turn" : ""}` },
     title, felt, h("div", { class: "controls" }, controls), side));
   for (const list of side.querySelectorAll(".log, .chat-lines")) list.scrollTop = list.scrollHeight;
@@ -1277,9 +1326,11 @@ function renderTable(t) {
 }
 
 // A control the redraw would rebuild unchanged stays the very element on the page, so a click
-// or a tap that lands while another message redraws the table is not lost.
-function keepIfSame(fresh) {
+// or a tap that lands while another message redraws the table is not lost. Never another
+// table's: two tables in the same spot draw the same buttons, bound to their own table.
+function keepIfSame(fresh, tableId) {
   if (!fresh || !fresh.id) return fresh;
+  fresh.dataset.table = tableId;
   const old = document.getElementById(fresh.id);
   if (!old || old.outerHTML !== fresh.outerHTML) return fresh;
   const before = old.querySelectorAll("input");
