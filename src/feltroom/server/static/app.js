@@ -592,10 +592,6 @@ function onMessage(m) {
     }
     if (m.kind === "hand_started") {
       t.showable = false;
-      for (const seat of t.seats.values()) { // the opponents' figures: fresh for the new hand
-        const known = opponentStats.get(seat.player);
-        if (known && !known.loading && Date.now() - known.at > 20_000) known.at = 0;
-      }
       if (m.commitment) state.commitments.set(m.hand, m.commitment);
     }
   } else if (m.type === "chat") {
@@ -2377,21 +2373,20 @@ function periodQuery(period) {
   return `?since=${encodeURIComponent(new Date(Date.now() - days * 86_400_000).toISOString())}`;
 }
 
-/** The statistics of other players who share them, fetched once a minute at most (and again at
- * a new hand once 20 s old). */
+/** The statistics of other players, asked once per opponent in a session: the answer is kept,
+ * a refusal (403: the player does not share them) as much as the figures. */
 const opponentStats = new Map();
 function statsOf(name) {
   const known = opponentStats.get(name);
-  if (!known || (!known.loading && Date.now() - known.at > 60_000)) {
-    opponentStats.set(name, { at: known ? known.at : 0, figures: known ? known.figures : null, loading: true });
-    api("GET", `/api/players/${encodeURIComponent(name)}/stats`)
-      .then((figures) => figures, () => null) // 403: the player does not share them
-      .then((figures) => {
-        opponentStats.set(name, { at: Date.now(), figures, loading: false });
-        if (state.view === "table") render();
-      });
-  }
-  return known ? known.figures : null;
+  if (known) return known.figures;
+  opponentStats.set(name, { figures: null, loading: true });
+  api("GET", `/api/players/${encodeURIComponent(name)}/stats`)
+    .then((figures) => figures, () => null) // 403: the player does not share them
+    .then((figures) => {
+      opponentStats.set(name, { figures, loading: false });
+      if (figures && state.view === "table") render();
+    });
+  return null;
 }
 
 /** An opponent's figures beside their seat, for players who share them. */
