@@ -18,11 +18,15 @@ def sign_up(
     height: int = 800,
     reduced_motion: str = "no-preference",
     init_script: str | None = None,
+    timezone_id: str | None = None,
 ) -> Page:
     """A new browser context (its own storage), signed up as ``name`` with a play-money grant;
-    ``reduced_motion`` is the browser's setting, ``init_script`` runs in every page first."""
+    ``reduced_motion`` is the browser's setting, ``init_script`` runs in every page first,
+    ``timezone_id`` is the browser's time zone (the machine's when None)."""
     context = browser.new_context(
-        viewport={"width": width, "height": height}, reduced_motion=reduced_motion
+        viewport={"width": width, "height": height},
+        reduced_motion=reduced_motion,
+        timezone_id=timezone_id,
     )
     if init_script is not None:
         context.add_init_script(init_script)

@@ -269,6 +269,7 @@ function errorText(error, tableId = null) {
       if (d.wanted) return `Here it would be a ${d.wanted}.`;
       return sentence(error.message);
     case "refused":
+      if (d.state === "cool-off" || d.state === "self-exclusion") return breakText(d.state, d.until);
       if (d.balance !== undefined && d.amount !== undefined) {
         return `You hold ${amount(d.balance)}, not ${amount(d.amount)}: take fewer chips${entry && entry.currency === "PLAY" ? " or get play chips" : ""}.`;
       }
@@ -281,6 +282,7 @@ function errorText(error, tableId = null) {
       if (/(amount|buy_in)$/.test(field)) return "Enter a whole number of chips.";
       if (field === "name") return `A name has 1 to ${d.max_length} characters: letters, digits, '_', '.' or '-', starting with a letter or digit.`;
       if (field === "chat.text") return `A chat line has 1 to ${d.max_length} characters.`;
+      if (/^reminder_minutes/.test(error.message || "")) return REMINDER_RULE;
       return sentence(error.message);
     case "not_your_turn":
       return d.to_act === null ? "No hand is being played at the moment." : "It is not your turn yet.";
@@ -297,12 +299,30 @@ function errorText(error, tableId = null) {
   }
 }
 
-/** The server's message as a sentence: the rule references and protocol names left out. */
+/** The server's message as a sentence: the rule references and protocol names left out; a
+ * message that opens with a player's name keeps the name as written ("coolcat", not "Coolcat"). */
 function sentence(text) {
   const plain = String(text || "Refused.").replace(/\s*\((?:R-[A-Z]+-\d+(?:,\s*)?)+\)/g, "")
     .replace(/,\s*R-[A-Z]+-\d+/g, "").replace(/;\s*legal:.*$/, "");
-  return plain.charAt(0).toUpperCase() + plain.slice(1) + (/[.!?]$/.test(plain) ? "" : ".");
+  const first = plain.split(/[\s':,]/, 1)[0];
+  const opening = knownName(first) ? plain.charAt(0) : plain.charAt(0).toUpperCase();
+  return opening + plain.slice(1) + (/[.!?]$/.test(plain) ? "" : ".");
 }
+
+/** ``word`` is the name of the player or of someone at a table the page watches. */
+function knownName(word) {
+  if (word === state.player) return true;
+  return [...state.tables.values()].some((t) => [...t.seats.values()].some((s) => s.player === word));
+}
+
+/** A cool-off or a self-exclusion in a sentence, its end in the player's zone. */
+function breakText(kind, until) {
+  const what = kind === "cool-off" ? "taking a break" : "excluded from play";
+  const when = until === null || until === undefined ? "for good" : `until ${fullTime(until)}`;
+  return `You are ${what} ${when}: you cannot sit at a table, join a waiting list or register until it ends. You can still withdraw your balance.`;
+}
+
+const REMINDER_RULE = "A reminder comes every 10 to 1440 minutes (24 hours): leave the field empty for none.";
 
 // ------------------------------------------------------------------ start and the account
 
@@ -318,6 +338,7 @@ async function start() {
       state.player = me.player;
       state.balances = me.balances;
       connect();
+      loadProtection();
     } catch (error) {
       saveToken(null);
     }
@@ -452,6 +473,7 @@ function renderAuth() {
       state.player = answer.player;
       await refreshBalance();
       connect();
+      loadProtection();
       route();
     } catch (error) {
       message.textContent = errorText(error);
@@ -846,6 +868,7 @@ function route() {
     state.current = null;
     if (state.socket && state.connection === "open" && !state.lobbySubscribed) subscribeLobby();
     loadMyTables(true);
+    loadProtection();
   }
   renderNav();
   render();
@@ -1000,9 +1023,9 @@ function renderLobby() {
           h("button", { type: "button", onclick: () => openTable(t.id, false), "aria-label": `Observe ${t.name}` }, "Observe"))
         : h("td", { class: "row-actions" },
         seat ? h("button", { type: "button", onclick: () => openTable(t.id, false), "aria-label": `Open ${t.name}: your seat` }, "Open")
-          : h("button", { type: "button", onclick: () => openTable(t.id, true), "aria-label": `Join ${t.name}` }, "Join"),
+          : t.seats_free > 0 && mayPlay() ? h("button", { type: "button", onclick: () => openTable(t.id, true), "aria-label": `Join ${t.name}` }, "Join") : null,
         h("button", { type: "button", onclick: () => openTable(t.id, false), "aria-label": `Observe ${t.name}` }, "Observe"),
-        seat || wait ? null : h("button", { type: "button", onclick: () => joinWaitList(t.id), "aria-label": `Wait list${t.waiting ? ` (${t.waiting})` : ""}: join the waiting list of ${t.name}` },
+        seat || wait || !mayPlay() ? null : h("button", { type: "button", onclick: () => joinWaitList(t.id), "aria-label": `Wait list${t.waiting ? ` (${t.waiting})` : ""}: join the waiting list of ${t.name}` },
           `Wait list${t.waiting ? ` (${t.waiting})` : ""}`)));
   });
   const play = Number(state.balances.PLAY || 0);
@@ -1019,6 +1042,8 @@ function renderLobby() {
   app.replaceChildren(
     h("section", { class: "lobby" },
       h("h1", {}, "Lobby"),
+      breakNotice(),
+      lobbySections(),
       empty && play === 0
         ? h("p", { class: "hint grant-hint", id: "grant-hint" }, "You have no chips yet. ",
           h("button", { type: "button", id: "grant-hint-take", onclick: grant }, "Take free play chips"),
@@ -1041,6 +1066,15 @@ function renderLobby() {
           h("thead", {}, h("tr", {}, header, h("th", { scope: "col" }, h("span", { class: "sr-only" }, "actions")))),
           h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: 8 }, state.lobby.length ? "No table matches." : "Loading tables…"))))),
       renderTournamentList()));
+}
+
+/** Above the fold: the lobby's parts, a click away (the tournaments come after the tables). */
+function lobbySections() {
+  if (!state.tournaments.length) return null;
+  const go = (id) => () => document.getElementById(id).scrollIntoView({ block: "start" });
+  return h("nav", { class: "row lobby-sections", id: "lobby-sections", "aria-label": "lobby sections" },
+    h("button", { type: "button", id: "go-tables", onclick: go("cash-tables") }, `Cash tables (${state.lobby.length})`),
+    h("button", { type: "button", id: "go-tournaments", onclick: go("tournaments") }, `Tournaments (${state.tournaments.length})`));
 }
 
 /**
@@ -1117,6 +1151,10 @@ function currencyBalance(entry) {
 }
 
 function buyInDialog(t, seat) {
+  if (!mayPlay()) {
+    toast(breakNotice().textContent);
+    return;
+  }
   const entry = lobbyEntry(t.id);
   if (!entry) {
     toast("The lobby has not loaded yet.");
@@ -1228,7 +1266,7 @@ function renderSeat(t, n, seats) {
   const pos = seatPosition(n, seats, t.you);
   const style = `--x:${pos.x.toFixed(2)}%;--y:${pos.y.toFixed(2)}%`; // kept inside the felt by the CSS
   if (!s) {
-    const canSit = t.you === null && state.player && !tournamentOf(t.id); // the director seats people
+    const canSit = t.you === null && state.player && !tournamentOf(t.id) && mayPlay(); // the director seats people
     return h("div", { class: "seat empty", style, dataset: { seat: n } },
       canSit ? h("button", { type: "button", onclick: () => buyInDialog(t, n), "aria-label": `Sit ${n}: sit in seat ${n}` }, `Sit ${n}`) : h("span", {}, `Seat ${n}`));
   }
@@ -1506,7 +1544,7 @@ function renderSeatControls(t, entry) {
     return box;
   }
   if (!me) {
-    if (!t.onWaitList) box.append(h("button", { type: "button", onclick: () => joinWaitList(t.id) }, "Join the waiting list"));
+    if (!t.onWaitList && mayPlay()) box.append(h("button", { type: "button", onclick: () => joinWaitList(t.id) }, "Join the waiting list"));
     else box.append(h("button", { type: "button", onclick: () => send(t, { type: "wait_list_leave" }).then(() => { t.onWaitList = false; renderTable(t); }) }, "Leave the waiting list"));
     if (t.offer) box.append(h("button", { type: "button", id: "take-offer", onclick: () => buyInDialog(t, t.offer.seat) }, `Take seat ${t.offer.seat}`));
     box.append(h("button", { type: "button", onclick: () => { send(t, { type: "unobserve" }); unwatchTable(t.id); location.hash = "#lobby"; } }, "Back to the lobby"));
@@ -1835,8 +1873,8 @@ function tournamentActions(entry) {
   const reEnter = registered && entry.state === "late_registration" && mine && mine.view.you.status === "out"
     && detail && detail.structure.re_entries > 0;
   return [
-    open && (!registered || reEnter)
-      ? h("button", { type: "button", class: "register", onclick: () => registerTournament(entry.id), "aria-label": `${reEnter ? "Re-enter" : "Register for"} ${entry.id}` }, reEnter ? "Re-enter" : "Register") : null,
+    open && (!registered || reEnter) && mayPlay()
+      ? h("button", { type: "button", class: "register", onclick: () => registerTournament(entry.id), "aria-label": `${reEnter ? "Re-enter" : "Register for"} ${tournamentName(entry)}` }, reEnter ? "Re-enter" : "Register") : null,
     registered && entry.state === "registering"
       ? h("button", { type: "button", class: "unregister", onclick: () => registerTournament(entry.id, true), "aria-label": `Unregister from ${entry.id}` }, "Unregister") : null,
     seat ? h("a", { href: `#table/${encodeURIComponent(seat)}`, class: "button-link" }, "Open your table") : null,
@@ -2472,6 +2510,35 @@ const PERIOD_NAMES = { day: "per day (24 hours)", week: "per week (7 days)", mon
 const COOL_OFFS = [[24, "24 hours"], [48, "48 hours"], [72, "3 days"], [168, "1 week"], [336, "2 weeks"], [672, "4 weeks"], [1008, "6 weeks"]];
 const EXCLUSIONS = [["6", "6 months"], ["12", "1 year"], ["24", "2 years"], ["60", "5 years"], ["permanent", "permanently"]];
 
+/** The player's protection settings, for the lobby and the tables (no seat during a break). */
+async function loadProtection() {
+  try {
+    state.limits = await api("GET", "/api/me/limits");
+  } catch (_) {
+    return; // asked again at the next visit of the lobby
+  }
+  if (state.view === "lobby") renderLobby();
+}
+
+/** The player may sit, wait and register: no cool-off or self-exclusion runs. */
+function mayPlay() {
+  const l = state.limits;
+  if (!l || !l.blocked) return true;
+  if (l.excluded_permanently) return false;
+  const until = l.excluded_until || l.cool_off_until;
+  return until !== null && until !== undefined && Date.now() / 1000 >= until;
+}
+
+/** The lobby says why it offers no seat during a break. */
+function breakNotice() {
+  const l = state.limits;
+  if (mayPlay() || !l) return null;
+  const text = l.excluded_permanently || l.excluded_until
+    ? breakText("self-exclusion", l.excluded_permanently ? null : l.excluded_until)
+    : breakText("cool-off", l.cool_off_until);
+  return h("p", { class: "hint break-notice", id: "break-notice", role: "status" }, text);
+}
+
 async function loadLimits() {
   state.limits = null;
   try {
@@ -2524,9 +2591,10 @@ function renderLimits() {
     select("limit-period", "Period", Object.entries(PERIOD_NAMES)),
     h("label", { for: "limit-amount" }, "Amount ", h("input", { id: "limit-amount", inputmode: "decimal", placeholder: "100.00 (empty: no limit)" })),
     h("button", { type: "submit" }, "Set limit"));
-  const reminder = h("form", { id: "reminder-form", class: "row", onsubmit: (e) => { e.preventDefault(); saveReminder(); } },
+  const reminder = h("form", { id: "reminder-form", class: "row", novalidate: true, onsubmit: (e) => { e.preventDefault(); saveReminder(); } },
     h("label", { for: "reminder-minutes" }, "Remind me every ",
-      h("input", { id: "reminder-minutes", type: "number", min: "0", max: "1440", value: String(l.reminder_minutes) }), " minutes of play (0: never)"),
+      h("input", { id: "reminder-minutes", type: "number", min: "10", max: "1440", step: "1", placeholder: "never",
+        value: l.reminder_minutes ? String(l.reminder_minutes) : "" }), " minutes of play (10 to 1440; empty: never)"),
     h("button", { type: "submit" }, "Save reminder"));
   const blocked = Boolean(l.blocked);
   const breaks = h("div", { class: "row" },
@@ -2584,8 +2652,13 @@ function saveLimit() {
 }
 
 function saveReminder() {
-  const minutes = Number(document.getElementById("reminder-minutes").value);
-  putLimits({ reminder_minutes: Number.isInteger(minutes) ? minutes : -1 });
+  const text = document.getElementById("reminder-minutes").value.trim();
+  const minutes = text === "" ? 0 : Number(text);
+  if (minutes !== 0 && !(Number.isInteger(minutes) && minutes >= 10 && minutes <= 1440)) {
+    toast(REMINDER_RULE);
+    return;
+  }
+  putLimits({ reminder_minutes: minutes });
 }
 
 function confirmBreak(title, text, path, body) {
