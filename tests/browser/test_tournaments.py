@@ -137,9 +137,9 @@ def test_a_person_registers_plays_is_moved_and_sees_the_result(room: Room, brows
         page.wait_for_timeout(250)
     row = page.locator('#tournaments tr[data-tournament="duo-1"]')
     expect(row).to_contain_text("1,000 + 100 play chips")
-    row.get_by_role("link", name="Details of duo-1").click()
+    row.get_by_role("link", name="Details of Duo #1").click()  # named, not by its id
     expect(page.locator("#tournament-summary")).to_contain_text("Sit & Go")
-    page.get_by_role("button", name="Register for duo-1").click()
+    page.get_by_role("button", name="Register for Duo #1").click()
     balance = page.locator('nav .balance[data-currency="PLAY"]')
     expect(balance).to_have_attribute("data-amount", "8900")  # buy-in and fee paid
     expect(page.locator('#entrants tr[data-account="tia"]')).to_be_visible()
@@ -222,7 +222,7 @@ def _play_to_the_result(page: Any, room: Room, acted: int) -> None:
     assert acted > 0
     expect(page).to_have_url(re.compile(r"#results/duo-1$"))
     mine = page.locator("#my-result")
-    expect(mine).to_contain_text(re.compile(r"You finished (1st|2nd|3rd|4th) of 4 in duo-1"))
+    expect(mine).to_contain_text(re.compile(r"You finished (1st|2nd|3rd|4th) of 4 in Duo #1"))
 
     def entry() -> Any:
         director = room.runtime.tournaments["duo-1"].director
@@ -256,7 +256,7 @@ def test_the_tournament_lobby_filters_registers_and_says_a_refusal(
     page.select_option("#tournament-filter-buyIn", "")
     # the balance is short: the refusal in words, nothing paid
     rows.filter(has_text="highroller").get_by_role("link", name=re.compile("Details")).click()
-    page.get_by_role("button", name=re.compile("Register for highroller")).click()
+    page.get_by_role("button", name=re.compile("Register for Highroller")).click()
     error = page.locator("#tournament-error")
     expect(error).to_contain_text("balance is short")
     expect(error).to_contain_text("10,000")

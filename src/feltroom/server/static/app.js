@@ -4,7 +4,7 @@
 import { api, ApiError, savedToken, saveToken, Socket } from "/static/net.js";
 import { applyEvent, applyMessage, applySnapshot, forcedName, newTable, owed } from "/static/table.js";
 import { verifyProof } from "/static/verify.js";
-import { blindsText, clockText, FORMAT_NAMES as TOURNAMENT_FORMATS, GAME_NAMES, moneyStage, MOVE_REASONS, splitTableId, standing, STATE_NAMES } from "/static/tourney.js";
+import { blindsText, clockText, FORMAT_NAMES as TOURNAMENT_FORMATS, GAME_NAMES, moneyStage, MOVE_REASONS, splitTableId, standing, STATE_NAMES, tournamentName } from "/static/tourney.js";
 
 const app = document.getElementById("app");
 const nav = document.getElementById("nav");
@@ -680,7 +680,8 @@ function otherTable(t, m, wasMyTurn) {
   if (drawn && shown) renderTable(shown);
 }
 
-/** Show the first other table where the player is to act, if any. */
+/** Show the first other table where the player is to act, if any, unless the player turned
+ * raising off or has the pointer or the focus in the action bar (then once they leave it). */
 function raiseWaitingTable() {
   const waiting = [...state.tables.values()].find((x) => x.id !== state.current && myTurn(x));
   state.raiseHeld = Boolean(waiting) && raiseOn() && !mayRaise();
@@ -919,7 +920,7 @@ const LOBBY_COLUMNS = [
   ["name", "Table", (t) => t.name.toLowerCase()],
   ["game", "Game", (t) => `${t.game} ${STRUCTURE_NAMES[t.structure] || t.structure}`],
   ["stakes", "Stakes", stakesOrder],
-  ["seats", "Seats taken / free", (t) => [t.seats_taken, t.seats]],
+  ["seats", "Seats taken", (t) => [t.seats_taken, t.seats]],
   ["waiting", "Waiting", (t) => t.waiting || 0],
   ["average_pot", "Average pot", (t) => Number(t.average_pot)],
   ["hands_per_hour", "Hands / hour", (t) => Number(t.hands_per_hour)],
@@ -1012,7 +1013,7 @@ function renderLobby() {
         h("div", { class: "info" }, t.info)),
       h("td", {}, t.game, " ", STRUCTURE_NAMES[t.structure] || t.structure),
       h("td", { dataset: { big: stakesOrder(t)[0] } }, t.stakes),
-      h("td", { class: "num" }, `${t.seats_taken} / ${t.seats_free}`),
+      h("td", { class: "num seats-taken" }, `${t.seats_taken} of ${t.seats}`, t.seats_free === 0 ? h("span", { class: "badge full" }, " full") : null),
       h("td", { class: "num waiting" }, String(t.waiting || 0),
         wait ? h("div", { class: "my-place", dataset: { position: wait.position } }, `you are ${ordinal(wait.position)} of ${wait.waiting}`) : null),
       h("td", { class: "num" }, chips(t.average_pot)),
@@ -1061,7 +1062,7 @@ function renderLobby() {
         f.found.error || (f.found.tables.length
           ? `${f.found.player} sits at ${f.found.tables.map((x) => `${tableName(x.table)} (seat ${x.seat})`).join(", ")}.`
           : `${f.found.player} sits at no table now.`)) : null,
-      h("div", { class: "scroll" },
+      h("div", { class: "scroll", id: "cash-tables" },
         h("table", { class: "tables" },
           h("thead", {}, h("tr", {}, header, h("th", { scope: "col" }, h("span", { class: "sr-only" }, "actions")))),
           h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: 8 }, state.lobby.length ? "No table matches." : "Loading tables…"))))),
@@ -1261,6 +1262,15 @@ function seatPosition(seat, seats, you) {
   return { x: 50 + 44 * Math.cos(angle), y: 50 + 40 * Math.sin(angle) };
 }
 
+/** A name as a seat shows it: a long one keeps its start and its end ("bot.…-25-12"), where
+ * names of a kind differ, rather than only its start (the full name is the seat's title). */
+function seatName(name) {
+  return name.length <= 12 ? name : `${name.slice(0, 4)}…${name.slice(-7)}`;
+}
+
+// A seat's missed-blind marker (R-MISS-1/2) in words, not the rule's "MS" / "ML".
+const MISSED_WORDS = { MS: "missed the small blind", ML: "missed the big blind" };
+
 function renderSeat(t, n, seats) {
   const s = t.seats.get(n);
   const pos = seatPosition(n, seats, t.you);
@@ -1285,7 +1295,7 @@ function renderSeat(t, n, seats) {
     h("div", { class: classes, style, dataset: { seat: n, player: s.player }, role: "group", "aria-label": `seat ${n}: ${s.player}` },
       h("div", { class: "cards" }, s.cards ? s.cards.map((c) => cardEl(c, best, dealClass(t, `seat${n}`, c)))
         : s.hasCards ? [0, 1].map((k) => cardEl(null, null, dealClass(t, `seat${n}`, `back${k}`))) : null),
-      h("div", { class: "name" }, s.player,
+      h("div", { class: "name", title: s.player }, seatName(s.player),
         t.button === n ? h("span", { class: "dealer", title: "button", role: "img", "aria-label": "dealer button" }, "D") : null,
         t.small === n && t.hand !== null ? h("span", { class: "blind", title: "small blind" }, "SB") : null,
         t.big === n && t.hand !== null ? h("span", { class: "blind", title: "big blind" }, "BB") : null),
@@ -1295,7 +1305,7 @@ function renderSeat(t, n, seats) {
         s.disconnected ? h("span", { class: "badge dc" }, "disconnected") : null,
         s.sittingOut ? h("span", { class: "badge" }, "sitting out") : null,
         s.away ? h("span", { class: "badge away" }, "away") : null,
-        s.marker ? h("span", { class: "badge" }, s.marker) : null,
+        s.marker ? h("span", { class: "badge missed", dataset: { marker: s.marker } }, MISSED_WORDS[s.marker] || s.marker) : null,
         s.allIn ? h("span", { class: "badge allin" }, "all-in") : null,
         s.last && !s.allIn ? h("span", { class: "last" }, s.last) : null,
         winner ? h("span", { class: `badge win${winsNow ? " now" : ""}`, dataset: { won } },
@@ -1325,7 +1335,7 @@ function renderTable(t) {
       t.pots.length
         ? h("div", { class: "pots" }, potsShown(t).map((p, k, all) =>
           h("div", { class: `pot-line${k === all.length - 1 ? " current" : ""}`, dataset: { index: p.index, amount: p.amount } },
-            `${p.index === 0 ? "Main pot" : `Side pot ${p.index}`} ${chips(p.amount)}: `,
+            `${p.index === 0 ? "Main pot" : `Side pot ${p.index}`} ${chips(p.amount)}${p.rake ? ` (rake ${chips(p.rake)})` : ""}: `,
             p.winners.map((w, i) => {
               const made = t.result && t.result.hands ? t.result.hands[String(w)] : null;
               const name = t.seats.get(w) ? t.seats.get(w).player : `seat ${w}`;
@@ -1409,10 +1419,7 @@ function renderActions(t, entry) {
     if (legal.call !== null) buttons.append(h("button", { type: "button", id: "act-call", "aria-keyshortcuts": "C", onclick: () => act("call") }, `Call ${chips(legal.call)}`));
     box.append(buttons);
     if (legal.raise_min !== null) box.append(raiseControls(t, entry, legal, act));
-    box.append(h("p", { class: "shortcuts", id: "shortcuts" }, "Keys: ",
-      h("kbd", {}, "F"), " fold · ", h("kbd", {}, "C"), " check or call · ", h("kbd", {}, "R"), " or ", h("kbd", {}, "Enter"),
-      " bet or raise · ", h("kbd", {}, "1"), "–", h("kbd", {}, "6"), " min, ⅓, ½, ¾, pot, all-in · ",
-      h("kbd", {}, "Tab"), " to move between the controls"));
+    box.append(shortcutsHint(box));
     if (t.error) box.append(h("p", { class: "form-error", id: "act-error", role: "alert" }, t.error));
     return box;
   }
@@ -1424,6 +1431,19 @@ function renderActions(t, entry) {
     } }, "Show cards"));
   }
   return box;
+}
+
+/** The keys of the controls shown: the presets' keys only when presets are offered (never at
+ * Fixed-Limit, where a bet or raise has one size). */
+function shortcutsHint(box) {
+  const wager = box.querySelector(".wager");
+  const presets = [...box.querySelectorAll(".preset")].map((b) =>
+    [h("kbd", {}, b.getAttribute("aria-keyshortcuts")), ` ${b.dataset.label} · `]);
+  return h("p", { class: "shortcuts", id: "shortcuts" }, "Keys: ",
+    h("kbd", {}, "F"), " fold · ", h("kbd", {}, "C"), " check or call · ",
+    wager ? [h("kbd", {}, "R"), " or ", h("kbd", {}, "Enter"), " bet or raise · "] : null,
+    presets,
+    h("kbd", {}, "Tab"), " to move between the controls");
 }
 
 /**
@@ -1476,7 +1496,7 @@ function raiseControls(t, entry, legal, act) {
     remember(amount.value);
   });
   const preset = (label, value, id, shortcut) =>
-    h("button", { type: "button", class: "preset", id, dataset: { amount: value }, "aria-keyshortcuts": shortcut,
+    h("button", { type: "button", class: "preset", id, dataset: { amount: value, label }, "aria-keyshortcuts": shortcut,
       onclick: () => { amount.value = value; slider.value = toStep(value); remember(String(value)); } }, `${label} ${chips(value)}`);
   const presets = h("div", { class: "row presets" }, preset("Min", min, "preset-min", "1"));
   const fractions = [["⅓ Pot", 1 / 3, "preset-third", "2"], ["½ Pot", 1 / 2, "preset-half", "3"], ["¾ Pot", 3 / 4, "preset-three-quarters", "4"]];
@@ -1504,7 +1524,7 @@ function preActions(t) {
   const options = call > 0
     ? [["fold", "Fold"], ["call", `Call ${chips(call)}`, call], ["call_any", "Call any"]]
     : [["check_fold", "Check/Fold"], ["check", "Check"], ["call_any", "Call any"]];
-  const box = h("fieldset", { class: "pre-actions", id: "pre-actions" }, h("legend", {}, "In turn"));
+  const box = h("fieldset", { class: "pre-actions", id: "pre-actions" }, h("legend", {}, "Before your turn"));
   for (const [kind, label, amount] of options) {
     const chosen = t.preAction && t.preAction.kind === kind && (kind !== "call" || t.preAction.amount === amount);
     const input = h("input", { type: "checkbox", id: `pre-${kind}`, checked: Boolean(chosen), dataset: { kind } });
@@ -1685,6 +1705,11 @@ function tournamentEntry(id) {
   return state.tournaments.find((x) => x.id === id) || (state.tourneyDetails.get(id) || {}).detail || null;
 }
 
+/** Tournament ``id`` by its name (its id until its entry is known). */
+function tourName(id) {
+  return tournamentName(tournamentEntry(id)) || id;
+}
+
 /** The tournament a table belongs to (its id is `<instance>.<n>`), or null for a cash table. */
 function tournamentOf(tableId) {
   if (!tableId || state.lobby.some((x) => x.id === tableId)) return null;
@@ -1710,7 +1735,7 @@ function tournamentTableEntry(id) {
   return {
     id,
     tournament: split.tournament,
-    name: `${split.tournament} · Table ${split.number}`,
+    name: `${tournamentName(entry || detail) || split.tournament} · Table ${split.number}`,
     seats: seats || Math.max(2, ...taken),
     structure: entry ? entry.game : "no_limit",
     currency: "PLAY", // tournament chips
@@ -1779,7 +1804,7 @@ function onTournamentResult(m) {
 function resultSentence(r) {
   const entry = tournamentEntry(r.tournament);
   const prize = r.prize > 0 ? ` and won ${tmoney(entry, r.prize)}${entry && entry.currency === "PLAY" ? " play chips" : ""}` : "";
-  return `You finished ${ordinal(r.place)} of ${r.entries} in ${r.tournament}${prize}.`;
+  return `You finished ${ordinal(r.place)} of ${r.entries} in ${tourName(r.tournament)}${prize}.`;
 }
 
 /** One tournament whole (GET /api/tournaments/{id}); its page redrawn. */
@@ -1834,7 +1859,7 @@ async function registerTournament(id, withdraw = false) {
   try {
     if (withdraw) await api("DELETE", `/api/tournaments/${encodeURIComponent(id)}/register`);
     else await api("POST", `/api/tournaments/${encodeURIComponent(id)}/register`, {});
-    toast(withdraw ? "Your entry is withdrawn: buy-in and fee are back in your wallet." : `You are registered for ${id}.`, "info");
+    toast(withdraw ? "Your entry is withdrawn: buy-in and fee are back in your wallet." : `You are registered for ${tourName(id)}.`, "info");
   } catch (error) {
     state.tournamentError = { id, text: tournamentErrorText(error, id, withdraw) };
   }
@@ -1857,7 +1882,7 @@ function tournamentErrorText(error, id, withdraw) {
     return `Your balance is short for this entry (${entry ? buyInText(entry) : "buy-in and fee"}): ${sentence(message)}`;
   }
   if (/closed|started|is running|is finished|is cancelled|not registering/i.test(message)) {
-    return withdraw ? `The tournament has started: entries can no longer be withdrawn.` : `Registration is closed for ${id}.`;
+    return withdraw ? `The tournament has started: entries can no longer be withdrawn.` : `Registration is closed for ${tourName(id)}.`;
   }
   if (error.status === 401) return "Sign in to register.";
   return sentence(message);
@@ -1876,7 +1901,7 @@ function tournamentActions(entry) {
     open && (!registered || reEnter) && mayPlay()
       ? h("button", { type: "button", class: "register", onclick: () => registerTournament(entry.id), "aria-label": `${reEnter ? "Re-enter" : "Register for"} ${tournamentName(entry)}` }, reEnter ? "Re-enter" : "Register") : null,
     registered && entry.state === "registering"
-      ? h("button", { type: "button", class: "unregister", onclick: () => registerTournament(entry.id, true), "aria-label": `Unregister from ${entry.id}` }, "Unregister") : null,
+      ? h("button", { type: "button", class: "unregister", onclick: () => registerTournament(entry.id, true), "aria-label": `Unregister from ${tournamentName(entry)}` }, "Unregister") : null,
     seat ? h("a", { href: `#table/${encodeURIComponent(seat)}`, class: "button-link" }, "Open your table") : null,
   ];
 }
@@ -1896,7 +1921,7 @@ function renderTournamentList() {
   const rows = shown.map((x) => {
     const registered = x.registered.includes(state.player);
     return h("tr", { dataset: { tournament: x.id, state: x.state }, class: registered ? "mine" : null },
-      h("td", {}, h("a", { href: `#tournament/${encodeURIComponent(x.id)}` }, h("strong", {}, x.id)),
+      h("td", {}, h("a", { href: `#tournament/${encodeURIComponent(x.id)}` }, h("strong", {}, tournamentName(x))),
         registered ? h("span", { class: "badge you-sit" }, " You are registered") : null),
       h("td", {}, TOURNAMENT_FORMATS[x.format] || x.format),
       h("td", {}, GAME_NAMES[x.game] || x.game),
@@ -1906,7 +1931,7 @@ function renderTournamentList() {
         x.start_at && x.state === "registering" ? h("div", { class: "info" }, `starts ${localTime(x.start_at)}`) : null),
       h("td", { class: "num" }, x.prize_pool ? tmoney(x, x.prize_pool) : "—"),
       h("td", { class: "row-actions" },
-        h("a", { href: `#tournament/${encodeURIComponent(x.id)}`, class: "button-link", "aria-label": `Details of ${x.id}` }, "Details"),
+        h("a", { href: `#tournament/${encodeURIComponent(x.id)}`, class: "button-link", "aria-label": `Details of ${tournamentName(x)}` }, "Details"),
         tournamentActions(x)));
   });
   const error = state.tournamentError && !state.current ? h("p", { class: "form-error", id: "tournament-error", role: "alert" }, state.tournamentError.text) : null;
@@ -1943,7 +1968,7 @@ function renderTournament(id) {
   const running = !["registering", "finished", "cancelled"].includes(d.state);
   app.replaceChildren(h("section", { class: "tournament", dataset: { tournament: id, state: d.state } },
     h("p", {}, h("a", { href: "#lobby" }, "← Lobby")),
-    h("h1", {}, id),
+    h("h1", {}, tournamentName(d)),
     h("p", { class: "summary", id: "tournament-summary" },
       `${TOURNAMENT_FORMATS[d.format] || d.format} · ${GAME_NAMES[d.game] || d.game} · Buy-in ${buyInText(d)} · `,
       `Starting stack ${chips(d.starting_stack)} · ${STATE_NAMES[d.state] || d.state}`,
@@ -1964,7 +1989,7 @@ function renderTournament(id) {
           s.re_entries ? ` · ${s.re_entries} re-entries` : "",
           s.guarantee ? ` · guarantee ${tmoney(d, s.guarantee)}${unit}` : ""),
         h("div", { class: "scroll levels", tabindex: 0, role: "region", "aria-label": "the blind levels" }, h("table", { class: "tables", id: "levels" },
-          h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Level"), h("th", { scope: "col" }, "Blinds"), h("th", { scope: "col" }, "Ante"))),
+          h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Level"), h("th", { scope: "col" }, "Blinds"), h("th", { scope: "col" }, "Big-blind ante"))),
           h("tbody", {}, s.levels.map((l) => h("tr", { dataset: { level: l.level }, class: l.level === d.level ? "current" : null },
             h("td", {}, String(l.level)), h("td", {}, `${chips(l.blinds[0])}/${chips(l.blinds[1])}`), h("td", {}, l.blinds[2] ? chips(l.blinds[2]) : "—"))))))),
       h("section", { "aria-labelledby": "payouts-title", id: "tournament-payouts" },
@@ -2004,7 +2029,7 @@ function renderResults(id) {
     : own ? resultSentence({ tournament: id, place: own.place, prize: own.prize, entries: d.entries }) : null;
   app.replaceChildren(h("section", { class: "tournament results", dataset: { tournament: id, state: d.state } },
     h("p", {}, h("a", { href: "#lobby" }, "← Lobby"), " · ", h("a", { href: `#tournament/${encodeURIComponent(id)}` }, "Tournament")),
-    h("h1", {}, `Results — ${id}`),
+    h("h1", {}, `Results — ${tournamentName(d)}`),
     mine ? h("p", { class: "my-result", id: "my-result", role: "status" }, mine) : null,
     h("p", { class: "summary" }, d.state === "finished" ? `Finished · ${d.entries} entries` : `${STATE_NAMES[d.state] || d.state} · ${d.players_left} players left of ${d.entries}`,
       d.prize_pool ? ` · Prize pool ${tmoney(d, d.prize_pool)}${unit}` : ""),
