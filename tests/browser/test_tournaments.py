@@ -249,7 +249,7 @@ def test_the_tournament_lobby_filters_registers_and_says_a_refusal(
         assert name.startswith(("weekly-", "highroller-")), name
     page.select_option("#tournament-filter-buyIn", label="50,000 + 5,000 play chips")
     expect(rows).to_have_count(1)
-    expect(rows.first).to_contain_text("highroller")
+    expect(rows.first).to_contain_text("Highroller")  # its name, in words
     page.select_option("#tournament-filter-format", "sng")
     expect(page.locator("#tournaments tbody")).to_contain_text("No tournament matches.")
     page.select_option("#tournament-filter-format", "")
@@ -274,13 +274,13 @@ def test_the_tournament_lobby_filters_registers_and_says_a_refusal(
     expect(page.locator("#tournament-structure")).to_contain_text("5 minutes at :55")
     expect(page.locator("#payouts")).to_contain_text("1st")
     # register, then withdraw before the start: buy-in and fee back
-    page.get_by_role("button", name=re.compile("Register for weekly")).click()
+    page.get_by_role("button", name=re.compile("Register for Weekly")).click()
     expect(balance).to_have_attribute("data-amount", "7800")
     expect(page.locator('#entrants tr[data-account="ugo"]')).to_be_visible()
-    page.get_by_role("button", name=re.compile("Unregister from weekly")).click()
+    page.get_by_role("button", name=re.compile("Unregister from Weekly")).click()
     expect(balance).to_have_attribute("data-amount", "10000")
     expect(page.locator('#entrants tr[data-account="ugo"]')).to_have_count(0)
-    expect(page.get_by_role("button", name=re.compile("Register for weekly"))).to_be_visible()
+    expect(page.get_by_role("button", name=re.compile("Register for Weekly"))).to_be_visible()
     # the tournament's page and the tournament lobby: named controls, no serious axe finding
     check_labels(page)
     assert axe_violations(page) == []
