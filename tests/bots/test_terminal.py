@@ -199,6 +199,8 @@ def test_describe_names_the_players() -> None:
                     state) == "carol calls 4 (all-in)"  # fmt: skip
     assert describe({**event, "kind": "posted", "seat": 3, "forced": "small_blind", "amount": 1,
                      "all_in": False}, state) == "alice posts the small blind 1"  # fmt: skip
+    assert describe({**event, "kind": "posted", "seat": 3, "forced": "post", "amount": 2,
+                     "all_in": False}, state) == "alice posts the entry blind 2"  # fmt: skip
     awarded = describe({**event, "kind": "pot_awarded", "index": 0, "amount": 40, "rake": 2,
                         "winners": [1, 3], "shares": [19, 19]}, state)  # fmt: skip
     assert awarded == "main pot 40 (rake 2): bob 19, alice 19"

@@ -19,15 +19,18 @@ def sign_up(
     reduced_motion: str = "no-preference",
     init_script: str | None = None,
     touch: bool = False,
+    timezone_id: str | None = None,
 ) -> Page:
     """A new browser context (its own storage), signed up as ``name`` with a play-money grant;
     ``reduced_motion`` is the browser's setting, ``init_script`` runs in every page first,
-    ``touch`` makes it a phone's browser (a touch screen, a mobile viewport)."""
+    ``touch`` makes it a phone's browser (a touch screen, a mobile viewport), ``timezone_id``
+    is the browser's time zone (the machine's when None)."""
     context = browser.new_context(
         viewport={"width": width, "height": height},
         reduced_motion=reduced_motion,
         has_touch=touch,
         is_mobile=touch,
+        timezone_id=timezone_id,
     )
     if init_script is not None:
         context.add_init_script(init_script)

@@ -68,7 +68,7 @@ def test_a_heads_up_table_of_house_bots_makes_room_for_a_person_waiting(
     in against the other bot."""
     page = sign_up(browser, room.url, "una")
     row = page.locator('tr[data-table="duel"]')
-    expect(row).to_contain_text("2 / 0")
+    expect(row.locator(".seats-taken")).to_have_text("2 of 2 full")
     row.get_by_role("button", name="join the waiting list of Duel NL").click()
     page.goto(room.url + "/#table/duel")
     take = page.locator("#take-offer")

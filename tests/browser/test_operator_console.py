@@ -64,6 +64,7 @@ def test_the_operator_acts_on_the_live_room_with_a_reason_on_record(
     assert room.call(lambda: runtime.runners["fl"].table.seat_of("ben")) is not None
 
     page.fill("#reason", "slow play")
+    page.once("dialog", lambda dialog: dialog.accept())  # Kick asks first
     row.locator('li[data-player="ben"] button[data-action="kick"]').click()
     expect(page.locator("#result")).to_contain_text("kick done (log entry")
     expect(row.locator('li[data-player="ben"]')).to_have_count(0)
@@ -76,6 +77,7 @@ def test_the_operator_acts_on_the_live_room_with_a_reason_on_record(
     )
 
     page.fill("#reason", "dealer break")
+    page.once("dialog", lambda dialog: dialog.accept())  # Close asks first
     row.locator('button[data-action="close-table"]').click()
     expect(row.locator(".status")).to_have_text("closed")
     player = sign_up(browser, room.url, "vic")  # a player's lobby says so, and offers no join
@@ -89,6 +91,7 @@ def test_the_operator_acts_on_the_live_room_with_a_reason_on_record(
     page.fill("#broadcast-text", "The room restarts at 03:00 UTC")
     page.click("#broadcast-form button")
     expect(page.locator("#result")).to_contain_text("broadcast done")
+    expect(player.locator("#announcement")).to_contain_text("The room restarts at 03:00 UTC")
 
     page.fill("#account-name", "ann")
     page.fill("#reason", "chargeback")

@@ -166,7 +166,7 @@ def test_r_bet_6_r_nl_3_r_show_4_two_players_and_an_observer_at_no_limit(
     alice = sign_up(browser, room.url, "alice")
     alice.select_option('select[name="structure"]', "no_limit")
     expect(alice.locator('tr[data-table="fl"]')).to_have_count(0)
-    expect(alice.locator('tr[data-table="nl"]')).to_contain_text("0 / 6")
+    expect(alice.locator('tr[data-table="nl"] .seats-taken')).to_have_text("0 of 6")
     expect(alice.locator('tr[data-table="nl"]')).to_contain_text("Minimum Buy-in 40")
     bob = sign_up(browser, room.url, "bob")
     carol = sign_up(browser, room.url, "carol")

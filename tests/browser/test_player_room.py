@@ -232,8 +232,10 @@ def test_several_tables_in_one_page_tabs_tiles_and_the_turn_raised(
     mark = strip.locator(f'.table-tab.your-turn[data-table="{other}"] .turn-mark')
     expect(mark).to_have_text("Your turn")
     expect(rex).to_have_title(re.compile(r"^Your turn · .*(Duo One.*Duo Two|Duo Two.*Duo One)"))
-    # he folds at the table shown: the other, still waiting for him, is raised by itself
+    # he folds at the table shown: the other, still waiting for him, is raised by itself once
+    # the pointer leaves the action bar (never under the pointer, issue 43)
     rex.click("#act-fold")
+    rex.mouse.move(2, 2)
     expect(rex.locator(".table-head h1")).to_have_text(names[other])
     expect(strip.locator(f'.table-tab.raised[data-table="{other}"]')).to_have_count(1)
     expect(rex.locator("#actions .row button").first).to_be_visible()

@@ -137,12 +137,12 @@ def test_a_person_registers_plays_is_moved_and_sees_the_result(room: Room, brows
         page.wait_for_timeout(250)
     row = page.locator('#tournaments tr[data-tournament="duo-1"]')
     expect(row).to_contain_text("1,000 + 100 play chips")
-    row.get_by_role("link", name="Details of duo-1").click()
+    row.get_by_role("link", name="Details of Duo #1").click()  # named, not by its id
     expect(page.locator("#tournament-summary")).to_contain_text("Sit & Go")
     # issue 42: a sit-and-go waiting for entries says so, and who fills its seats
     expect(page.locator("#tournament-waiting")).to_contain_text(re.compile(r"Waiting for \d more"))
     expect(page.locator("#tournament-waiting")).to_contain_text("House bots")
-    page.get_by_role("button", name="Register for duo-1").click()
+    page.get_by_role("button", name="Register for Duo #1").click()
     balance = page.locator('nav .balance[data-currency="PLAY"]')
     expect(balance).to_have_attribute("data-amount", "8900")  # buy-in and fee paid
     expect(page.locator('#entrants tr[data-account="tia"]')).to_be_visible()
@@ -225,7 +225,7 @@ def _play_to_the_result(page: Any, room: Room, acted: int) -> None:
     assert acted > 0
     expect(page).to_have_url(re.compile(r"#results/duo-1$"))
     mine = page.locator("#my-result")
-    expect(mine).to_contain_text(re.compile(r"You finished (1st|2nd|3rd|4th) of 4 in duo-1"))
+    expect(mine).to_contain_text(re.compile(r"You finished (1st|2nd|3rd|4th) of 4 in Duo #1"))
 
     def entry() -> Any:
         director = room.runtime.tournaments["duo-1"].director
@@ -252,14 +252,14 @@ def test_the_tournament_lobby_filters_registers_and_says_a_refusal(
         assert name.startswith(("weekly-", "highroller-")), name
     page.select_option("#tournament-filter-buyIn", label="50,000 + 5,000 play chips")
     expect(rows).to_have_count(1)
-    expect(rows.first).to_contain_text("highroller")
+    expect(rows.first).to_contain_text("Highroller")  # its name, in words
     page.select_option("#tournament-filter-format", "sng")
     expect(page.locator("#tournaments tbody")).to_contain_text("No tournament matches.")
     page.select_option("#tournament-filter-format", "")
     page.select_option("#tournament-filter-buyIn", "")
     # the balance is short: the refusal in words, nothing paid
     rows.filter(has_text="highroller").get_by_role("link", name=re.compile("Details")).click()
-    page.get_by_role("button", name=re.compile("Register for highroller")).click()
+    page.get_by_role("button", name=re.compile("Register for Highroller")).click()
     error = page.locator("#tournament-error")
     expect(error).to_contain_text("balance is short")
     expect(error).to_contain_text("10,000")
@@ -277,13 +277,13 @@ def test_the_tournament_lobby_filters_registers_and_says_a_refusal(
     expect(page.locator("#tournament-structure")).to_contain_text("5 minutes at :55")
     expect(page.locator("#payouts")).to_contain_text("1st")
     # register, then withdraw before the start: buy-in and fee back
-    page.get_by_role("button", name=re.compile("Register for weekly")).click()
+    page.get_by_role("button", name=re.compile("Register for Weekly")).click()
     expect(balance).to_have_attribute("data-amount", "7800")
     expect(page.locator('#entrants tr[data-account="ugo"]')).to_be_visible()
-    page.get_by_role("button", name=re.compile("Unregister from weekly")).click()
+    page.get_by_role("button", name=re.compile("Unregister from Weekly")).click()
     expect(balance).to_have_attribute("data-amount", "10000")
     expect(page.locator('#entrants tr[data-account="ugo"]')).to_have_count(0)
-    expect(page.get_by_role("button", name=re.compile("Register for weekly"))).to_be_visible()
+    expect(page.get_by_role("button", name=re.compile("Register for Weekly"))).to_be_visible()
     # the tournament's page and the tournament lobby: named controls, no serious axe finding
     check_labels(page)
     assert axe_violations(page) == []

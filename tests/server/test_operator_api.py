@@ -239,6 +239,8 @@ def test_reset_password_kick_broadcast_and_tables(storage: SqlStorage) -> None:
                     line = await client.wait_for(lambda m: m["type"] == "chat")
                     assert line["player"] == "room"
                     assert line["text"] == "the room closes at midnight"
+                    note = await client.wait_for(lambda m: m["type"] == "announcement")
+                    assert note["text"] == "the room closes at midnight"  # wherever bob is
                     body = {"table": "hu", "player": "bob", "reason": "angle shooting"}
                     answer = (await http.post("/api/operator/kick", json=body)).json()
                     assert answer["seat"] == 2

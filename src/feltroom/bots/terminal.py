@@ -124,7 +124,7 @@ _FORCED = {
     "small_blind": "the small blind",
     "big_blind": "the big blind",
     "straddle": "a straddle",
-    "post": "an entry post",
+    "post": "the entry blind",
     "dead": "a dead blind",
 }
 

@@ -3,6 +3,9 @@
 - ``GET /`` — the browser client (``static/index.html``, plain ES modules and CSS served under
   ``/static``; docs/web.md): sign-in, the lobby, the table and the hand history over the
   protocol below.
+- ``GET /sw.js`` — the client's service worker (``static/sw.js``, served from the root for a
+  scope of the whole client): it keeps the static client for an installed web app, never an
+  API or websocket answer.
 - ``GET /status`` — the status page (HTML; every text from the room is escaped): the room's
   figures and one line per table.
 - ``GET /api/lobby`` — ``{"tables": [...], "tournaments": [...], "status": {...}}``: per table
@@ -232,6 +235,12 @@ def room_app(
     async def client_page(request: Request) -> FileResponse:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
 
+    async def service_worker(request: Request) -> FileResponse:
+        # served from the root, so that its scope is the whole client (docs/web.md)
+        return FileResponse(
+            STATIC / "sw.js", media_type="text/javascript", headers={"Cache-Control": "no-cache"}
+        )
+
     async def status_page(request: Request) -> HTMLResponse:
         return HTMLResponse(render_status(status(), lobby()))
 
@@ -244,6 +253,7 @@ def room_app(
     app = Starlette(
         routes=[
             Route("/", client_page),
+            Route("/sw.js", service_worker),
             Route("/status", status_page),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
             Route("/api/lobby", lobby_route),

@@ -235,7 +235,13 @@ def operator_routes(room: OperatorRoom, static: Any) -> list[Route]:
 
     async def online(request: Request) -> Response:
         await operator_of(request)
-        return JSONResponse(await room.online())
+        found = await room.online()
+        flags = await run_in_threadpool(
+            operators.describe, sorted(p["player"] for p in found["players"])
+        )
+        for player in found["players"]:  # the console offers no action on an operator
+            player["operator"] = flags.get(player["player"], {}).get("operator", False)
+        return JSONResponse(found)
 
     async def tables(request: Request) -> Response:
         await operator_of(request)
@@ -246,6 +252,7 @@ def operator_routes(room: OperatorRoom, static: Any) -> list[Route]:
             for player in entry["players"]:
                 player["suspended"] = flags.get(player["player"], {}).get("suspended", False)
                 player["verified"] = flags.get(player["player"], {}).get("verified", False)
+                player["operator"] = flags.get(player["player"], {}).get("operator", False)
         return JSONResponse({"tables": found})
 
     async def oplog(request: Request) -> Response:

@@ -132,6 +132,7 @@ OUTBOUND_TYPES: Final = (
     "hand_result",
     "chat",
     "reminder",
+    "announcement",
     "tournament",
     "moved",
     "tournament_result",

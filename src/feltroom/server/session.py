@@ -352,11 +352,17 @@ class Hub:
         return len(ended)
 
     def broadcast(self, text: str) -> int:
-        """The room's message to every table: a chat line from ``room`` (a reserved name, so
-        no player can pass for it) to everyone watching each table. Returns the connections
-        reached."""
+        """The room's message: an ``announcement`` to every signed-in player's connection,
+        wherever they are (the lobby, a tournament's page, a table), and a chat line from
+        ``room`` (a reserved name, so no player can pass for it) to everyone watching each
+        table. Returns the connections reached."""
         now = self._now()
         reached: set[Connection] = set()
+        announcement = {"type": "announcement", "text": text, "time": now}
+        for connections in list(self.by_player.values()):
+            for connection in list(connections):
+                connection.send(announcement)
+                reached.add(connection)
         for table_id in self._table_ids():
             line = {"type": "chat", "table": table_id, "player": "room", "text": text, "time": now}
             for connection in list(self.by_table.get(table_id, ())):

@@ -1,8 +1,11 @@
 // The operator console (docs/operator.md): the operator API of /api/operator, nothing else.
 // Every text from the room is put on the page as text (textContent), never as markup.
 
+import { STATE_NAMES, tournamentName } from "/static/tourney.js";
+
 const TOKEN_KEY = "feltroom.operator";
 const $ = (id) => document.getElementById(id);
+const operators = new Set(); // operator accounts seen at the tables and online: no action on them
 
 function h(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -33,10 +36,15 @@ function say(text, error = false) {
   result.className = error ? "error" : "";
 }
 
-async function act(action, fields) {
+/** An operator action with its reason; ``question``, when given, is asked first (Close, Kick). */
+async function act(action, fields, question = null) {
   const reason = $("reason").value.trim();
   if (!reason) {
     say("Give a reason: every operator action is on record.", true);
+    return;
+  }
+  if (question && !confirm(question)) {
+    say(`Nothing done: ${action} cancelled.`);
     return;
   }
   try {
@@ -56,10 +64,34 @@ async function act(action, fields) {
   await refresh();
 }
 
-function button(label, action, fields) {
+function button(label, action, fields, question = null) {
   const b = h("button", { type: "button", "data-action": action }, label);
-  b.addEventListener("click", () => act(action, fields));
+  b.addEventListener("click", () => act(action, fields, question));
   return b;
+}
+
+/** A seated player's line: an operator's account gets no Kick. */
+function playerItem(t, p) {
+  const flags = [p.bot ? "bot" : "", p.sitting_out ? "sitting out" : "", p.leaving ? "leaving" : "", p.suspended ? "suspended" : ""].filter(Boolean);
+  return h("li", { "data-player": p.player }, `${p.seat}: ${p.player} (${p.stack}${flags.length ? ", " + flags.join(", ") : ""}) `,
+    p.operator ? h("span", { class: "badge operator" }, "operator")
+      : button("Kick", "kick", { table: t.id, player: p.player }, `Kick ${p.player} from ${t.name}? They leave the table at once (folded if in a hand).`));
+}
+
+function tournamentRow(x) {
+  return h("tr", { "data-tournament": x.id }, h("td", {}, `${tournamentName(x)} (${x.id})`), h("td", { class: "status" }, STATE_NAMES[x.state] || x.state),
+    h("td", {}, x.max_entries ? `${x.entries} of ${x.max_entries}` : x.entries), h("td", {}, x.players_left ?? "—"),
+    h("td", {}, x.prize_pool), h("td", {}, x.tables.map((t) => `${t.table_id} (${t.players.length})`).join(", ") || "—"));
+}
+
+/** The account form offers nothing on an operator's account (the API refuses it too). */
+function guardAccount() {
+  const account = $("account-name").value.trim();
+  const operator = operators.has(account);
+  for (const b of $("account-form").querySelectorAll("button[data-action]")) {
+    b.disabled = operator && b.dataset.action !== "protection";
+  }
+  $("account-note").textContent = operator ? `${account} is an operator: the console takes no action on an operator's account.` : "";
 }
 
 function fill(id, rows) {
@@ -70,25 +102,24 @@ function fill(id, rows) {
 async function refresh() {
   if (!sessionStorage.getItem(TOKEN_KEY)) return;
   try {
-    const [tables, online, log] = await Promise.all([
+    const [tables, online, log, lobby] = await Promise.all([
       api("GET", "/api/operator/tables"),
       api("GET", "/api/operator/online"),
       api("GET", "/api/operator/log?limit=200"),
+      api("GET", "/api/lobby"),
     ]);
+    for (const p of [...tables.tables.flatMap((t) => t.players), ...online.players]) if (p.operator) operators.add(p.player);
+    guardAccount();
     fill("tables", tables.tables.map((t) => {
-      const players = h("ul");
-      for (const p of t.players) {
-        const flags = [p.bot ? "bot" : "", p.sitting_out ? "sitting out" : "", p.leaving ? "leaving" : "", p.suspended ? "suspended" : ""].filter(Boolean);
-        players.append(h("li", { "data-player": p.player }, `${p.seat}: ${p.player} (${p.stack}${flags.length ? ", " + flags.join(", ") : ""}) `,
-          button("Kick", "kick", { table: t.id, player: p.player })));
-      }
+      const players = h("ul", {}, ...t.players.map((p) => playerItem(t, p)));
       const actions = h("td");
       if (t.status === "closed") actions.append(button("Reopen", "reopen-table", { table: t.id }), button("Retire", "retire-table", { table: t.id }));
-      else actions.append(button("Close", "close-table", { table: t.id }));
+      else actions.append(button("Close", "close-table", { table: t.id }, `Close ${t.name}? No new hand is dealt there and nobody can join until it is reopened.`));
       return h("tr", { "data-table": t.id }, h("td", {}, `${t.name} (${t.id})`), h("td", { class: "status" }, t.status),
         h("td", {}, t.hand === null ? "—" : t.hand), h("td", {}, players), actions);
     }));
-    fill("online", online.players.map((p) => h("tr", { "data-player": p.player }, h("td", {}, p.player), h("td", {}, p.connections),
+    fill("tournaments", lobby.tournaments.map(tournamentRow));
+    fill("online", online.players.map((p) => h("tr", { "data-player": p.player }, h("td", {}, p.player, p.operator ? " (operator)" : ""), h("td", {}, p.connections),
       h("td", {}, p.addresses.join(", ")), h("td", {}, p.seats.map((s) => `${s.table} #${s.seat}`).join(", ") || "—"))));
     fill("log", log.entries.slice().reverse().map((e) => h("tr", {}, h("td", {}, e.id), h("td", {}, e.time), h("td", {}, e.operator),
       h("td", {}, e.action), h("td", {}, e.target), h("td", {}, e.reason))));
@@ -133,6 +164,7 @@ $("account-form").addEventListener("submit", (event) => {
   const account = $("account-name").value.trim();
   const action = event.submitter.dataset.action;
   if (action === "protection") showProtection(account);
+  else if (operators.has(account)) guardAccount();
   else if (action === "rename") act(action, { account, to: $("account-new-name").value.trim() });
   else if (action === "verify") act(action, { account, identity: $("account-identity").value });
   else if (action === "remove") {
@@ -162,6 +194,8 @@ async function showProtection(account) {
     out.replaceChildren(h("p", { class: "error" }, `No protection shown: ${error.message}`));
   }
 }
+
+$("account-name").addEventListener("input", guardAccount);
 
 $("broadcast-form").addEventListener("submit", (event) => {
   event.preventDefault();

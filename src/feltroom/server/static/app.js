@@ -5,7 +5,7 @@ import { api, ApiError, savedToken, saveToken, Socket } from "/static/net.js";
 import { applyEvent, applyMessage, applySnapshot, forcedName, newTable, owed } from "/static/table.js";
 import { busted, grantWait, rebuyAmount } from "/static/rebuy.js";
 import { verifyProof } from "/static/verify.js";
-import { blindsText, clockText, FORMAT_NAMES as TOURNAMENT_FORMATS, GAME_NAMES, moneyStage, MOVE_REASONS, splitTableId, standing, STATE_NAMES, waitingShort, waitingText } from "/static/tourney.js";
+import { blindsText, clockText, FORMAT_NAMES as TOURNAMENT_FORMATS, GAME_NAMES, moneyStage, MOVE_REASONS, splitTableId, standing, STATE_NAMES, tournamentName, waitingShort, waitingText } from "/static/tourney.js";
 
 const app = document.getElementById("app");
 const nav = document.getElementById("nav");
@@ -274,6 +274,7 @@ function errorText(error, tableId = null) {
       if (d.wanted) return `Here it would be a ${d.wanted}.`;
       return sentence(error.message);
     case "refused":
+      if (d.state === "cool-off" || d.state === "self-exclusion") return breakText(d.state, d.until);
       if (d.balance !== undefined && d.amount !== undefined) {
         return `You hold ${amount(d.balance)}, not ${amount(d.amount)}: take fewer chips${entry && entry.currency === "PLAY" ? " or get play chips" : ""}.`;
       }
@@ -286,6 +287,7 @@ function errorText(error, tableId = null) {
       if (/(amount|buy_in)$/.test(field)) return "Enter a whole number of chips.";
       if (field === "name") return `A name has 1 to ${d.max_length} characters: letters, digits, '_', '.' or '-', starting with a letter or digit.`;
       if (field === "chat.text") return `A chat line has 1 to ${d.max_length} characters.`;
+      if (/^reminder_minutes/.test(error.message || "")) return REMINDER_RULE;
       return sentence(error.message);
     case "not_your_turn":
       return d.to_act === null ? "No hand is being played at the moment." : "It is not your turn yet.";
@@ -302,18 +304,38 @@ function errorText(error, tableId = null) {
   }
 }
 
-/** The server's message as a sentence: the rule references and protocol names left out. */
+/** The server's message as a sentence: the rule references and protocol names left out; a
+ * message that opens with a player's name keeps the name as written ("coolcat", not "Coolcat"). */
 function sentence(text) {
   const plain = String(text || "Refused.").replace(/\s*\((?:R-[A-Z]+-\d+(?:,\s*)?)+\)/g, "")
     .replace(/,\s*R-[A-Z]+-\d+/g, "").replace(/;\s*legal:.*$/, "");
-  return plain.charAt(0).toUpperCase() + plain.slice(1) + (/[.!?]$/.test(plain) ? "" : ".");
+  const first = plain.split(/[\s':,]/, 1)[0];
+  const opening = knownName(first) ? plain.charAt(0) : plain.charAt(0).toUpperCase();
+  return opening + plain.slice(1) + (/[.!?]$/.test(plain) ? "" : ".");
 }
+
+/** ``word`` is the name of the player or of someone at a table the page watches. */
+function knownName(word) {
+  if (word === state.player) return true;
+  return [...state.tables.values()].some((t) => [...t.seats.values()].some((s) => s.player === word));
+}
+
+/** A cool-off or a self-exclusion in a sentence, its end in the player's zone. */
+function breakText(kind, until) {
+  const what = kind === "cool-off" ? "taking a break" : "excluded from play";
+  const when = until === null || until === undefined ? "for good" : `until ${fullTime(until)}`;
+  return `You are ${what} ${when}: you cannot sit at a table, join a waiting list or register until it ends. You can still withdraw your balance.`;
+}
+
+const REMINDER_RULE = "A reminder comes every 10 to 1440 minutes (24 hours): leave the field empty for none.";
 
 // ------------------------------------------------------------------ start and the account
 
 async function start() {
   window.addEventListener("hashchange", route);
   document.addEventListener("keydown", onKey);
+  trackPointer();
+  registerWorker();
   setInterval(tick, 200);
   if (savedToken()) {
     try {
@@ -321,11 +343,17 @@ async function start() {
       state.player = me.player;
       state.balances = me.balances;
       connect();
+      loadProtection();
     } catch (error) {
       saveToken(null);
     }
   }
   route();
+}
+
+/** The service worker that makes the room an installable web app (the static client only). */
+function registerWorker() {
+  if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {}); // an http page on a name: none
 }
 
 function connect() {
@@ -409,6 +437,8 @@ async function signOut() {
   state.socket = null;
   state.player = null;
   state.tables.clear();
+  const banner = document.getElementById("announcement");
+  if (banner) banner.remove(); // the room's message was for the player signed in
   sessionStorage.removeItem("feltroom.watch");
   location.hash = "";
   route();
@@ -454,6 +484,7 @@ function renderAuth() {
       state.player = answer.player;
       await refreshBalance();
       connect();
+      loadProtection();
       route();
     } catch (error) {
       message.textContent = errorText(error);
@@ -493,6 +524,18 @@ function onWelcome(m) {
     location.hash = `#table/${m.seats[0].table}`;
   }
   route(); // a table opened before the connection was up is observed now
+}
+
+/** The operator's broadcast, over every page of the room until the player closes it. */
+function showAnnouncement(m) {
+  const text = `From the room, at ${localTime(m.time)}: ${m.text}`;
+  const close = h("button", { type: "button", id: "announcement-close", "aria-label": "close the room's message" }, "Close");
+  const banner = h("div", { class: "announcement", id: "announcement", role: "status" }, h("p", {}, text), close);
+  close.addEventListener("click", () => banner.remove());
+  const old = document.getElementById("announcement");
+  if (old) old.replaceWith(banner);
+  else document.getElementById("top").after(banner);
+  announce(text);
 }
 
 function watchTable(id) {
@@ -549,6 +592,10 @@ function onMessage(m) {
     onTournamentResult(m);
     return;
   }
+  if (m.type === "announcement") {
+    showAnnouncement(m);
+    return;
+  }
   if (m.type === "reminder") {
     // the session-time reminder the player chose (docs/protocol.md)
     toast(`You have been playing for ${m.minutes} minutes.`, "info");
@@ -582,10 +629,6 @@ function onMessage(m) {
     }
     if (m.kind === "hand_started") {
       t.showable = false;
-      for (const seat of t.seats.values()) { // the opponents' figures: fresh for the new hand
-        const known = opponentStats.get(seat.player);
-        if (known && !known.loading && Date.now() - known.at > 20_000) known.at = 0;
-      }
       if (m.commitment) state.commitments.set(m.hand, m.commitment);
     }
   } else if (m.type === "chat") {
@@ -670,22 +713,70 @@ function otherTable(t, m, wasMyTurn) {
   if (turn && !wasMyTurn) sound("turn");
   if (state.view !== "table") return;
   const shown = state.tables.get(state.current);
-  if (turn && !wasMyTurn && (!shown || !myTurn(shown))) {
+  if (turn && !wasMyTurn && (!shown || !myTurn(shown)) && mayRaise()) {
     location.hash = `#table/${encodeURIComponent(t.id)}`; // raised: the route draws it
     announce(`Your turn at ${tableName(t.id)}.`);
     return;
   }
+  if (turn && !wasMyTurn) state.raiseHeld = raiseOn(); // raised when the pointer leaves the action bar
   const drawn = turn !== wasMyTurn || (layout() === "tiled" && (m.type !== "event" || ["hand_started", "board_dealt", "pot_awarded", "seat_released"].includes(m.kind)));
   if (drawn && shown) renderTable(shown);
 }
 
-/** Show the first other table where the player is to act, if any. */
+/** Show the first other table where the player is to act, if any, unless the player turned
+ * raising off or has the pointer or the focus in the action bar (then once they leave it). */
 function raiseWaitingTable() {
   const waiting = [...state.tables.values()].find((x) => x.id !== state.current && myTurn(x));
-  if (waiting) {
+  state.raiseHeld = Boolean(waiting) && raiseOn() && !mayRaise();
+  if (waiting && mayRaise()) {
     location.hash = `#table/${encodeURIComponent(waiting.id)}`;
     announce(`Your turn at ${tableName(waiting.id)}.`);
   }
+}
+
+// Raising the table that waits for the player: a setting of this browser, on by default.
+const RAISE_KEY = "feltroom.raise";
+function raiseOn() {
+  return localStorage.getItem(RAISE_KEY) !== "off";
+}
+
+function raiseChoice() {
+  const box = h("input", { type: "checkbox", id: "raise-waiting", checked: raiseOn() });
+  box.addEventListener("change", () => localStorage.setItem(RAISE_KEY, box.checked ? "on" : "off"));
+  return h("label", { class: "raise-choice" }, box, " Show the table that waits for me");
+}
+
+// Whether the pointer was over the action bar when it last moved: a redraw under a pointer that
+// stays put (after a click on Fold) leaves it there.
+let pointerInBar = false;
+const inBar = (el) => Boolean(el && el.closest && el.closest(".controls"));
+function trackPointer() {
+  document.addEventListener("pointermove", (e) => {
+    pointerInBar = inBar(e.target);
+    heldRaise();
+  });
+  document.documentElement.addEventListener("pointerleave", () => {
+    pointerInBar = false;
+    heldRaise();
+  });
+  document.addEventListener("focusin", heldRaise);
+}
+
+/** The pointer or the focus is in the action bar (the player's cards, actions and seat controls). */
+function inActionBar() {
+  return pointerInBar || inBar(document.activeElement);
+}
+
+function mayRaise() {
+  return raiseOn() && !inActionBar();
+}
+
+/** A raise held back while the player was in the action bar happens once they leave it. */
+function heldRaise() {
+  if (!state.raiseHeld || state.view !== "table" || !mayRaise()) return;
+  const shown = state.tables.get(state.current);
+  if (shown && myTurn(shown)) state.raiseHeld = false;
+  else raiseWaitingTable();
 }
 
 /** The page title says where the player is to act: "Your turn · Oak NL — feltroom". */
@@ -719,7 +810,8 @@ function renderStrip(current) {
   return h("nav", { class: `table-strip ${tiled ? "tiled" : "tabbed"}`, id: "table-strip", "aria-label": "your tables" },
     h("div", { class: "row layout-choice", role: "group", "aria-label": "how your tables are shown" },
       h("button", { type: "button", id: "layout-tabbed", "aria-pressed": tiled ? "false" : "true", onclick: () => setLayout("tabbed") }, "Tabs"),
-      h("button", { type: "button", id: "layout-tiled", "aria-pressed": tiled ? "true" : "false", onclick: () => setLayout("tiled") }, "Tiles")),
+      h("button", { type: "button", id: "layout-tiled", "aria-pressed": tiled ? "true" : "false", onclick: () => setLayout("tiled") }, "Tiles"),
+      raiseChoice()),
     h("div", { class: "strip-items" }, items));
 }
 
@@ -820,6 +912,7 @@ function route() {
     state.current = null;
     if (state.socket && state.connection === "open" && !state.lobbySubscribed) subscribeLobby();
     loadMyTables(true);
+    loadProtection();
   }
   renderNav();
   render();
@@ -870,7 +963,7 @@ const LOBBY_COLUMNS = [
   ["name", "Table", (t) => t.name.toLowerCase()],
   ["game", "Game", (t) => `${t.game} ${STRUCTURE_NAMES[t.structure] || t.structure}`],
   ["stakes", "Stakes", stakesOrder],
-  ["seats", "Seats taken / free", (t) => [t.seats_taken, t.seats]],
+  ["seats", "Seats taken", (t) => [t.seats_taken, t.seats]],
   ["waiting", "Waiting", (t) => t.waiting || 0],
   ["average_pot", "Average pot", (t) => Number(t.average_pot)],
   ["hands_per_hour", "Hands / hour", (t) => Number(t.hands_per_hour)],
@@ -963,7 +1056,7 @@ function renderLobby() {
         h("div", { class: "info" }, t.info)),
       h("td", {}, t.game, " ", STRUCTURE_NAMES[t.structure] || t.structure),
       h("td", { dataset: { big: stakesOrder(t)[0] } }, t.stakes),
-      h("td", { class: "num" }, `${t.seats_taken} / ${t.seats_free}`),
+      h("td", { class: "num seats-taken" }, `${t.seats_taken} of ${t.seats}`, t.seats_free === 0 ? h("span", { class: "badge full" }, " full") : null),
       h("td", { class: "num waiting" }, String(t.waiting || 0),
         wait ? h("div", { class: "my-place", dataset: { position: wait.position } }, `you are ${ordinal(wait.position)} of ${wait.waiting}`) : null),
       h("td", { class: "num" }, chips(t.average_pot)),
@@ -974,9 +1067,9 @@ function renderLobby() {
           h("button", { type: "button", onclick: () => openTable(t.id, false), "aria-label": `Observe ${t.name}` }, "Observe"))
         : h("td", { class: "row-actions" },
         seat ? h("button", { type: "button", onclick: () => openTable(t.id, false), "aria-label": `Open ${t.name}: your seat` }, "Open")
-          : h("button", { type: "button", onclick: () => openTable(t.id, true), "aria-label": `Join ${t.name}` }, "Join"),
+          : t.seats_free > 0 && mayPlay() ? h("button", { type: "button", onclick: () => openTable(t.id, true), "aria-label": `Join ${t.name}` }, "Join") : null,
         h("button", { type: "button", onclick: () => openTable(t.id, false), "aria-label": `Observe ${t.name}` }, "Observe"),
-        seat || wait ? null : h("button", { type: "button", onclick: () => joinWaitList(t.id), "aria-label": `Wait list${t.waiting ? ` (${t.waiting})` : ""}: join the waiting list of ${t.name}` },
+        seat || wait || !mayPlay() ? null : h("button", { type: "button", onclick: () => joinWaitList(t.id), "aria-label": `Wait list${t.waiting ? ` (${t.waiting})` : ""}: join the waiting list of ${t.name}` },
           `Wait list${t.waiting ? ` (${t.waiting})` : ""}`)));
   });
   const play = Number(state.balances.PLAY || 0);
@@ -993,6 +1086,8 @@ function renderLobby() {
   app.replaceChildren(
     h("section", { class: "lobby" },
       h("h1", {}, "Lobby"),
+      breakNotice(),
+      lobbySections(),
       empty && play === 0
         ? h("p", { class: "hint grant-hint", id: "grant-hint" }, "You have no chips yet. ",
           h("button", { type: "button", id: "grant-hint-take", onclick: grant }, "Take free play chips"),
@@ -1010,11 +1105,20 @@ function renderLobby() {
         f.found.error || (f.found.tables.length
           ? `${f.found.player} sits at ${f.found.tables.map((x) => `${tableName(x.table)} (seat ${x.seat})`).join(", ")}.`
           : `${f.found.player} sits at no table now.`)) : null,
-      h("div", { class: "scroll" },
+      h("div", { class: "scroll", id: "cash-tables" },
         h("table", { class: "tables cash-list" },
           h("thead", {}, h("tr", {}, header, h("th", { scope: "col" }, h("span", { class: "sr-only" }, "actions")))),
           h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: 8 }, state.lobby.length ? "No table matches." : "Loading tables…"))))),
       renderTournamentList()));
+}
+
+/** Above the fold: the lobby's parts, a click away (the tournaments come after the tables). */
+function lobbySections() {
+  if (!state.tournaments.length) return null;
+  const go = (id) => () => document.getElementById(id).scrollIntoView({ block: "start" });
+  return h("nav", { class: "row lobby-sections", id: "lobby-sections", "aria-label": "lobby sections" },
+    h("button", { type: "button", id: "go-tables", onclick: go("cash-tables") }, `Cash tables (${state.lobby.length})`),
+    h("button", { type: "button", id: "go-tournaments", onclick: go("tournaments") }, `Tournaments (${state.tournaments.length})`));
 }
 
 /**
@@ -1091,6 +1195,10 @@ function currencyBalance(entry) {
 }
 
 function buyInDialog(t, seat) {
+  if (!mayPlay()) {
+    toast(breakNotice().textContent);
+    return;
+  }
   const entry = lobbyEntry(t.id);
   if (!entry) {
     toast("The lobby has not loaded yet.");
@@ -1198,12 +1306,21 @@ function seatPosition(seat, seats, you) {
   return { x: 50 + 44 * Math.cos(angle), y: 50 + 40 * Math.sin(angle) };
 }
 
+/** A name as a seat shows it: a long one keeps its start and its end ("bot.…-25-12"), where
+ * names of a kind differ, rather than only its start (the full name is the seat's title). */
+function seatName(name) {
+  return name.length <= 12 ? name : `${name.slice(0, 4)}…${name.slice(-7)}`;
+}
+
+// A seat's missed-blind marker (R-MISS-1/2) in words, not the rule's "MS" / "ML".
+const MISSED_WORDS = { MS: "missed the small blind", ML: "missed the big blind" };
+
 function renderSeat(t, n, seats) {
   const s = t.seats.get(n);
   const pos = seatPosition(n, seats, t.you);
   const style = `--x:${pos.x.toFixed(2)}%;--y:${pos.y.toFixed(2)}%`; // kept inside the felt by the CSS
   if (!s) {
-    const canSit = t.you === null && state.player && !tournamentOf(t.id); // the director seats people
+    const canSit = t.you === null && state.player && !tournamentOf(t.id) && mayPlay(); // the director seats people
     return h("div", { class: "seat empty", style, dataset: { seat: n } },
       canSit ? h("button", { type: "button", onclick: () => buyInDialog(t, n), "aria-label": `Sit ${n}: sit in seat ${n}` }, `Sit ${n}`) : h("span", {}, `Seat ${n}`));
   }
@@ -1222,7 +1339,7 @@ function renderSeat(t, n, seats) {
     h("div", { class: classes, style, dataset: { seat: n, player: s.player }, role: "group", "aria-label": `seat ${n}: ${s.player}` },
       h("div", { class: "cards" }, s.cards ? s.cards.map((c) => cardEl(c, best, dealClass(t, `seat${n}`, c)))
         : s.hasCards ? [0, 1].map((k) => cardEl(null, null, dealClass(t, `seat${n}`, `back${k}`))) : null),
-      h("div", { class: "name" }, s.player,
+      h("div", { class: "name", title: s.player }, seatName(s.player),
         t.button === n ? h("span", { class: "dealer", title: "button", role: "img", "aria-label": "dealer button" }, "D") : null,
         t.small === n && t.hand !== null ? h("span", { class: "blind", title: "small blind" }, "SB") : null,
         t.big === n && t.hand !== null ? h("span", { class: "blind", title: "big blind" }, "BB") : null),
@@ -1232,7 +1349,7 @@ function renderSeat(t, n, seats) {
         s.disconnected ? h("span", { class: "badge dc" }, "disconnected") : null,
         s.sittingOut ? h("span", { class: "badge" }, s.stack === 0 ? "out of chips" : "sitting out") : null,
         s.away ? h("span", { class: "badge away" }, "away") : null,
-        s.marker ? h("span", { class: "badge" }, s.marker) : null,
+        s.marker ? h("span", { class: "badge missed", dataset: { marker: s.marker } }, MISSED_WORDS[s.marker] || s.marker) : null,
         s.allIn ? h("span", { class: "badge allin" }, "all-in") : null,
         s.last && !s.allIn ? h("span", { class: "last" }, s.last) : null,
         winner ? h("span", { class: `badge win${winsNow ? " now" : ""}`, dataset: { won } },
@@ -1262,7 +1379,7 @@ function renderTable(t) {
       t.pots.length
         ? h("div", { class: "pots" }, potsShown(t).map((p, k, all) =>
           h("div", { class: `pot-line${k === all.length - 1 ? " current" : ""}`, dataset: { index: p.index, amount: p.amount } },
-            `${p.index === 0 ? "Main pot" : `Side pot ${p.index}`} ${chips(p.amount)}: `,
+            `${p.index === 0 ? "Main pot" : `Side pot ${p.index}`} ${chips(p.amount)}${p.rake ? ` (rake ${chips(p.rake)})` : ""}: `,
             p.winners.map((w, i) => {
               const made = t.result && t.result.hands ? t.result.hands[String(w)] : null;
               const name = t.seats.get(w) ? t.seats.get(w).player : `seat ${w}`;
@@ -1286,8 +1403,8 @@ function renderTable(t) {
   const caret = focused === "chat-text" ? document.activeElement.selectionStart : null;
   // the dock (the player's cards and the action bar) is kept inside the viewport by the style
   // sheet; the seat's settings follow it, in the page's flow
-  const dock = h("div", { class: "dock", id: "dock" }, [mine, renderActions(t, entry), renderBusted(t, entry)].map(keepIfSame));
-  const controls = h("div", { class: "controls" }, keepIfSame(renderSeatControls(t, entry)));
+  const dock = h("div", { class: "dock", id: "dock" }, [mine, renderActions(t, entry), renderBusted(t, entry)].map((c) => keepIfSame(c, t.id)));
+  const controls = h("div", { class: "controls" }, keepIfSame(renderSeatControls(t, entry), t.id));
   const broke = busted(me, t.pendingChips) && !tournamentOf(t.id);
   app.replaceChildren(renderStrip(t) || "", h("section", { class: `table-view${myTurn(t) ? " your-turn" : ""}${broke ? " busted" : ""}` },
     title, felt, dock, controls, side));
@@ -1301,9 +1418,11 @@ function renderTable(t) {
 }
 
 // A control the redraw would rebuild unchanged stays the very element on the page, so a click
-// or a tap that lands while another message redraws the table is not lost.
-function keepIfSame(fresh) {
+// or a tap that lands while another message redraws the table is not lost. Never another
+// table's: two tables in the same spot draw the same buttons, bound to their own table.
+function keepIfSame(fresh, tableId) {
   if (!fresh || !fresh.id) return fresh;
+  fresh.dataset.table = tableId;
   const old = document.getElementById(fresh.id);
   if (!old || old.outerHTML !== fresh.outerHTML) return fresh;
   const before = old.querySelectorAll("input");
@@ -1348,10 +1467,7 @@ function renderActions(t, entry) {
     if (legal.call !== null) buttons.append(h("button", { type: "button", id: "act-call", "aria-keyshortcuts": "C", onclick: () => act("call") }, `Call ${chips(legal.call)}`));
     box.append(buttons);
     if (legal.raise_min !== null) box.append(raiseControls(t, entry, legal, act));
-    box.append(h("p", { class: "shortcuts", id: "shortcuts" }, "Keys: ",
-      h("kbd", {}, "F"), " fold · ", h("kbd", {}, "C"), " check or call · ", h("kbd", {}, "R"), " or ", h("kbd", {}, "Enter"),
-      " bet or raise · ", h("kbd", {}, "1"), "–", h("kbd", {}, "6"), " min, ⅓, ½, ¾, pot, all-in · ",
-      h("kbd", {}, "Tab"), " to move between the controls"));
+    box.append(shortcutsHint(box));
     if (t.error) box.append(h("p", { class: "form-error", id: "act-error", role: "alert" }, t.error));
     return box;
   }
@@ -1363,6 +1479,19 @@ function renderActions(t, entry) {
     } }, "Show cards"));
   }
   return box;
+}
+
+/** The keys of the controls shown: the presets' keys only when presets are offered (never at
+ * Fixed-Limit, where a bet or raise has one size). */
+function shortcutsHint(box) {
+  const wager = box.querySelector(".wager");
+  const presets = [...box.querySelectorAll(".preset")].map((b) =>
+    [h("kbd", {}, b.getAttribute("aria-keyshortcuts")), ` ${b.dataset.label} · `]);
+  return h("p", { class: "shortcuts", id: "shortcuts" }, "Keys: ",
+    h("kbd", {}, "F"), " fold · ", h("kbd", {}, "C"), " check or call · ",
+    wager ? [h("kbd", {}, "R"), " or ", h("kbd", {}, "Enter"), " bet or raise · "] : null,
+    presets,
+    h("kbd", {}, "Tab"), " to move between the controls");
 }
 
 /**
@@ -1415,7 +1544,7 @@ function raiseControls(t, entry, legal, act) {
     remember(amount.value);
   });
   const preset = (label, value, id, shortcut) =>
-    h("button", { type: "button", class: "preset", id, dataset: { amount: value }, "aria-keyshortcuts": shortcut,
+    h("button", { type: "button", class: "preset", id, dataset: { amount: value, label }, "aria-keyshortcuts": shortcut,
       onclick: () => { amount.value = value; slider.value = toStep(value); remember(String(value)); } }, `${label} ${chips(value)}`);
   const presets = h("div", { class: "row presets" }, preset("Min", min, "preset-min", "1"));
   const fractions = [["⅓ Pot", 1 / 3, "preset-third", "2"], ["½ Pot", 1 / 2, "preset-half", "3"], ["¾ Pot", 3 / 4, "preset-three-quarters", "4"]];
@@ -1443,7 +1572,7 @@ function preActions(t) {
   const options = call > 0
     ? [["fold", "Fold"], ["call", `Call ${chips(call)}`, call], ["call_any", "Call any"]]
     : [["check_fold", "Check/Fold"], ["check", "Check"], ["call_any", "Call any"]];
-  const box = h("fieldset", { class: "pre-actions", id: "pre-actions" }, h("legend", {}, "In turn"));
+  const box = h("fieldset", { class: "pre-actions", id: "pre-actions" }, h("legend", {}, "Before your turn"));
   for (const [kind, label, amount] of options) {
     const chosen = t.preAction && t.preAction.kind === kind && (kind !== "call" || t.preAction.amount === amount);
     const input = h("input", { type: "checkbox", id: `pre-${kind}`, checked: Boolean(chosen), dataset: { kind } });
@@ -1483,7 +1612,7 @@ function renderSeatControls(t, entry) {
     return box;
   }
   if (!me) {
-    if (!t.onWaitList) box.append(h("button", { type: "button", onclick: () => joinWaitList(t.id) }, "Join the waiting list"));
+    if (!t.onWaitList && mayPlay()) box.append(h("button", { type: "button", onclick: () => joinWaitList(t.id) }, "Join the waiting list"));
     else box.append(h("button", { type: "button", onclick: () => send(t, { type: "wait_list_leave" }).then(() => { t.onWaitList = false; renderTable(t); }) }, "Leave the waiting list"));
     if (t.offer) box.append(h("button", { type: "button", id: "take-offer", onclick: () => buyInDialog(t, t.offer.seat) }, `Take seat ${t.offer.seat}`));
     box.append(h("button", { type: "button", onclick: () => { send(t, { type: "unobserve" }); unwatchTable(t.id); location.hash = "#lobby"; } }, "Back to the lobby"));
@@ -1691,6 +1820,11 @@ function tournamentEntry(id) {
   return state.tournaments.find((x) => x.id === id) || (state.tourneyDetails.get(id) || {}).detail || null;
 }
 
+/** Tournament ``id`` by its name (its id until its entry is known). */
+function tourName(id) {
+  return tournamentName(tournamentEntry(id)) || id;
+}
+
 /** The tournament a table belongs to (its id is `<instance>.<n>`), or null for a cash table. */
 function tournamentOf(tableId) {
   if (!tableId || state.lobby.some((x) => x.id === tableId)) return null;
@@ -1716,7 +1850,7 @@ function tournamentTableEntry(id) {
   return {
     id,
     tournament: split.tournament,
-    name: `${split.tournament} · Table ${split.number}`,
+    name: `${tournamentName(entry || detail) || split.tournament} · Table ${split.number}`,
     seats: seats || Math.max(2, ...taken),
     structure: entry ? entry.game : "no_limit",
     currency: "PLAY", // tournament chips
@@ -1785,7 +1919,7 @@ function onTournamentResult(m) {
 function resultSentence(r) {
   const entry = tournamentEntry(r.tournament);
   const prize = r.prize > 0 ? ` and won ${tmoney(entry, r.prize)}${entry && entry.currency === "PLAY" ? " play chips" : ""}` : "";
-  return `You finished ${ordinal(r.place)} of ${r.entries} in ${r.tournament}${prize}.`;
+  return `You finished ${ordinal(r.place)} of ${r.entries} in ${tourName(r.tournament)}${prize}.`;
 }
 
 /** One tournament whole (GET /api/tournaments/{id}); its page redrawn. */
@@ -1840,7 +1974,7 @@ async function registerTournament(id, withdraw = false) {
   try {
     if (withdraw) await api("DELETE", `/api/tournaments/${encodeURIComponent(id)}/register`);
     else await api("POST", `/api/tournaments/${encodeURIComponent(id)}/register`, {});
-    toast(withdraw ? "Your entry is withdrawn: buy-in and fee are back in your wallet." : `You are registered for ${id}.`, "info");
+    toast(withdraw ? "Your entry is withdrawn: buy-in and fee are back in your wallet." : `You are registered for ${tourName(id)}.`, "info");
   } catch (error) {
     state.tournamentError = { id, text: tournamentErrorText(error, id, withdraw) };
   }
@@ -1863,7 +1997,7 @@ function tournamentErrorText(error, id, withdraw) {
     return `Your balance is short for this entry (${entry ? buyInText(entry) : "buy-in and fee"}): ${sentence(message)}`;
   }
   if (/closed|started|is running|is finished|is cancelled|not registering/i.test(message)) {
-    return withdraw ? `The tournament has started: entries can no longer be withdrawn.` : `Registration is closed for ${id}.`;
+    return withdraw ? `The tournament has started: entries can no longer be withdrawn.` : `Registration is closed for ${tourName(id)}.`;
   }
   if (error.status === 401) return "Sign in to register.";
   return sentence(message);
@@ -1879,10 +2013,10 @@ function tournamentActions(entry) {
   const reEnter = registered && entry.state === "late_registration" && mine && mine.view.you.status === "out"
     && detail && detail.structure.re_entries > 0;
   return [
-    open && (!registered || reEnter)
-      ? h("button", { type: "button", class: "register", onclick: () => registerTournament(entry.id), "aria-label": `${reEnter ? "Re-enter" : "Register for"} ${entry.id}` }, reEnter ? "Re-enter" : "Register") : null,
+    open && (!registered || reEnter) && mayPlay()
+      ? h("button", { type: "button", class: "register", onclick: () => registerTournament(entry.id), "aria-label": `${reEnter ? "Re-enter" : "Register for"} ${tournamentName(entry)}` }, reEnter ? "Re-enter" : "Register") : null,
     registered && entry.state === "registering"
-      ? h("button", { type: "button", class: "unregister", onclick: () => registerTournament(entry.id, true), "aria-label": `Unregister from ${entry.id}` }, "Unregister") : null,
+      ? h("button", { type: "button", class: "unregister", onclick: () => registerTournament(entry.id, true), "aria-label": `Unregister from ${tournamentName(entry)}` }, "Unregister") : null,
     seat ? h("a", { href: `#table/${encodeURIComponent(seat)}`, class: "button-link" }, "Open your table") : null,
   ];
 }
@@ -1902,7 +2036,7 @@ function renderTournamentList() {
   const rows = shown.map((x) => {
     const registered = x.registered.includes(state.player);
     return h("tr", { dataset: { tournament: x.id, state: x.state }, class: registered ? "mine" : null },
-      h("td", {}, h("a", { href: `#tournament/${encodeURIComponent(x.id)}` }, h("strong", {}, x.id)),
+      h("td", {}, h("a", { href: `#tournament/${encodeURIComponent(x.id)}` }, h("strong", {}, tournamentName(x))),
         registered ? h("span", { class: "badge you-sit" }, " You are registered") : null),
       h("td", { dataset: { label: "Format" } }, TOURNAMENT_FORMATS[x.format] || x.format),
       h("td", { dataset: { label: "Game" } }, GAME_NAMES[x.game] || x.game),
@@ -1913,7 +2047,7 @@ function renderTournamentList() {
         waitingShort(x.waiting) ? h("div", { class: "info waiting" }, waitingShort(x.waiting)) : null),
       h("td", { class: "num", dataset: { label: "Prize pool" } }, x.prize_pool ? tmoney(x, x.prize_pool) : "—"),
       h("td", { class: "row-actions" },
-        h("a", { href: `#tournament/${encodeURIComponent(x.id)}`, class: "button-link", "aria-label": `Details of ${x.id}` }, "Details"),
+        h("a", { href: `#tournament/${encodeURIComponent(x.id)}`, class: "button-link", "aria-label": `Details of ${tournamentName(x)}` }, "Details"),
         tournamentActions(x)));
   });
   const error = state.tournamentError && !state.current ? h("p", { class: "form-error", id: "tournament-error", role: "alert" }, state.tournamentError.text) : null;
@@ -1950,7 +2084,7 @@ function renderTournament(id) {
   const running = !["registering", "finished", "cancelled"].includes(d.state);
   app.replaceChildren(h("section", { class: "tournament", dataset: { tournament: id, state: d.state } },
     h("p", {}, h("a", { href: "#lobby" }, "← Lobby")),
-    h("h1", {}, id),
+    h("h1", {}, tournamentName(d)),
     h("p", { class: "summary", id: "tournament-summary" },
       `${TOURNAMENT_FORMATS[d.format] || d.format} · ${GAME_NAMES[d.game] || d.game} · Buy-in ${buyInText(d)} · `,
       `Starting stack ${chips(d.starting_stack)} · ${STATE_NAMES[d.state] || d.state}`,
@@ -1972,7 +2106,7 @@ function renderTournament(id) {
           s.re_entries ? ` · ${s.re_entries} re-entries` : "",
           s.guarantee ? ` · guarantee ${tmoney(d, s.guarantee)}${unit}` : ""),
         h("div", { class: "scroll levels", tabindex: 0, role: "region", "aria-label": "the blind levels" }, h("table", { class: "tables", id: "levels" },
-          h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Level"), h("th", { scope: "col" }, "Blinds"), h("th", { scope: "col" }, "Ante"))),
+          h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Level"), h("th", { scope: "col" }, "Blinds"), h("th", { scope: "col" }, "Big-blind ante"))),
           h("tbody", {}, s.levels.map((l) => h("tr", { dataset: { level: l.level }, class: l.level === d.level ? "current" : null },
             h("td", {}, String(l.level)), h("td", {}, `${chips(l.blinds[0])}/${chips(l.blinds[1])}`), h("td", {}, l.blinds[2] ? chips(l.blinds[2]) : "—"))))))),
       h("section", { "aria-labelledby": "payouts-title", id: "tournament-payouts" },
@@ -2012,7 +2146,7 @@ function renderResults(id) {
     : own ? resultSentence({ tournament: id, place: own.place, prize: own.prize, entries: d.entries }) : null;
   app.replaceChildren(h("section", { class: "tournament results", dataset: { tournament: id, state: d.state } },
     h("p", {}, h("a", { href: "#lobby" }, "← Lobby"), " · ", h("a", { href: `#tournament/${encodeURIComponent(id)}` }, "Tournament")),
-    h("h1", {}, `Results — ${id}`),
+    h("h1", {}, `Results — ${tournamentName(d)}`),
     mine ? h("p", { class: "my-result", id: "my-result", role: "status" }, mine) : null,
     h("p", { class: "summary" }, d.state === "finished" ? `Finished · ${d.entries} entries` : `${STATE_NAMES[d.state] || d.state} · ${d.players_left} players left of ${d.entries}`,
       d.prize_pool ? ` · Prize pool ${tmoney(d, d.prize_pool)}${unit}` : ""),
@@ -2421,21 +2555,20 @@ function periodQuery(period) {
   return `?since=${encodeURIComponent(new Date(Date.now() - days * 86_400_000).toISOString())}`;
 }
 
-/** The statistics of other players who share them, fetched once a minute at most (and again at
- * a new hand once 20 s old). */
+/** The statistics of other players, asked once per opponent in a session: the answer is kept,
+ * a refusal (403: the player does not share them) as much as the figures. */
 const opponentStats = new Map();
 function statsOf(name) {
   const known = opponentStats.get(name);
-  if (!known || (!known.loading && Date.now() - known.at > 60_000)) {
-    opponentStats.set(name, { at: known ? known.at : 0, figures: known ? known.figures : null, loading: true });
-    api("GET", `/api/players/${encodeURIComponent(name)}/stats`)
-      .then((figures) => figures, () => null) // 403: the player does not share them
-      .then((figures) => {
-        opponentStats.set(name, { at: Date.now(), figures, loading: false });
-        if (state.view === "table") render();
-      });
-  }
-  return known ? known.figures : null;
+  if (known) return known.figures;
+  opponentStats.set(name, { figures: null, loading: true });
+  api("GET", `/api/players/${encodeURIComponent(name)}/stats`)
+    .then((figures) => figures, () => null) // 403: the player does not share them
+    .then((figures) => {
+      opponentStats.set(name, { figures, loading: false });
+      if (figures && state.view === "table") render();
+    });
+  return null;
 }
 
 /** An opponent's figures beside their seat, for players who share them. */
@@ -2521,6 +2654,35 @@ const PERIOD_NAMES = { day: "per day (24 hours)", week: "per week (7 days)", mon
 const COOL_OFFS = [[24, "24 hours"], [48, "48 hours"], [72, "3 days"], [168, "1 week"], [336, "2 weeks"], [672, "4 weeks"], [1008, "6 weeks"]];
 const EXCLUSIONS = [["6", "6 months"], ["12", "1 year"], ["24", "2 years"], ["60", "5 years"], ["permanent", "permanently"]];
 
+/** The player's protection settings, for the lobby and the tables (no seat during a break). */
+async function loadProtection() {
+  try {
+    state.limits = await api("GET", "/api/me/limits");
+  } catch (_) {
+    return; // asked again at the next visit of the lobby
+  }
+  if (state.view === "lobby") renderLobby();
+}
+
+/** The player may sit, wait and register: no cool-off or self-exclusion runs. */
+function mayPlay() {
+  const l = state.limits;
+  if (!l || !l.blocked) return true;
+  if (l.excluded_permanently) return false;
+  const until = l.excluded_until || l.cool_off_until;
+  return until !== null && until !== undefined && Date.now() / 1000 >= until;
+}
+
+/** The lobby says why it offers no seat during a break. */
+function breakNotice() {
+  const l = state.limits;
+  if (mayPlay() || !l) return null;
+  const text = l.excluded_permanently || l.excluded_until
+    ? breakText("self-exclusion", l.excluded_permanently ? null : l.excluded_until)
+    : breakText("cool-off", l.cool_off_until);
+  return h("p", { class: "hint break-notice", id: "break-notice", role: "status" }, text);
+}
+
 async function loadLimits() {
   state.limits = null;
   try {
@@ -2573,9 +2735,10 @@ function renderLimits() {
     select("limit-period", "Period", Object.entries(PERIOD_NAMES)),
     h("label", { for: "limit-amount" }, "Amount ", h("input", { id: "limit-amount", inputmode: "decimal", placeholder: "100.00 (empty: no limit)" })),
     h("button", { type: "submit" }, "Set limit"));
-  const reminder = h("form", { id: "reminder-form", class: "row", onsubmit: (e) => { e.preventDefault(); saveReminder(); } },
+  const reminder = h("form", { id: "reminder-form", class: "row", novalidate: true, onsubmit: (e) => { e.preventDefault(); saveReminder(); } },
     h("label", { for: "reminder-minutes" }, "Remind me every ",
-      h("input", { id: "reminder-minutes", type: "number", min: "0", max: "1440", value: String(l.reminder_minutes) }), " minutes of play (0: never)"),
+      h("input", { id: "reminder-minutes", type: "number", min: "10", max: "1440", step: "1", placeholder: "never",
+        value: l.reminder_minutes ? String(l.reminder_minutes) : "" }), " minutes of play (10 to 1440; empty: never)"),
     h("button", { type: "submit" }, "Save reminder"));
   const blocked = Boolean(l.blocked);
   const breaks = h("div", { class: "row" },
@@ -2633,8 +2796,13 @@ function saveLimit() {
 }
 
 function saveReminder() {
-  const minutes = Number(document.getElementById("reminder-minutes").value);
-  putLimits({ reminder_minutes: Number.isInteger(minutes) ? minutes : -1 });
+  const text = document.getElementById("reminder-minutes").value.trim();
+  const minutes = text === "" ? 0 : Number(text);
+  if (minutes !== 0 && !(Number.isInteger(minutes) && minutes >= 10 && minutes <= 1440)) {
+    toast(REMINDER_RULE);
+    return;
+  }
+  putLimits({ reminder_minutes: minutes });
 }
 
 function confirmBreak(title, text, path, body) {

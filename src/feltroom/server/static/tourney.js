@@ -22,11 +22,29 @@ export const MOVE_REASONS = {
 
 const n = (x) => Number(x).toLocaleString("en-US");
 
-/** "15/30" or "50/100, ante 100". */
+/** "15/30" or "50/100, big-blind ante 100" (the big blind posts the ante, R-TOURN-5). */
 export function blindsText(blinds) {
   if (!blinds) return "";
   const [small, big, ante] = blinds;
-  return `${n(small)}/${n(big)}${ante ? `, ante ${n(ante)}` : ""}`;
+  return `${n(small)}/${n(big)}${ante ? `, big-blind ante ${n(ante)}` : ""}`;
+}
+
+/** Abbreviations in a tournament's id, in words. */
+const ID_WORDS = { sng: "Sit & Go", stt: "Sit & Go", mtt: "", nl: "No-Limit", pl: "Pot-Limit", fl: "Limit", nlhe: "No-Limit Hold'em", ko: "Knockout" };
+
+/**
+ * A tournament as players name it, from its lobby entry or page: its own name when it has one,
+ * else its id in words with the instance's number ("sng-turbo-6-3": "Sit & Go Turbo 6 #3").
+ */
+export function tournamentName(x) {
+  if (!x) return "";
+  if (x.name) return x.name;
+  const id = String(x.id);
+  const spec = x.tournament && id.startsWith(`${x.tournament}-`) ? x.tournament : id;
+  const number = spec === id ? "" : id.slice(spec.length + 1);
+  const words = spec.split(/[-_.]+/).filter(Boolean).map((w) => (Object.hasOwn(ID_WORDS, w.toLowerCase()) ? ID_WORDS[w.toLowerCase()] : w.charAt(0).toUpperCase() + w.slice(1)));
+  const name = words.filter(Boolean).join(" ") || FORMAT_NAMES[x.format] || id;
+  return number ? `${name} #${number}` : name;
 }
 
 /** Seconds as "4:05" (or "1:02:03"); never below zero. */
