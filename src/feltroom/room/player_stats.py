@@ -195,6 +195,13 @@ class PlayerStatistics:
             user = tx.get_user(player)
         return None if user is None else user.account_id
 
+    def latest_hand(self, player: str) -> int | None:
+        """The id of the player's newest settled hand (None before their first): what makes a
+        kept answer of their figures current."""
+        with self.storage.transaction(write=False) as tx:
+            ids = tx.hands_of_player(player, 1, None)
+        return ids[0] if ids else None
+
     def _hands(
         self, player: str, since: float | None, until: float | None
     ) -> tuple[list[int], bool]:

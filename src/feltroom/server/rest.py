@@ -145,10 +145,10 @@ class RestLimits:
     the hand list's page size. ``heavy_reads`` / ``heavy_window``: the statistics and
     exports (``/api/me/stats``, ``/api/players/{name}/stats``, ``/api/hands/export``) one
     account may have computed within that many seconds, per process or gateway (429 with
-    ``Retry-After`` beyond); the same statistics asked again within ``read_cache_seconds`` are
-    answered from a cache of ``read_cache_size`` answers and do not count. They are computed
-    one at a time, in a thread of their own. ``clock``: epoch seconds (the throttle and
-    grants; tests inject one).
+    ``Retry-After`` beyond); the same statistics asked again within ``read_cache_seconds``, with
+    no hand of the player settled since, are answered from a cache of ``read_cache_size``
+    answers and do not count. They are computed one at a time, in a thread of their own.
+    ``clock``: epoch seconds (the throttle and grants; tests inject one).
     """
 
     account_failures: int = 5
@@ -1081,7 +1081,8 @@ def rest_routes(
         player, token = await player_of(request)
         since, until = period(request)
         signed_in = await run_in_threadpool(stats.signed_in_at, token_hash(token))
-        key = ("me", player, since, until, signed_in)
+        latest = await run_in_threadpool(stats.latest_hand, player)
+        key = ("me", player, since, until, signed_in, latest)
         figures = await heavy(player, key, my_figures, player, since, until, signed_in)
         return JSONResponse(figures)
 
@@ -1119,7 +1120,8 @@ def rest_routes(
         since, until = period(request)
         asker, _ = await player_of(request)
         player = await named_player(request, "share_stats", "their statistics")
-        key = ("player", player, since, until)
+        latest = await run_in_threadpool(stats.latest_hand, player)
+        key = ("player", player, since, until, latest)
         figures = await heavy(asker, key, shared_figures, player, since, until)
         return JSONResponse(figures)
 

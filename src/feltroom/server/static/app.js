@@ -749,7 +749,7 @@ function raiseChoice() {
 // Whether the pointer was over the action bar when it last moved: a redraw under a pointer that
 // stays put (after a click on Fold) leaves it there.
 let pointerInBar = false;
-const inBar = (el) => Boolean(el && el.closest && el.closest(".controls"));
+const inBar = (el) => Boolean(el && el.closest && el.closest(".dock"));
 function trackPointer() {
   document.addEventListener("pointermove", (e) => {
     pointerInBar = inBar(e.target);
