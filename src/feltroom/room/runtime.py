@@ -41,6 +41,7 @@ import functools
 import logging
 import multiprocessing
 import queue
+import random
 import secrets
 import threading
 import time
@@ -92,6 +93,7 @@ from feltroom.room.tournament_runtime import TournamentRunner, TournamentTableRe
 from feltroom.room.tournaments_config import TournamentSpec
 from feltroom.rules import Action
 from feltroom.selftest import run_selftest
+from feltroom.shuffle import CsprngDeckSource, DeckSource, SeededDeckSource
 from feltroom.table import (
     Entry,
     FeeCharged,
@@ -110,6 +112,7 @@ __all__ = [
     "SETTLEMENT_BUCKETS",
     "GroupStorage",
     "Listener",
+    "Randomness",
     "RoomRuntime",
     "RuntimeSettings",
     "TableRunner",
@@ -211,6 +214,52 @@ class RuntimeSettings:
     disconnect_grace: float = 60.0
     tournament_bot_wait: float = 20.0
     require_verified: bool = True
+
+
+def _fresh_seed() -> int:
+    return secrets.randbits(64)
+
+
+def _fresh_id() -> str:
+    return uuid.uuid4().hex
+
+
+def _system_decks(table_id: str) -> DeckSource:
+    return CsprngDeckSource()
+
+
+def _system_bot_seed(account: str) -> int | str | None:
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Randomness:
+    """Where the room's chance comes from; the defaults are the production sources.
+
+    ``decks(table_id)``: a table's deck source (decks and the salts of their commitments: the
+    CSPRNG, ``CsprngDeckSource``). ``bot_seed(account)``: the seed of a house bot's brain and
+    thinking times (``None``: seeded by the system). ``tournament_seed()``: a new tournament
+    instance's seed (its seat draws; ``secrets.randbits(64)``). ``new_id()``: a unique id in the
+    references of play-chip grants (``uuid4``). ``seeded(seed)`` gives a reproducible room for
+    tests; never use it to deal real hands.
+    """
+
+    decks: Callable[[str], DeckSource] = _system_decks
+    bot_seed: Callable[[str], int | str | None] = _system_bot_seed
+    tournament_seed: Callable[[], int] = _fresh_seed
+    new_id: Callable[[], str] = _fresh_id
+
+    @classmethod
+    def seeded(cls, seed: int | str) -> Randomness:
+        """Every source drawn from ``seed`` (tests, replays)."""
+        seeds = random.Random(f"tournaments:{seed}")
+        ids = random.Random(f"ids:{seed}")
+        return cls(
+            decks=lambda table_id: SeededDeckSource(f"{seed}:{table_id}"),
+            bot_seed=lambda account: f"{seed}:{account}",
+            tournament_seed=lambda: seeds.getrandbits(64),
+            new_id=lambda: f"{ids.getrandbits(128):032x}",
+        )
 
 
 # ----------------------------------------------------------------------------------- the writer
@@ -479,7 +528,8 @@ class TableRunner:
             "currency": spec.currency,
             **settings_of(spec.config),
         }
-        self.table = Table(spec.config, may_protect=self._may_protect, may_reset=self._may_reset)
+        self.decks = room.randomness.decks(spec.table_id)
+        self.table = self._new_table()
         self.bots: dict[str, HouseBot] = {}
         self.hand_id: int | None = None  # the id of the next (or current) hand
         self.playing: int | None = None  # the id of the hand being played
@@ -532,7 +582,7 @@ class TableRunner:
         players = sorted(rows.values(), key=lambda row: row.seat)
         bots = await self.writer.call(self.room.bot_accounts, [row.player for row in players])
         old = self.table
-        table = Table(self.spec.config, may_protect=self._may_protect, may_reset=self._may_reset)
+        table = self._new_table()
         events: list[TableEvent | RoomEvent] = []
         self.bots = {}
         for row in players:
@@ -570,9 +620,18 @@ class TableRunner:
         events.append(TableReloaded())
         self._publish(events)
 
+    def _new_table(self) -> Table:
+        return Table(
+            self.spec.config,
+            may_protect=self._may_protect,
+            may_reset=self._may_reset,
+            deck_source=self.decks,
+        )
+
     def _bot(self, account: str) -> HouseBot:
         settings = self.room.settings
-        return house_bot(account, settings.bot_style, settings.bot_think)
+        seed = self.room.randomness.bot_seed(account)
+        return house_bot(account, settings.bot_style, settings.bot_think, seed)
 
     def _may_protect(self, account: str) -> bool:
         """R-TIME-3: the account's allowance, across all tables, decides."""
@@ -1102,8 +1161,10 @@ class RoomRuntime:
         clock: Callable[[], float] = time.time,
         selftest: Callable[[int], dict[str, Any]] = run_selftest,
         max_group: int = 1000,
+        randomness: Randomness | None = None,
     ) -> None:
         self.settlement = settlement
+        self.randomness = randomness or Randomness()
         self.accounts = accounts
         self.cashier = cashier
         self.settings = settings or RuntimeSettings()
@@ -1210,8 +1271,12 @@ class RoomRuntime:
         except (UnknownAccount, InsufficientFunds):
             pass
         grant = max(amount, self.settings.bot_bankroll)
-        self.books_cashier.grant(account, grant, f"house-bot:{account}:{uuid.uuid4().hex}")
+        self._grant_bot(account, grant)
         settlement.buy_in(table_id, account, seat, amount)
+
+    def _grant_bot(self, account: str, amount: int) -> None:
+        """(Writer thread) play chips for a house bot's wallet, under a reference of its own."""
+        self.books_cashier.grant(account, amount, f"house-bot:{account}:{self.randomness.new_id()}")
 
     def reset_stack(
         self, table_id: str, account: str, before: int, after: int, bot: bool = False
@@ -1226,7 +1291,7 @@ class RoomRuntime:
             if not bot:
                 raise
         grant = max(after - before, self.settings.bot_bankroll)
-        self.books_cashier.grant(account, grant, f"house-bot:{account}:{uuid.uuid4().hex}")
+        self._grant_bot(account, grant)
         settlement.reset_stack(table_id, account, before, after)
 
     # -------------------------------------------------------------- lifecycle
@@ -1412,7 +1477,7 @@ class RoomRuntime:
                 number,
                 spec.currency,
                 settings_json(spec.settings),
-                str(secrets.randbits(64)),
+                str(self.randomness.tournament_seed()),
                 None if start is None else start.timestamp(),
                 "registering",
                 now,
@@ -1434,7 +1499,7 @@ class RoomRuntime:
             balance = 0 if wallet is None else wallet.balance
         if balance < cost:
             grant = max(cost, self.settings.bot_bankroll)
-            self.books_cashier.grant(account, grant, f"house-bot:{account}:{uuid.uuid4().hex}")
+            self._grant_bot(account, grant)
 
     def tournament(self, tournament_id: str) -> TournamentRunner:
         try:

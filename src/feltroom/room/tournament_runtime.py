@@ -351,8 +351,9 @@ class TournamentRunner:
     def _open(self, number: int) -> TournamentTableRef:
         level = self.director.level
         config = tournament_table_config(self.settings.game, level, self.settings.seats_per_table)
-        table = TournamentTable(config, level)
-        tab = TournamentTableRef(number, tournament_table_id(self.tournament_id, number), table)
+        table_id = tournament_table_id(self.tournament_id, number)
+        table = TournamentTable(config, level, deck_source=self.room.randomness.decks(table_id))
+        tab = TournamentTableRef(number, table_id, table)
         self.tables[number] = tab
         self.by_id[tab.table_id] = tab
         return tab
@@ -554,7 +555,8 @@ class TournamentRunner:
 
     def _bot(self, account: str) -> HouseBot:
         settings = self.room.settings
-        return house_bot(account, settings.bot_style, settings.bot_think)
+        seed = self.room.randomness.bot_seed(account)
+        return house_bot(account, settings.bot_style, settings.bot_think, seed)
 
     async def _deal(self, tab: TournamentTableRef, now: float) -> None:
         table = tab.table
