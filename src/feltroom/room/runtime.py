@@ -47,7 +47,7 @@ import threading
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any, Protocol, TypeVar
@@ -162,11 +162,6 @@ TournamentListener = Callable[[Sequence[TournamentEvent]], None]
 KEEP_FINISHED = 5
 """Finished or cancelled instances of each tournament the lobby keeps showing."""
 
-BOT_RESTACK = 3
-"""A house bot whose stack passes this many times its buy-in (the table's maximum) leaves and
-buys in again, between hands."""
-
-
 @dataclass(frozen=True, slots=True)
 class RuntimeSettings:
     """How the room runs its tables.
@@ -196,6 +191,8 @@ class RuntimeSettings:
     so many seconds (people register in between; docs/tournaments.md).
     ``require_verified``: real-money tables take only accounts the operator verified (issue 25;
     ``feltroom admin verify NAME``).
+    ``bot_restack``: a house bot whose stack passes this many times its buy-in (the table's
+    maximum) leaves and buys in again, between hands.
     """
 
     house_bots: int = 3
@@ -214,6 +211,22 @@ class RuntimeSettings:
     disconnect_grace: float = 60.0
     tournament_bot_wait: float = 20.0
     require_verified: bool = True
+    bot_restack: int = 3
+
+    def pauses(self) -> dict[str, float]:
+        """Every pace the room keeps, by setting, in seconds: a house bot's longest thinking
+        time, the pause between hands and the one after a showdown (a benchmark that measures
+        the room's work turns them all off: ``unpaced``)."""
+        return {
+            "bot_think": max(self.bot_think),
+            "between_hands": self.between_hands,
+            "after_showdown": self.after_showdown,
+        }
+
+    def unpaced(self) -> RuntimeSettings:
+        """These settings with every pause of ``pauses`` off: bots act at once, the next hand is
+        dealt as soon as the last is settled, showdown or not."""
+        return replace(self, bot_think=(0.0, 0.0), between_hands=0.0, after_showdown=0.0)
 
 
 def _fresh_seed() -> int:
@@ -770,7 +783,7 @@ class TableRunner:
     async def _keep_bots(self, now: float) -> None:
         """Seat the table's house bots and buy again for those that went broke. Between hands a
         bot leaves when a person waits for a seat at the full table (the seat is offered to
-        them), and a bot whose stack passed ``BOT_RESTACK`` times the maximum buy-in leaves and
+        them), and a bot whose stack passed ``bot_restack`` times the maximum buy-in leaves and
         buys in again (stacks stay at the table's size)."""
         if not self.spec.play_money:
             return  # house bots play play money only
@@ -790,7 +803,7 @@ class TableRunner:
                 del self.bots[account]
                 continue
             player = table.seats[seat]
-            if player.stack > BOT_RESTACK * amount:
+            if player.stack > self.room.settings.bot_restack * amount:
                 log.debug("table %s: %s leaves to buy in again", self.table_id, account)
                 await self._handle(table.leave(seat, now), now)
                 continue  # seated again below with a fresh buy-in
