@@ -254,9 +254,7 @@ def test_a_house_bot_above_three_maximum_buy_ins_leaves_and_buys_in_again(
     the first bot to win a pot leaves and comes back with the maximum. The default style is
     ``tag``."""
     assert RuntimeSettings().bot_restack == 3
-    room = make_room(
-        HEADS_UP, house_bots=2, bot_think=(0.0, 0.0), between_hands=0.5, bot_restack=1
-    )
+    room = make_room(HEADS_UP, house_bots=2, bot_think=(0.0, 0.0), between_hands=0.5, bot_restack=1)
     assert room.settings.bot_style == "tag"
     events = _Events()
     room.add_listener(events)

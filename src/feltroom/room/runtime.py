@@ -162,6 +162,7 @@ TournamentListener = Callable[[Sequence[TournamentEvent]], None]
 KEEP_FINISHED = 5
 """Finished or cancelled instances of each tournament the lobby keeps showing."""
 
+
 @dataclass(frozen=True, slots=True)
 class RuntimeSettings:
     """How the room runs its tables.
