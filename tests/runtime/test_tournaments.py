@@ -22,7 +22,7 @@ from feltroom.room.histories import HandHistories
 from feltroom.room.operator import BAD_INPUT, run_cancel_tournament
 from feltroom.room.operators import OperatorLog
 from feltroom.room.runtime import RoomRuntime
-from feltroom.room.tournament_runtime import tournament_number
+from feltroom.room.runtime.tournament import tournament_number
 from feltroom.server.hand_files import ohh_of_view, phh_of_view, pokerstars_of_view
 from feltroom.store import SqlStorage
 

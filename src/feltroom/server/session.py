@@ -34,7 +34,7 @@ from feltroom.room.events import PlayerMoved, TableReloaded, TournamentEvent, To
 from feltroom.room.protection import Protection
 from feltroom.room.rebuys import set_auto_rebuy
 from feltroom.room.runtime import RoomRuntime, TableRunner, WatchedTable
-from feltroom.room.tournament_runtime import TournamentRunner, TournamentTableRef
+from feltroom.room.runtime.tournament import TournamentRunner, TournamentTableRef
 from feltroom.rules import Action, Call, Check, Fold, LegalActions, RaiseTo
 from feltroom.server import protocol
 from feltroom.server.metrics import ACTION_BROADCAST, ACTIONS, count_error

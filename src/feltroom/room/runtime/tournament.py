@@ -92,7 +92,7 @@ from feltroom.tournament import (
 from feltroom.tournament.payouts import payout_table, prize_pool
 
 if TYPE_CHECKING:
-    from feltroom.room.runtime import RoomRuntime
+    from feltroom.room.runtime.room import RoomRuntime
 
 __all__ = [
     "TournamentRunner",
@@ -585,7 +585,7 @@ class TournamentRunner:
     async def _events(
         self, tab: TournamentTableRef, events: Sequence[TableEvent], now: float
     ) -> None:
-        from feltroom.room.runtime import hand_record
+        from feltroom.room.runtime.room import hand_record
 
         if events and self.room.listeners:
             self.room.publish(tab, tuple(events))
@@ -628,7 +628,7 @@ class TournamentRunner:
         """What the books keep with a tournament hand for the players' hand histories: the
         table's settings with the tournament's (``feltroom.history.tournament_info``), each
         player's row and the committed deck."""
-        from feltroom.room.runtime import player_outcomes
+        from feltroom.room.runtime.room import player_outcomes
 
         cfg = self.settings
         number = tournament_number(self.tournament_id)

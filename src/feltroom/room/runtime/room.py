@@ -79,6 +79,7 @@ from feltroom.room.lobby import TableStats, figures_of, lobby_entry
 from feltroom.room.operators import OperatorLog
 from feltroom.room.protection import Protection, check_may_play
 from feltroom.room.rebuys import rebuy_busted
+from feltroom.room.runtime.tournament import TournamentRunner, TournamentTableRef
 from feltroom.room.settlement import (
     HandOutcome,
     PlayerOutcome,
@@ -89,7 +90,6 @@ from feltroom.room.settlement import (
 from feltroom.room.storage import Storage, TournamentRow, Transaction
 from feltroom.room.tables_config import TableSpec, settings_of
 from feltroom.room.tournament_journal import settings_from_json, settings_json
-from feltroom.room.tournament_runtime import TournamentRunner, TournamentTableRef
 from feltroom.room.tournaments_config import TournamentSpec
 from feltroom.rules import Action
 from feltroom.selftest import run_selftest
