@@ -37,20 +37,13 @@ import asyncio
 import bisect
 import concurrent.futures
 import contextlib
-import functools
 import logging
 import multiprocessing
-import queue
-import random
-import secrets
-import threading
 import time
-import uuid
-from collections.abc import Awaitable, Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Awaitable, Callable, Sequence
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any, Protocol, TypeVar
+from typing import Any
 
 from feltroom.errors import FeltroomError, IllegalAction
 from feltroom.room.accounts import Accounts, Argon2Settings, NotAHouseBot
@@ -79,21 +72,23 @@ from feltroom.room.lobby import TableStats, figures_of, lobby_entry
 from feltroom.room.operators import OperatorLog
 from feltroom.room.protection import Protection, check_may_play
 from feltroom.room.rebuys import rebuy_busted
-from feltroom.room.runtime.tournament import TournamentRunner, TournamentTableRef
-from feltroom.room.settlement import (
-    HandOutcome,
-    PlayerOutcome,
-    SettledHand,
-    Settlement,
-    TaxRule,
+from feltroom.room.runtime.host import Listener, TournamentListener, WatchedTable
+from feltroom.room.runtime.outcomes import hand_record, player_outcomes
+from feltroom.room.runtime.settings import (
+    KEEP_FINISHED,
+    SETTLEMENT_BUCKETS,
+    Randomness,
+    RuntimeSettings,
 )
-from feltroom.room.storage import Storage, TournamentRow, Transaction
+from feltroom.room.runtime.tournament import TournamentRunner, TournamentTableRef
+from feltroom.room.runtime.writer import GroupStorage, Writer
+from feltroom.room.settlement import HandOutcome, SettledHand, Settlement, TaxRule
+from feltroom.room.storage import Storage, TournamentRow
 from feltroom.room.tables_config import TableSpec, settings_of
 from feltroom.room.tournament_journal import settings_from_json, settings_json
 from feltroom.room.tournaments_config import TournamentSpec
 from feltroom.rules import Action
 from feltroom.selftest import run_selftest
-from feltroom.shuffle import CsprngDeckSource, DeckSource, SeededDeckSource
 from feltroom.table import (
     Entry,
     FeeCharged,
@@ -108,334 +103,12 @@ from feltroom.table import (
     TableView,
 )
 
-__all__ = [
-    "SETTLEMENT_BUCKETS",
-    "GroupStorage",
-    "Listener",
-    "Randomness",
-    "RoomRuntime",
-    "RuntimeSettings",
-    "TableRunner",
-    "TournamentListener",
-    "WatchedTable",
-    "Writer",
-    "closed_tables",
-    "define_table",
-    "hand_record",
-]
+__all__ = ["RoomRuntime", "TableRunner", "closed_tables", "define_table"]
 
 log = logging.getLogger("feltroom.room")
 
-SETTLEMENT_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
-"""Upper bounds (seconds) of the settlement latency buckets (feltroom_settlement_seconds)."""
 
-T = TypeVar("T")
-
-
-class WatchedTable(Protocol):
-    """What a listener sees of a table: a cash table's ``TableRunner``, or a tournament's table
-    (``feltroom.room.tournament_runtime``)."""
-
-    @property
-    def table_id(self) -> str: ...
-
-    @property
-    def table(self) -> Table: ...
-
-    @property
-    def playing(self) -> int | None: ...
-
-    @property
-    def last_hand_id(self) -> int | None: ...
-
-    def check_turn(self, turn_id: int | None) -> None: ...
-
-
-Listener = Callable[[WatchedTable, Sequence[object]], None]
-"""``listener(runner, events)``: a batch of events of ``runner``'s table (``TableEvent`` and
-``RoomEvent`` values), in the order they happened."""
-
-TournamentListener = Callable[[Sequence[TournamentEvent]], None]
-"""``listener(events)``: tournament news (``PlayerMoved``, ``TournamentNews``)."""
-
-
-KEEP_FINISHED = 5
-"""Finished or cancelled instances of each tournament the lobby keeps showing."""
-
-
-@dataclass(frozen=True, slots=True)
-class RuntimeSettings:
-    """How the room runs its tables.
-
-    ``house_bots``: bots per table (one seat stays free at tables of more than two seats).
-    ``bot_think``: a bot's thinking time, drawn between the two bounds (0, 0: at once).
-    ``bot_style``: how house bots play: ``tag`` (the default), ``station`` or ``random``.
-    ``between_hands``: the pause after a hand before the next deal.
-    ``after_showdown``: the pause after a hand that went to a showdown, so that people can read
-    who won what with which hand (at least ``between_hands``).
-    ``poll``: how often a tournament with a person to act looks at its clock.
-    ``idle_look``: the longest a cash table sleeps: it wakes when its clock next has something
-    due (``Table.next_due``: a turn's next stage, a blind prompt or seat offer running out, a
-    sat-out seat's release), a bot is to act, a hand is to be dealt, or a command or the
-    operator wakes it; this is only a backstop (with 0.5 s looks every table cost the room
-    a wake-up twice a second, docs/performance.md).
-    ``error_pause``: how long a table that failed stays paused.
-    ``settle_retry``: how long a settlement the database could not take (not a refusal of the
-    room's: a database restarting) is tried again before the table fails (0: it fails at once,
-    the single process; a cluster's worker waits as long as the table is still its own, its
-    clocks stopped meanwhile).
-    ``selftest_first`` / ``selftest_interval``: when the shuffle self-test runs (R-RNG-2).
-    ``bot_bankroll``: the play chips granted to a bot's wallet whenever it runs low.
-    ``disconnect_grace``: how long a disconnected player keeps playing before they are sat out
-    (R-SIT-1, R-TIME-4; in the meantime R-TIME-3 may protect them).
-    ``tournament_bot_wait``: while a play-money sit-and-go is open, a house bot registers every
-    so many seconds (people register in between; docs/tournaments.md).
-    ``require_verified``: real-money tables take only accounts the operator verified (issue 25;
-    ``feltroom admin verify NAME``).
-    ``bot_restack``: a house bot whose stack passes this many times its buy-in (the table's
-    maximum) leaves and buys in again, between hands.
-    """
-
-    house_bots: int = 3
-    bot_think: tuple[float, float] = (0.5, 2.0)
-    bot_style: str = "tag"
-    between_hands: float = 2.0
-    after_showdown: float = 4.0
-    poll: float = 0.5
-    idle_look: float = 30.0
-    error_pause: float = 60.0
-    settle_retry: float = 0.0
-    selftest_first: float = 600.0
-    selftest_interval: float = 24 * 3600.0
-    selftest_shuffles: int = 100_000
-    bot_bankroll: int = 100_000_000
-    disconnect_grace: float = 60.0
-    tournament_bot_wait: float = 20.0
-    require_verified: bool = True
-    bot_restack: int = 3
-
-    def pauses(self) -> dict[str, float]:
-        """Every pace the room keeps, by setting, in seconds: a house bot's longest thinking
-        time, the pause between hands and the one after a showdown (a benchmark that measures
-        the room's work turns them all off: ``unpaced``)."""
-        return {
-            "bot_think": max(self.bot_think),
-            "between_hands": self.between_hands,
-            "after_showdown": self.after_showdown,
-        }
-
-    def unpaced(self) -> RuntimeSettings:
-        """These settings with every pause of ``pauses`` off: bots act at once, the next hand is
-        dealt as soon as the last is settled, showdown or not."""
-        return replace(self, bot_think=(0.0, 0.0), between_hands=0.0, after_showdown=0.0)
-
-
-def _fresh_seed() -> int:
-    return secrets.randbits(64)
-
-
-def _fresh_id() -> str:
-    return uuid.uuid4().hex
-
-
-def _system_decks(table_id: str) -> DeckSource:
-    return CsprngDeckSource()
-
-
-def _system_bot_seed(account: str) -> int | str | None:
-    return None
-
-
-@dataclass(frozen=True, slots=True)
-class Randomness:
-    """Where the room's chance comes from; the defaults are the production sources.
-
-    ``decks(table_id)``: a table's deck source (decks and the salts of their commitments: the
-    CSPRNG, ``CsprngDeckSource``). ``bot_seed(account)``: the seed of a house bot's brain and
-    thinking times (``None``: seeded by the system). ``tournament_seed()``: a new tournament
-    instance's seed (its seat draws; ``secrets.randbits(64)``). ``new_id()``: a unique id in the
-    references of play-chip grants (``uuid4``). ``seeded(seed)`` gives a reproducible room for
-    tests; never use it to deal real hands.
-    """
-
-    decks: Callable[[str], DeckSource] = _system_decks
-    bot_seed: Callable[[str], int | str | None] = _system_bot_seed
-    tournament_seed: Callable[[], int] = _fresh_seed
-    new_id: Callable[[], str] = _fresh_id
-
-    @classmethod
-    def seeded(cls, seed: int | str) -> Randomness:
-        """Every source drawn from ``seed`` (tests, replays)."""
-        seeds = random.Random(f"tournaments:{seed}")
-        ids = random.Random(f"ids:{seed}")
-        return cls(
-            decks=lambda table_id: SeededDeckSource(f"{seed}:{table_id}"),
-            bot_seed=lambda account: f"{seed}:{account}",
-            tournament_seed=lambda: seeds.getrandbits(64),
-            new_id=lambda: f"{ids.getrandbits(128):032x}",
-        )
-
-
-# ----------------------------------------------------------------------------------- the writer
-
-
-@dataclass(slots=True)
-class _Job:
-    loop: asyncio.AbstractEventLoop
-    future: asyncio.Future[Any]
-    call: Callable[[], Any] | None = None
-    outcome: HandOutcome | None = None
-
-
-def _resolve(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
-    if future.cancelled():
-        return
-    if error is not None:
-        future.set_exception(error)
-    else:
-        future.set_result(result)
-
-
-class GroupStorage:
-    """A ``Storage`` whose transactions are one while ``group()`` is open on the thread that
-    opened it (the writer's group commit); other threads get transactions of their own."""
-
-    def __init__(self, storage: Storage) -> None:
-        self.storage = storage
-        self._tx: Transaction | None = None
-        self._owner: int | None = None
-
-    @contextlib.contextmanager
-    def transaction(self, *, write: bool = True) -> Iterator[Transaction]:
-        if self._tx is not None and self._owner == threading.get_ident():
-            yield self._tx
-            return
-        with self.storage.transaction(write=write) as tx:
-            yield tx
-
-    @contextlib.contextmanager
-    def group(self) -> Iterator[Transaction]:
-        with self.storage.transaction() as tx:
-            self._tx, self._owner = tx, threading.get_ident()
-            try:
-                yield tx
-            finally:
-                self._tx = self._owner = None
-
-    def close(self) -> None:
-        self.storage.close()
-
-
-class Writer:
-    """The single writer: a thread that runs every write to the books. Whatever is waiting when
-    it wakes runs in ONE transaction (a group commit), each request in a savepoint of its own so
-    that a refused request undoes only itself; the hands waiting are settled together. Results
-    are handed back once the transaction has committed."""
-
-    def __init__(self, settlement: Settlement, books: GroupStorage, *, max_group: int = 1000):
-        self.settlement = settlement
-        self.books = books
-        self.max_group = max_group
-        self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
-        self._thread: threading.Thread | None = None
-        self.commits = 0
-        self.hands = 0
-
-    def depth(self) -> int:
-        """Requests waiting for the writer (the metrics' ``feltroom_writer_queue_depth``)."""
-        return self._queue.qsize()
-
-    def start(self) -> None:
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="feltroom-writer", daemon=True)
-            self._thread.start()
-
-    def stop(self) -> None:
-        if self._thread is not None:
-            self._queue.put(None)
-            self._thread.join()
-            self._thread = None
-
-    def call(self, function: Callable[..., T], *args: Any, **kwargs: Any) -> Awaitable[T]:
-        """Run ``function(*args, **kwargs)`` in the writer thread; await the result."""
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[T] = loop.create_future()
-        self._queue.put(_Job(loop, future, call=functools.partial(function, *args, **kwargs)))
-        return future
-
-    def settle(self, outcome: HandOutcome) -> Awaitable[SettledHand]:
-        """Settle a hand together with whatever other hands are waiting (and begin the table's
-        next hand in the same transaction)."""
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[SettledHand] = loop.create_future()
-        self._queue.put(_Job(loop, future, outcome=outcome))
-        return future
-
-    def _run(self) -> None:
-        stopping = False
-        while not stopping:
-            first = self._queue.get()
-            if first is None:
-                break
-            jobs = [first]
-            while len(jobs) < self.max_group:
-                try:
-                    job = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if job is None:
-                    stopping = True
-                    break
-                jobs.append(job)
-            self._group(jobs)
-
-    def _group(self, jobs: list[_Job]) -> None:
-        done: list[tuple[_Job, Any, BaseException | None]] = []
-        # Each table has at most one request waiting, so requests of different tables may be
-        # reordered: the calls first, then the settlements together.
-        settles = [job for job in jobs if job.outcome is not None]
-        try:
-            with self.books.group() as tx:
-                for job in jobs:
-                    if job.call is not None:
-                        done.append(self._one(tx, job, job.call))
-                if settles:
-                    done += self._settle(tx, settles)
-        except Exception as error:  # the commit failed: none of it holds
-            self.settlement.forget()
-            done = [(job, None, error) for job in jobs]
-        else:
-            self.commits += 1
-            self.hands += sum(1 for job, _, error in done if job.outcome and error is None)
-        for job, result, failure in done:
-            job.loop.call_soon_threadsafe(_resolve, job.future, result, failure)
-
-    @staticmethod
-    def _one(
-        tx: Transaction, job: _Job, call: Callable[[], Any]
-    ) -> tuple[_Job, Any, BaseException | None]:
-        try:
-            with tx.savepoint():
-                return job, call(), None
-        except Exception as error:  # handed to the table that asked
-            return job, None, error
-
-    def _settle(
-        self, tx: Transaction, jobs: list[_Job]
-    ) -> list[tuple[_Job, Any, BaseException | None]]:
-        outcomes = [job.outcome for job in jobs if job.outcome is not None]
-        try:
-            with tx.savepoint():
-                results = self.settlement.settle_hands(outcomes, begin_next=True)
-        except Exception:
-            # One of them was refused: settle each on its own so that only that table fails.
-            return [
-                self._one(
-                    tx, job, functools.partial(self.settlement.settle_hand, o, begin_next=True)
-                )
-                for job, o in zip(jobs, outcomes, strict=True)
-            ]
-        return [(job, result, None) for job, result in zip(jobs, results, strict=True)]
+# ------------------------------------------------------------------------ the self-test
 
 
 async def _off_the_loop(selftest: Callable[[int], dict[str, Any]], shuffles: int) -> dict[str, Any]:
@@ -455,63 +128,6 @@ async def _off_the_loop(selftest: Callable[[int], dict[str, Any]], shuffles: int
 
 
 # ------------------------------------------------------------------------------------ a table
-
-
-def hand_record(table_id: str, result: HandResult) -> dict[str, Any]:
-    """The public record of a finished hand, as the books keep it with the hand."""
-    hand = result.hand
-    shown = hand.shown
-    return {
-        "table": table_id,
-        "hand_number": result.number,
-        "button": result.button,
-        "small_blind": result.small,
-        "big_blind": result.big,
-        "players": [[seat, result.accounts[seat], result.before[seat]] for seat in hand.seats],
-        "forced": [[f.seat, f.kind.value, f.amount] for f in result.forced],
-        "actions": [[seat, str(action)] for seat, action in hand.log],
-        "board": " ".join(str(card) for card in hand.board),
-        "shown": {
-            str(seat): " ".join(str(c) for c in hand.hole_cards(seat) if c is not None)
-            for seat in sorted(shown)
-        },
-        "pots": [
-            [pot.amount, pot.rake, list(pot.winners), list(pot.shares)] for pot in hand.results
-        ],
-    }
-
-
-def player_outcomes(result: HandResult) -> list[PlayerOutcome]:
-    """Per player dealt into a finished hand: the chips put in, the chips won less the
-    collection fee, the hole cards, whether they stayed to the showdown and showed (what the
-    books keep with the hand, ``hand_players``)."""
-    hand = result.hand
-    won: dict[int, int] = {}
-    for pot in hand.results:
-        for seat, share in zip(pot.winners, pot.shares, strict=True):
-            won[seat] = won.get(seat, 0) + share
-    showdown = set(hand.showdown_seats)
-    shown = hand.shown
-    players = []
-    for seat in hand.seats:
-        before = result.before[seat]
-        final = hand.stack_of(seat)
-        paid = final - result.after[seat] - result.tax.get(seat, 0)  # collection fee
-        gain = won.get(seat, 0)
-        hole = " ".join(str(card) for card in hand.hole_cards(seat) if card is not None)
-        players.append(
-            PlayerOutcome(
-                result.accounts[seat],
-                seat,
-                before,
-                before - final + gain,
-                gain - paid,
-                hole,
-                seat in showdown,
-                seat in shown,
-            )
-        )
-    return players
 
 
 def _tax_rule(runner: TableRunner) -> TaxRule | None:

@@ -44,6 +44,7 @@ from feltroom.room.errors import RoomError, StaleHand, check_turn
 from feltroom.room.events import PlayerMoved, TournamentEvent, TournamentNews
 from feltroom.room.housebots import HouseBot, bot_name, house_bot
 from feltroom.room.ledger import CURRENCIES
+from feltroom.room.runtime.outcomes import hand_record, player_outcomes
 from feltroom.room.storage import HandDealRow, HandPlayerRow, TournamentRow
 from feltroom.room.tables_config import settings_of
 from feltroom.room.tournament_bots import bot_wait, bots_may_register, waiting_for
@@ -94,12 +95,7 @@ from feltroom.tournament.payouts import payout_table, prize_pool
 if TYPE_CHECKING:
     from feltroom.room.runtime.room import RoomRuntime
 
-__all__ = [
-    "TournamentRunner",
-    "TournamentTableRef",
-    "tournament_number",
-    "tournament_table_id",
-]
+__all__ = ["TournamentRunner", "TournamentTableRef", "tournament_number", "tournament_table_id"]
 
 log = logging.getLogger("feltroom.room.tournaments")
 
@@ -585,8 +581,6 @@ class TournamentRunner:
     async def _events(
         self, tab: TournamentTableRef, events: Sequence[TableEvent], now: float
     ) -> None:
-        from feltroom.room.runtime.room import hand_record
-
         if events and self.room.listeners:
             self.room.publish(tab, tuple(events))
         for event in events:
@@ -628,8 +622,6 @@ class TournamentRunner:
         """What the books keep with a tournament hand for the players' hand histories: the
         table's settings with the tournament's (``feltroom.history.tournament_info``), each
         player's row and the committed deck."""
-        from feltroom.room.runtime.room import player_outcomes
-
         cfg = self.settings
         number = tournament_number(self.tournament_id)
         currency = CURRENCIES.get(self.row.currency)
