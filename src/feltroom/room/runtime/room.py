@@ -46,44 +46,30 @@ from typing import Any
 from feltroom.errors import IllegalAction
 from feltroom.room.accounts import Accounts, Argon2Settings
 from feltroom.room.cashier import Cashier
-from feltroom.room.errors import (
-    InsufficientFunds,
-    NotSeated,
-    RoomError,
-    StaleHand,
-    UnknownAccount,
-)
-from feltroom.room.events import (
-    TournamentEvent,
-)
+from feltroom.room.errors import InsufficientFunds, RoomError, StaleHand, UnknownAccount
+from feltroom.room.events import TournamentEvent
 from feltroom.room.housebots import HouseBot
-from feltroom.room.ledger import player_wallet_key
 from feltroom.room.lobby import TableStats
 from feltroom.room.operators import OperatorLog
 from feltroom.room.protection import Protection, check_may_play
 from feltroom.room.runtime.cash_table import TableRunner
 from feltroom.room.runtime.host import Listener, TournamentListener, WatchedTable
+from feltroom.room.runtime.operator_actions import OperatorActions, closed_tables, define_table
 from feltroom.room.runtime.settings import (
-    KEEP_FINISHED,
     SETTLEMENT_BUCKETS,
     Randomness,
     RuntimeSettings,
 )
-from feltroom.room.runtime.tournament import TournamentRunner, TournamentTableRef
+from feltroom.room.runtime.tournament import TournamentRunner
+from feltroom.room.runtime.tournaments_host import TournamentsHost
 from feltroom.room.runtime.writer import GroupStorage, Writer
 from feltroom.room.settlement import Settlement
-from feltroom.room.storage import Storage, TournamentRow
+from feltroom.room.storage import TournamentRow
 from feltroom.room.tables_config import TableSpec
-from feltroom.room.tournament_journal import settings_from_json, settings_json
 from feltroom.room.tournaments_config import TournamentSpec
 from feltroom.rules import Action
 from feltroom.selftest import run_selftest
-from feltroom.table import (
-    Entry,
-    PreAction,
-    Table,
-    TableEvent,
-)
+from feltroom.table import Entry, PreAction, Table, TableEvent
 
 __all__ = ["RoomRuntime", "closed_tables", "define_table"]
 
@@ -112,7 +98,7 @@ async def _off_the_loop(selftest: Callable[[int], dict[str, Any]], shuffles: int
 # ------------------------------------------------------------------------------------ the room
 
 
-class RoomRuntime:
+class RoomRuntime(TournamentsHost, OperatorActions):
     """Every table of the room on the clock, the house bots, the writer, the daily self-test."""
 
     def __init__(
@@ -159,7 +145,7 @@ class RoomRuntime:
         ]
         self.started_at = clock()
         self.runners = {
-            spec.table_id: TableRunner(self, k, spec) for k, spec in enumerate(tables, start=1)
+            spec.table_id: self.table_runner(k, spec) for k, spec in enumerate(tables, start=1)
         }
         self.hands_settled = 0
         self.hands_dealt = 0
@@ -175,6 +161,14 @@ class RoomRuntime:
         self.tournament_specs = {spec.tournament_id: spec for spec in tournaments}
         self.tournaments: dict[str, TournamentRunner] = {}
         self.next_schedule = 0.0
+
+    def table_runner(self, index: int, spec: TableSpec) -> TableRunner:
+        """The runner of the room's ``index``-th table (from 1)."""
+        return TableRunner(self, index, spec)
+
+    def tournament_runner(self, spec: TournamentSpec, row: TournamentRow) -> TournamentRunner:
+        """The runner of a tournament instance (``row``) of ``spec``."""
+        return TournamentRunner(self, spec, row)
 
     # -------------------------------------------------------------- listeners
 
@@ -352,150 +346,6 @@ class RoomRuntime:
             now = self.clock()
             await self.selftest_due(now)
             await asyncio.sleep(max(1.0, min(60.0, self.next_selftest - now)))
-
-    # -------------------------------------------------------------- tournaments
-
-    async def _resume_tournaments(self, now: float) -> None:
-        """Every instance the books hold as registering or running is rebuilt from its journal
-        (R-TOURN-13); then the configured tournaments' next instances open."""
-        rows = await self.writer.call(self._tournament_rows, ("registering", "running"))
-        for row in rows:
-            spec = self.tournament_specs.get(row.spec_id)
-            if spec is None:  # no longer configured: it still plays to its end
-                settings = settings_from_json(row.settings)
-                spec = TournamentSpec(row.spec_id, row.currency, settings)
-            runner = TournamentRunner(self, spec, row)
-            self.tournaments[row.tournament_id] = runner
-            try:
-                await runner.load(now)
-            except Exception as error:  # this tournament waits; the room opens
-                runner.fail(error, now)
-                continue
-            if runner.director.started_at is not None:
-                log.info(
-                    "tournament %s resumed at level %d with %d entries left",
-                    row.tournament_id,
-                    runner.director.level_number,
-                    runner.director.remaining,
-                )
-        await self.open_tournaments(now)
-
-    def _tournament_rows(self, statuses: Sequence[str] | None = None) -> list[TournamentRow]:
-        with self.books.transaction(write=False) as tx:
-            return tx.tournaments(statuses)
-
-    def _tournament_task(self, runner: TournamentRunner) -> asyncio.Task[None]:
-        return asyncio.create_task(runner.run_forever(), name=f"tournament {runner.tournament_id}")
-
-    async def open_tournaments(self, now: float) -> None:
-        """Open what the configuration asks for: a sit-and-go with no instance open for
-        registration (a one-off one only once), a scheduled tournament's next start."""
-        if now < self.next_schedule:
-            return
-        self.next_schedule = now + 30.0
-        done: dict[str, list[str]] = {}
-        for tournament_id, runner in self.tournaments.items():
-            if runner.done:
-                done.setdefault(runner.spec.tournament_id, []).append(tournament_id)
-        for ids in done.values():  # the lobby keeps the last few results of each tournament
-            for tournament_id in ids[:-KEEP_FINISHED]:
-                del self.tournaments[tournament_id]
-        for spec in self.tournament_specs.values():
-            start = None
-            if spec.settings.format == "mtt":
-                start = spec.next_start(now)
-                if start is None:
-                    continue
-            await self._open_instance(spec, now, start)
-
-    async def tournament_started(self, runner: TournamentRunner, now: float) -> None:
-        """A sit-and-go started: a recurring one opens its next instance at once."""
-        if runner.spec.recurring and runner.spec.tournament_id in self.tournament_specs:
-            await self._open_instance(runner.spec, now, None)
-
-    async def _open_instance(self, spec: TournamentSpec, now: float, start: Any) -> None:
-        row = await self.writer.call(self._new_instance, spec, now, start)
-        if row is None:
-            return
-        runner = TournamentRunner(self, spec, row)
-        self.tournaments[row.tournament_id] = runner
-        await runner.load(now)
-        log.info("tournament %s opens for registration", row.tournament_id)
-        if self._tasks:
-            self._tasks.append(self._tournament_task(runner))
-
-    def _new_instance(self, spec: TournamentSpec, now: float, start: Any) -> TournamentRow | None:
-        """A new instance of ``spec`` in the books, unless one is already open (``None``)."""
-        with self.books.transaction() as tx:
-            rows = [r for r in tx.tournaments() if r.spec_id == spec.tournament_id]
-            if spec.settings.format == "sng":
-                if any(r.status == "registering" for r in rows):
-                    return None
-                if rows and not spec.recurring:
-                    return None
-            number = max((r.number for r in rows), default=0) + 1
-            tournament_id = spec.instance_id(number, start)
-            if any(r.tournament_id == tournament_id for r in rows):
-                return None
-            row = TournamentRow(
-                tournament_id,
-                spec.tournament_id,
-                number,
-                spec.currency,
-                settings_json(spec.settings),
-                str(self.randomness.tournament_seed()),
-                None if start is None else start.timestamp(),
-                "registering",
-                now,
-                now,
-            )
-            tx.add_tournament(row)
-            return row
-
-    async def _tournament_schedule(self) -> None:
-        while not self.stopping:
-            await self.open_tournaments(self.clock())
-            await asyncio.sleep(10.0)
-
-    def fund_bot(self, account: str, cost: int) -> None:
-        """A house bot's account, with play chips enough for a tournament entry of ``cost``."""
-        self.books_accounts.ensure_bot(account)
-        with self.books.transaction(write=False) as tx:
-            wallet = tx.get_account(player_wallet_key(tx, account, "PLAY"))
-            balance = 0 if wallet is None else wallet.balance
-        if balance < cost:
-            grant = max(cost, self.settings.bot_bankroll)
-            self._grant_bot(account, grant)
-
-    def tournament(self, tournament_id: str) -> TournamentRunner:
-        try:
-            return self.tournaments[tournament_id]
-        except KeyError:
-            open_now = [t for t, r in self.tournaments.items() if not r.done]
-            raise RoomError(
-                f"no tournament {tournament_id!r}; tournaments are {', '.join(open_now) or 'none'}"
-            ) from None
-
-    async def register_tournament(self, tournament_id: str, account: str) -> dict[str, Any]:
-        """``account`` enters the tournament (R-TOURN-2, R-TOURN-3). Once its registration is
-        closed the refusal says why and names the instances open for registration."""
-        runner = self.tournament(tournament_id)
-        closed = runner.registration_closed()
-        if closed is not None:
-            open_now = [t for t, r in self.tournaments.items() if r.registration_closed() is None]
-            raise RoomError(
-                f"registration for {tournament_id} is closed ({closed}); tournaments open for "
-                f"registration: {', '.join(open_now) or 'none'}"
-            )
-        return await runner.register(account, self.clock())
-
-    async def unregister_tournament(self, tournament_id: str, account: str) -> dict[str, Any]:
-        """Before the start: buy-in and fee back (R-TOURN-2)."""
-        return await self.tournament(tournament_id).unregister(account, self.clock())
-
-    def tournaments_lobby(self) -> list[dict[str, Any]]:
-        now = self.clock()
-        return [runner.lobby(now) for runner in self.tournaments.values()]
 
     # -------------------------------------------------------------- what the server shows
 
@@ -866,248 +716,6 @@ class RoomRuntime:
                 places.append((table_id, waiting.index(player) + 1, len(waiting)))
         return places
 
-    def tournament_table(self, table_id: str) -> tuple[TournamentRunner, TournamentTableRef] | None:
-        """The tournament and its table of id ``table_id``, or ``None``."""
-        for tournament in self.tournaments.values():
-            tab = tournament.by_id.get(table_id)
-            if tab is not None:
-                return tournament, tab
-        return None
-
-    def tournament_seats_of(self, player: str) -> list[tuple[TournamentRunner, str, int]]:
-        """Every tournament table (its tournament, table id, seat) where ``player`` sits."""
-        seats = []
-        for tournament in self.tournaments.values():
-            if tournament.done:
-                continue
-            for tab in tournament.tables.values():
-                seat = tab.table.seat_of(player)
-                if seat is not None:
-                    seats.append((tournament, tab.table_id, seat))
-        return seats
-
     def stored_stacks(self, table_id: str) -> dict[str, int]:
         """The books' stacks at a table (blocking read; for tests and tools)."""
         return {name: row.stack for name, row in self.settlement.seats(table_id).items()}
-
-    # -------------------------------------------------------------- the operator's actions
-
-    async def _entry(
-        self,
-        operator: str,
-        action: str,
-        target: str,
-        reason: str,
-        details: dict[str, Any] | None = None,
-    ) -> int:
-        return await self.writer.call(
-            self.books_log.record, operator, action, target, reason, details
-        )
-
-    async def kick(self, table_id: str, player: str, operator: str, reason: str) -> dict[str, Any]:
-        """The operator makes ``player`` leave ``table_id``: at once between hands, else after
-        the hand (folded at their turn); the chips go back to the wallet, under the log entry."""
-        runner = self.runner(table_id)
-        async with runner.lock:
-            table = runner.table
-            seat = table.seat_of(player)
-            if seat is None and player not in table.waiting:
-                raise NotSeated(f"{player!r} has no seat and is not waiting at table {table_id}")
-            entry = await self._entry(operator, "kick", f"{table_id}/{player}", reason)
-            now = self.clock()
-            events = table.leave_waiting_list(player, now)
-            if seat is not None:
-                runner.operator_leaves[player] = entry
-                events += table.leave(seat, now)
-            await runner.command(events, now)
-        return {"table": table_id, "player": player, "seat": seat, "entry": entry}
-
-    async def remove_account(self, account: str, entry: int, *, hooks: bool = True) -> list[str]:
-        """Take a suspended account out of play: every cash seat is left (at the end of the
-        hand in progress, the chips back in the wallet, under ``entry``), every waiting list;
-        then the suspend hooks (tournaments, R-TOURN-15). Returns the tables it sat at.
-        ``hooks=False`` (a cool-off or self-exclusion): tournament entries play on as away
-        (R-TOURN-6: blinds posted, folded at their turns; no coming back while it runs)."""
-        left = [
-            runner.table_id
-            for runner in list(self.runners.values())
-            if await self.remove_from(runner.table_id, account, entry)
-        ]
-        if not hooks:
-            for tournament, _, _ in self.tournament_seats_of(account):
-                with contextlib.suppress(RoomError):  # out of the tournament meanwhile
-                    await tournament.away(account, self.clock())
-        for hook in list(self.suspend_hooks) if hooks else []:
-            try:
-                await hook(account, entry)
-            except Exception:
-                log.exception("a suspend hook failed for %s", account)
-        return left
-
-    async def remove_from(self, table_id: str, account: str, entry: int) -> bool:
-        """Take ``account`` out of one table (``remove_account``; a cluster's worker does it
-        table by table, as the gateway asks the owner of each): its seat is left at the end of
-        the hand in progress, the chips back in the wallet under ``entry``, and it leaves the
-        waiting list. Whether it had a seat there."""
-        runner = self.runner(table_id)
-        async with runner.lock:
-            now = self.clock()
-            table = runner.table
-            events = table.leave_waiting_list(account, now)
-            seat = table.seat_of(account)
-            if seat is not None:
-                runner.operator_leaves[account] = entry
-                with contextlib.suppress(IllegalAction):
-                    events += table.leave(seat, now)
-            await runner.command(events, now)
-        return seat is not None
-
-    async def _disqualify_in_tournaments(self, account: str, entry: int) -> None:
-        """R-TOURN-15: a suspended account is disqualified in every tournament it plays (an
-        entry registered before the start is refunded instead)."""
-        for runner in list(self.tournaments.values()):
-            done = await runner.disqualify(account, self.clock())
-            if done is not None:
-                log.info("operator log entry %d: %s", entry, done)
-
-    async def close_table(self, table_id: str, operator: str, reason: str) -> dict[str, Any]:
-        """No new hands at the table: the hand in progress plays out, then everyone leaves with
-        their chips and the waiting list is cleared. Kept across restarts."""
-        runner = self.runner(table_id)
-        async with runner.lock:
-            if runner.closed is not None:
-                raise RoomError(f"table {table_id} is closed already; reopen-table opens it")
-            seated = sorted(p.account for p in runner.table.seats.values())
-            entry = await self.writer.call(
-                self._set_status,
-                table_id,
-                "closed",
-                operator,
-                "close-table",
-                reason,
-                {"seated": seated, "hand_in_progress": runner.playing},
-            )
-            runner.closed = entry
-            now = self.clock()
-            if runner.table.between_hands and runner.status == "running":
-                await runner._empty(now)
-            runner.wake.set()
-        return {"table": table_id, "status": "closed", "leaving": seated, "entry": entry}
-
-    async def reopen_table(self, table_id: str, operator: str, reason: str) -> dict[str, Any]:
-        """Deal again at a closed table."""
-        runner = self.runner(table_id)
-        async with runner.lock:
-            if runner.closed is None:
-                raise RoomError(f"table {table_id} is open; close-table closes it")
-            entry = await self.writer.call(
-                self._set_status, table_id, "open", operator, "reopen-table", reason, None
-            )
-            runner.closed = None
-            runner.next_deal = self.clock()
-            runner.wake.set()
-        return {"table": table_id, "status": "open", "entry": entry}
-
-    async def add_table(
-        self, spec: TableSpec, definition: str, operator: str, reason: str
-    ) -> dict[str, Any]:
-        """A new table, dealing at once (no restart): its definition (a tables file entry, as
-        JSON) is stored, so the room loads it again after a restart."""
-        if spec.table_id in self.runners:
-            raise RoomError(f"there is a table {spec.table_id!r} already; choose another id")
-        entry = await self.writer.call(
-            define_table,
-            self.books,
-            self.books_log,
-            self.books_settlement,
-            spec,
-            definition,
-            operator,
-            reason,
-        )
-        runner = TableRunner(self, len(self.runners) + 1, spec)
-        runner.stats = TableStats(self.clock())
-        self.runners[spec.table_id] = runner
-        await runner.load(self.clock())
-        if self._tasks:  # the room runs on the real clock: so does the new table
-            self._tasks.append(
-                asyncio.create_task(runner.run_forever(), name=f"table {spec.table_id}")
-            )
-        return {"table": spec.table_id, "status": "open", "entry": entry}
-
-    async def retire_table(self, table_id: str, operator: str, reason: str) -> dict[str, Any]:
-        """Take a closed, empty table out of the room for good (no restart): it leaves the
-        lobby and is not loaded again; its hands and books stay."""
-        runner = self.runner(table_id)
-        async with runner.lock:
-            if runner.closed is None:
-                raise RoomError(f"close table {table_id} first (close-table); then retire it")
-            seated = sorted(p.account for p in runner.table.seats.values())
-            stored = await self.writer.call(self.books_settlement.seats, table_id)
-            if seated or stored:
-                who = ", ".join(sorted(set(seated) | set(stored)))
-                raise RoomError(
-                    f"table {table_id} still has players ({who}); they leave after the hand "
-                    "in progress: retire it then"
-                )
-            entry = await self.writer.call(
-                self._set_status, table_id, "retired", operator, "retire-table", reason, None
-            )
-            runner.retired = True
-            del self.runners[table_id]
-            runner.wake.set()
-        return {"table": table_id, "status": "retired", "entry": entry}
-
-    def _set_status(
-        self,
-        table_id: str,
-        status: str,
-        operator: str,
-        action: str,
-        reason: str,
-        details: dict[str, Any] | None,
-    ) -> int:
-        """(Writer thread) the table's status and the log entry, in one transaction."""
-        with self.books.transaction() as tx:
-            tx.set_table_status(table_id, status)  # tables not from definitions: in memory only
-            return self.books_log.add(tx, operator, action, table_id, reason, details)
-
-
-def define_table(
-    storage: Storage,
-    log: OperatorLog,
-    settlement: Settlement,
-    spec: TableSpec,
-    definition: str,
-    operator: str,
-    reason: str,
-) -> int:
-    """(Blocking) a new table's definition (a tables file entry, as JSON), the operator log's
-    entry, in one transaction, then the table's escrow: ``add-table`` in the single process
-    (the writer's thread) and on a cluster's gateway (a worker then takes the table through
-    its lease, docs/cluster.md). Returns the entry's id."""
-    with storage.transaction() as tx:
-        if not tx.add_table_definition(spec.table_id, definition):
-            raise RoomError(
-                f"a table {spec.table_id!r} is defined already (perhaps retired: a table "
-                "id is never used twice); choose another id"
-            )
-        entry = log.add(
-            tx, operator, "add-table", spec.table_id, reason, {"definition": definition}
-        )
-    settlement.open_table(spec.table_id, spec.currency)
-    return entry
-
-
-def closed_tables(storage: Storage, table_ids: list[str]) -> dict[str, int]:
-    """The tables among ``table_ids`` that an operator closed, with the close's log entry."""
-    with storage.transaction(write=False) as tx:
-        statuses = tx.table_statuses()
-        closed = {t for t in table_ids if statuses.get(t) == "closed"}
-        if not closed:
-            return {}
-        found: dict[str, int] = {}
-        for row in tx.operator_entries(0.0, 1_000_000):
-            if row.action == "close-table" and row.target in closed:
-                found[row.target] = row.entry_id
-    return {t: found.get(t, 0) for t in closed}
