@@ -14,9 +14,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Sequence
-from decimal import Decimal
-from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from feltroom.errors import FeltroomError, IllegalAction
 from feltroom.room.accounts import NotAHouseBot
@@ -25,16 +23,23 @@ from feltroom.room.errors import (
     LeaseLapsed,
     NotSeated,
     RoomError,
-    StaleHand,
     UnknownAccount,
     check_turn,
 )
 from feltroom.room.events import HandVoided, RoomEvent, TablePaused, TableReloaded, TableResumed
-from feltroom.room.housebots import HouseBot, bot_buy_in, bot_name, bot_seats, house_bot
+from feltroom.room.housebots import HouseBot, bot_buy_in, bot_name, bot_seats
 from feltroom.room.lobby import TableStats, figures_of, lobby_entry
-from feltroom.room.runtime.outcomes import hand_record, player_outcomes
+from feltroom.room.runtime.clocked import (
+    ClockedRunner,
+    bot_turns,
+    check_hand,
+    new_house_bot,
+    next_deal_at,
+)
+from feltroom.room.runtime.host import RoomHost
+from feltroom.room.runtime.outcomes import hand_record, player_outcomes, tax_rule
 from feltroom.room.runtime.writer import Writer
-from feltroom.room.settlement import HandOutcome, SettledHand, Settlement, TaxRule
+from feltroom.room.settlement import HandOutcome, SettledHand, Settlement
 from feltroom.room.tables_config import TableSpec, settings_of
 from feltroom.table import (
     Entry,
@@ -49,24 +54,12 @@ from feltroom.table import (
     TableView,
 )
 
-if TYPE_CHECKING:
-    from feltroom.room.runtime.room import RoomRuntime
-
 __all__ = ["TableRunner"]
 
 log = logging.getLogger("feltroom.room")
 
 
-def _tax_rule(runner: TableRunner) -> TaxRule | None:
-    config = runner.spec.config
-    if config.tax_threshold is None or not config.tax_percent:
-        return None
-    percent = Fraction(config.tax_percent)
-    exact = Decimal(percent.numerator) / Decimal(percent.denominator)
-    return TaxRule(config.tax_threshold, exact)
-
-
-class TableRunner:
+class TableRunner(ClockedRunner):
     """One table on the clock: its ``Table``, its house bots, its books.
 
     ``playing`` is the id of the hand in progress (``None`` between hands): while listeners are
@@ -75,7 +68,7 @@ class TableRunner:
     name until the next deal).
     """
 
-    def __init__(self, room: RoomRuntime, index: int, spec: TableSpec) -> None:
+    def __init__(self, room: RoomHost, index: int, spec: TableSpec) -> None:
         self.room = room
         self.index = index
         self.spec = spec
@@ -185,9 +178,7 @@ class TableRunner:
         )
 
     def _bot(self, account: str) -> HouseBot:
-        settings = self.room.settings
-        seed = self.room.randomness.bot_seed(account)
-        return house_bot(account, settings.bot_style, settings.bot_think, seed)
+        return new_house_bot(self.room, account)
 
     def _may_protect(self, account: str) -> bool:
         """R-TIME-3: the account's allowance, across all tables, decides."""
@@ -219,21 +210,7 @@ class TableRunner:
             wake = min(wake, await self._disconnections(now))
         if not table.in_hand:
             await self._between_hands(now)
-        while table.in_hand:
-            hand = table.hand
-            assert hand is not None
-            seat = hand.to_act
-            assert seat is not None
-            bot = self.bots.get(table.seats[seat].account)
-            if bot is None:
-                break  # a person: the clock (tick) or their action moves the hand on
-            if bot.act_at is None:
-                bot.act_at = now + bot.delay()
-            if bot.act_at > now:
-                wake = min(wake, bot.act_at)
-                break
-            bot.act_at = None
-            await self._handle(table.act(seat, bot.choose(hand, seat), now), now)
+        wake = min(wake, await bot_turns(table, self.bots.get, self._handle, now))
         if not table.in_hand and table.can_start():
             wake = min(wake, max(now, self.next_deal))
         # the clock's next stage (a floor: a due time tick could not clear never spins a core)
@@ -474,11 +451,7 @@ class TableRunner:
                 player.stack = book
         self.stats.add(figures_of(result.hand, now))
         self.room.hands_settled += 1
-        settings = self.room.settings
-        pause = settings.between_hands
-        if result.hand.showdown_seats:
-            pause = max(pause, settings.after_showdown)
-        self.next_deal = now + pause
+        self.next_deal = next_deal_at(self.room.settings, result, now)
 
     async def _settled(self, outcome: HandOutcome) -> SettledHand:
         """Settle the hand; while the database cannot take it (it restarts) try again every half
@@ -531,7 +504,7 @@ class TableRunner:
             tuple(players),
             rake=hand.rake,
             fee=fee,
-            tax=_tax_rule(self),
+            tax=tax_rule(self.spec.config),
             settings=self.settings,
             record=record,
             deal=result.deal,  # the committed deck: kept secret with the hand (verifiable deals)
@@ -582,42 +555,14 @@ class TableRunner:
         log.info("table %s resumes after a pause", self.table_id)
         self._publish([TableResumed()])
 
-    async def drive(self, now: float, max_steps: int = 10_000) -> None:
-        """Everything due at ``now`` (tests with a fake clock): steps until the table next needs
-        a look later than ``now``. An exception pauses this table only."""
-        for _ in range(max_steps):
-            try:
-                async with self.lock:
-                    wake = await self.step(now)
-            except Exception as error:
-                async with self.lock:
-                    await self.fail(error, now)
-                return
-            if wake > now:
-                return
+    async def recover(self, error: Exception, now: float) -> float:
+        """After a look that raised: the table fails (``fail``) and pauses."""
+        async with self.lock:
+            await self.fail(error, now)
+        return self.paused_until
 
-    async def run_forever(self) -> None:
-        """Drive the table on the room's clock until the room stops."""
-        room = self.room
-        while not room.stopping and not self.retired:
-            # Cleared before the look, not after: a wake-up that comes while the table looks
-            # (a settlement or a command finishing meanwhile) is kept, and the next wait ends
-            # at once, instead of the table sleeping until ``idle_look``.
-            self.wake.clear()
-            now = room.clock()
-            try:
-                async with self.lock:
-                    wake = await self.step(now)
-            except Exception as error:
-                async with self.lock:
-                    await self.fail(error, now)
-                wake = self.paused_until
-            delay = wake - room.clock()
-            if delay <= 0:
-                await asyncio.sleep(0)
-                continue
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.wake.wait(), delay)
+    def on_clock(self) -> bool:
+        return not self.retired
 
     def lobby(self, now: float) -> dict[str, Any]:
         entry = lobby_entry(
@@ -682,11 +627,7 @@ class TableRunner:
 
     def check_hand(self, hand_id: int | None) -> None:
         """Refuse a command that names a hand other than the one in progress."""
-        if hand_id is not None and hand_id != self.playing:
-            playing = "none" if self.playing is None else self.playing
-            raise StaleHand(
-                f"hand {hand_id} is not the hand in progress at table {self.table_id} ({playing})"
-            )
+        check_hand(self.table_id, self.playing, hand_id)
 
     def check_turn(self, turn_id: int | None) -> None:
         """Refuse an action that names a turn other than the one in progress."""

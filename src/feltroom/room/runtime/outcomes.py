@@ -1,14 +1,19 @@
-"""A finished hand as the books keep it: its public record (``hand_record``) and each player's
-part in it (``player_outcomes``)."""
+"""A finished hand as the books keep it: its public record (``hand_record``), each player's
+part in it (``player_outcomes``), the tax rule of its table (``tax_rule``), and a tournament
+hand's rows (``hand_rows``)."""
 
 from __future__ import annotations
 
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
-from feltroom.room.settlement import PlayerOutcome
-from feltroom.table import HandResult
+from feltroom.deal_proof import SCHEME
+from feltroom.room.settlement import PlayerOutcome, TaxRule
+from feltroom.room.storage import HandDealRow, HandPlayerRow
+from feltroom.table import HandResult, TableConfig
 
-__all__ = ["hand_record", "player_outcomes"]
+__all__ = ["hand_record", "hand_rows", "player_outcomes", "tax_rule"]
 
 
 def hand_record(table_id: str, result: HandResult) -> dict[str, Any]:
@@ -66,3 +71,39 @@ def player_outcomes(result: HandResult) -> list[PlayerOutcome]:
             )
         )
     return players
+
+
+def tax_rule(config: TableConfig) -> TaxRule | None:
+    """The table's tax on winnings (R-TAX-1), or ``None`` where it has none."""
+    if config.tax_threshold is None or not config.tax_percent:
+        return None
+    percent = Fraction(config.tax_percent)
+    exact = Decimal(percent.numerator) / Decimal(percent.denominator)
+    return TaxRule(config.tax_threshold, exact)
+
+
+def hand_rows(
+    hand_id: int, result: HandResult
+) -> tuple[tuple[HandPlayerRow, ...], HandDealRow | None]:
+    """The rows the books keep with a tournament hand (no escrow moves: tournament chips are not
+    money): each player's and the committed deck's."""
+    players = tuple(
+        HandPlayerRow(
+            hand_id,
+            p.player,
+            p.seat,
+            p.start_stack,
+            p.contribution,
+            p.payout,
+            0,
+            p.hole,
+            p.showdown,
+            p.shown,
+        )
+        for p in player_outcomes(result)
+    )
+    deal = None
+    if result.deal is not None:
+        deck, salts = result.deal.stored()
+        deal = HandDealRow(hand_id, SCHEME, result.deal.commitment, deck, salts)
+    return players, deal

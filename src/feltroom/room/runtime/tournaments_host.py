@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from feltroom.room.accounts import Accounts
 from feltroom.room.errors import RoomError
 from feltroom.room.ledger import player_wallet_key
+from feltroom.room.runtime.host import HostedTournament
 from feltroom.room.runtime.settings import KEEP_FINISHED, Randomness, RuntimeSettings
 from feltroom.room.runtime.tournament import TournamentRunner, TournamentTableRef
 from feltroom.room.runtime.writer import GroupStorage, Writer
@@ -101,7 +102,7 @@ class TournamentsHost:
                     continue
             await self._open_instance(spec, now, start)
 
-    async def tournament_started(self, runner: TournamentRunner, now: float) -> None:
+    async def tournament_started(self, runner: HostedTournament, now: float) -> None:
         """A sit-and-go started: a recurring one opens its next instance at once."""
         if runner.spec.recurring and runner.spec.tournament_id in self.tournament_specs:
             await self._open_instance(runner.spec, now, None)
