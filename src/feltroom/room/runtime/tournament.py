@@ -19,9 +19,9 @@ times out the absent (R-TOURN-6), a new hand is dealt ``between_hands`` after th
   table draws its button again by high card (R-TOURN-4), as a new table would.
 - **House bots** fill a play-money sit-and-go: one registers every ``tournament_bot_wait``
   seconds while it is open (people register in between), and only while no other instance of
-  the same tournament is running (so bots keep one instance of each going, not a flood); once a
-  person has registered, they fill it quickly whatever else runs (``room/tournament_bots.py``).
-- A recurring sit-and-go opens its next instance when one starts (``RoomRuntime``).
+  the same tournament is running (so bots keep one instance of each going, not a flood).
+- A recurring sit-and-go opens its next instance when one starts (the room's
+  ``tournament_started``).
 - **Histories:** each hand is stored with its players, the table's settings and the tournament
   (``feltroom.history.tournament_info``), the places it made final and its committed deck, so
   it is in the players' hand histories like a cash hand (R-HIST-1/2).
@@ -36,16 +36,22 @@ import hashlib
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from feltroom.deal_proof import SCHEME
 from feltroom.errors import IllegalAction
 from feltroom.room.errors import RoomError
 from feltroom.room.events import PlayerMoved, TournamentEvent, TournamentNews
-from feltroom.room.housebots import HouseBot, bot_name, house_bot
+from feltroom.room.housebots import HouseBot, bot_name
 from feltroom.room.ledger import CURRENCIES
-from feltroom.room.runtime.clocked import TournamentTableRef
-from feltroom.room.runtime.outcomes import hand_record, player_outcomes
+from feltroom.room.runtime.clocked import (
+    ClockedRunner,
+    TournamentTableRef,
+    bot_turns,
+    new_house_bot,
+    next_deal_at,
+)
+from feltroom.room.runtime.host import RoomHost
+from feltroom.room.runtime.outcomes import hand_record, hand_rows
 from feltroom.room.runtime.tournament_views import TournamentViews
 from feltroom.room.storage import HandDealRow, HandPlayerRow, TournamentRow
 from feltroom.room.tables_config import settings_of
@@ -91,9 +97,6 @@ from feltroom.tournament import (
     Started,
 )
 
-if TYPE_CHECKING:
-    from feltroom.room.runtime.room import RoomRuntime
-
 __all__ = ["TournamentRunner", "TournamentTableRef", "tournament_number", "tournament_table_id"]
 
 log = logging.getLogger("feltroom.room.tournaments")
@@ -128,10 +131,10 @@ class _StoredHand:
     deal: HandDealRow | None
 
 
-class TournamentRunner(TournamentViews):
+class TournamentRunner(ClockedRunner, TournamentViews):
     """One tournament instance on the room's clock. See the module docstring."""
 
-    def __init__(self, room: RoomRuntime, spec: TournamentSpec, row: TournamentRow) -> None:
+    def __init__(self, room: RoomHost, spec: TournamentSpec, row: TournamentRow) -> None:
         self.room = room
         self.spec = spec
         self.row = row
@@ -479,27 +482,14 @@ class TournamentRunner(TournamentViews):
 
     async def _step_table(self, tab: TournamentTableRef, now: float) -> float:
         table = tab.table
-        wake = float("inf")
         await self._events(tab, table.tick(now), now)
-        while table.in_hand and tab.number in self.tables:
-            hand = table.hand
-            assert hand is not None
-            seat = hand.to_act
-            if seat is None:
-                break
-            account = table.seats[seat].account
-            if account not in self.bot_names:
-                break
-            bot = self.bots.get(account)
-            if bot is None:
-                bot = self.bots[account] = self._bot(account)
-            if bot.act_at is None:
-                bot.act_at = now + bot.delay()
-            if bot.act_at > now:
-                wake = min(wake, bot.act_at)
-                break
-            bot.act_at = None
-            await self._events(tab, table.act(seat, bot.choose(hand, seat), now), now)
+
+        async def handle(events: Sequence[TableEvent], now: float) -> None:
+            await self._events(tab, events, now)
+
+        wake = await bot_turns(
+            table, self._bot_of, handle, now, still=lambda: tab.number in self.tables
+        )
         if tab.number in self.tables and not table.in_hand and table.can_start():
             if now >= tab.next_deal:
                 await self._deal(tab, now)
@@ -507,10 +497,14 @@ class TournamentRunner(TournamentViews):
             wake = min(wake, tab.next_deal)
         return wake
 
-    def _bot(self, account: str) -> HouseBot:
-        settings = self.room.settings
-        seed = self.room.randomness.bot_seed(account)
-        return house_bot(account, settings.bot_style, settings.bot_think, seed)
+    def _bot_of(self, account: str) -> HouseBot | None:
+        """The house bot that plays ``account`` (made at its first turn), ``None`` for a person."""
+        if account not in self.bot_names:
+            return None
+        bot = self.bots.get(account)
+        if bot is None:
+            bot = self.bots[account] = new_house_bot(self.room, account)
+        return bot
 
     async def _deal(self, tab: TournamentTableRef, now: float) -> None:
         table = tab.table
@@ -564,11 +558,7 @@ class TournamentRunner(TournamentViews):
             }
             stored = self._stored_hand(tab, result, tab.hand_id)
             tab.hand_id = None
-            settings = self.room.settings
-            pause = settings.between_hands
-            if result.hand.showdown_seats:
-                pause = max(pause, settings.after_showdown)
-            tab.next_deal = now + pause
+            tab.next_deal = next_deal_at(self.room.settings, result, now)
             await self._input("hand_finished", payload, now, outputs, record=record, hand=stored)
             if self.room.tournament_listeners:
                 seated = tuple(p.account for p in tab.table.seats.values())
@@ -606,55 +596,18 @@ class TournamentRunner(TournamentViews):
         }
         if hand_id is None:
             return _StoredHand(settings, (), None)
-        players = tuple(
-            HandPlayerRow(
-                hand_id,
-                p.player,
-                p.seat,
-                p.start_stack,
-                p.contribution,
-                p.payout,
-                0,
-                p.hole,
-                p.showdown,
-                p.shown,
-            )
-            for p in player_outcomes(result)
-        )
-        deal = None
-        if result.deal is not None:
-            deck, salts = result.deal.stored()
-            deal = HandDealRow(hand_id, SCHEME, result.deal.commitment, deck, salts)
+        players, deal = hand_rows(hand_id, result)
         return _StoredHand(settings, players, deal)
 
-    async def drive(self, now: float, max_steps: int = 10_000) -> None:
-        """Everything due at ``now`` (tests with a fake clock)."""
-        for _ in range(max_steps):
-            try:
-                async with self.lock:
-                    wake = await self.step(now)
-            except Exception as error:
-                self._pause(error, now)
-                return
-            if wake > now:
-                return
+    async def recover(self, error: Exception, now: float) -> float:
+        """After a look that raised: the tournament pauses (``fail``)."""
+        return self._pause(error, now)
 
-    async def run_forever(self) -> None:
-        room = self.room
-        while not room.stopping and not self.done:
-            now = room.clock()
-            try:
-                async with self.lock:
-                    wake = await self.step(now)
-            except Exception as error:
-                wake = self._pause(error, now)
-            delay = min(wake, now + HEARTBEAT) - room.clock()
-            if delay <= 0:
-                await asyncio.sleep(0)
-                continue
-            self.wake.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.wake.wait(), delay)
+    def on_clock(self) -> bool:
+        return not self.done
+
+    def latest_look(self, now: float) -> float:
+        return now + HEARTBEAT
 
     # -------------------------------------------------------------- registration
 
