@@ -111,8 +111,9 @@ class TableRunner(ClockedRunner):
         return self.room.writer
 
     @property
-    def settlement(self) -> Settlement:
-        """The writer's settlement: call it through ``self.writer`` only."""
+    def books_settlement(self) -> Settlement:
+        """The writer's settlement (the room's ``books_settlement``, not its ``settlement``,
+        which serves the API's threads): call it through ``self.writer`` only."""
         return self.room.books_settlement
 
     async def load(self, now: float) -> None:
@@ -126,7 +127,7 @@ class TableRunner(ClockedRunner):
         replaced keeps their choices (auto-post, auto-muck) and disconnection mark, and the
         waiting list is kept. Listeners are told of the new table's events and ``TableReloaded``.
         """
-        rows = await self.writer.call(self.settlement.seats, self.table_id)
+        rows = await self.writer.call(self.books_settlement.seats, self.table_id)
         kept = await self.room.kept_state(self.table_id)
         sitting_in = set(kept.get("sitting_in", ()))
         players = sorted(rows.values(), key=lambda row: row.seat)
@@ -144,7 +145,7 @@ class TableRunner(ClockedRunner):
                     row.seat,
                     self.spec.config.max_seats,
                 )
-                await self.writer.call(self.settlement.leave, self.table_id, row.player)
+                await self.writer.call(self.books_settlement.leave, self.table_id, row.player)
                 continue
             bot = row.player in bots
             out = not bot and row.player not in sitting_in
@@ -165,7 +166,9 @@ class TableRunner(ClockedRunner):
                 events += table.join_waiting_list(account, now)
         self.table = table
         self.playing = None
-        self.pending_chips = await self.writer.call(self.settlement.pending_chips, self.table_id)
+        self.pending_chips = await self.writer.call(
+            self.books_settlement.pending_chips, self.table_id
+        )
         events.append(TableReloaded())
         self._publish(events)
 
@@ -253,7 +256,7 @@ class TableRunner(ClockedRunner):
         if now < self.next_deal or not table.can_start():
             return
         if self.hand_id is None:
-            self.hand_id = await self.writer.call(self.settlement.begin_hand, self.table_id)
+            self.hand_id = await self.writer.call(self.books_settlement.begin_hand, self.table_id)
         try:
             events = table.start_hand(now)
         except IllegalAction:
@@ -288,7 +291,7 @@ class TableRunner(ClockedRunner):
             if stack == 0 and min(held, room) < config.buy_in_min:
                 room = 0  # not a buy-in: back to the wallet (R-BUYIN-1)
             added, returned = await self.writer.call(
-                self.settlement.apply_pending, self.table_id, account, room
+                self.books_settlement.apply_pending, self.table_id, account, room
             )
             if returned:
                 log.info("table %s: %d of %s's chips returned", self.table_id, returned, account)
@@ -354,7 +357,7 @@ class TableRunner(ClockedRunner):
                 events = table.sit(account, seat, amount, now)
             except IllegalAction:  # the seat is offered to a waiting player: give it back
                 del self.bots[account]
-                await self.writer.call(self.settlement.leave, self.table_id, account)
+                await self.writer.call(self.books_settlement.leave, self.table_id, account)
                 return
             await self._handle(events, now)
 
@@ -383,7 +386,7 @@ class TableRunner(ClockedRunner):
             elif isinstance(event, SeatReleased):
                 entry = self.operator_leaves.pop(event.account, None)
                 returned = await self.writer.call(
-                    self.settlement.leave, self.table_id, event.account, None, entry
+                    self.books_settlement.leave, self.table_id, event.account, None, entry
                 )
                 if returned != event.chips:
                     log.warning(
@@ -407,7 +410,10 @@ class TableRunner(ClockedRunner):
                 )
             elif isinstance(event, FeeCharged) and event.kind == "session_fee":
                 await self.writer.call(
-                    self.settlement.charge_session_fee, self.table_id, event.account, event.amount
+                    self.books_settlement.charge_session_fee,
+                    self.table_id,
+                    event.account,
+                    event.amount,
                 )
 
     async def _settle(self, result: HandResult, now: float) -> None:
@@ -536,7 +542,7 @@ class TableRunner(ClockedRunner):
             bot.act_at = None
         if hand_id is not None:
             try:
-                await self.writer.call(self.settlement.void_hand, hand_id, f"error: {error}")
+                await self.writer.call(self.books_settlement.void_hand, hand_id, f"error: {error}")
             except (AlreadySettled, UnknownAccount):
                 pass  # it had settled (the error came after) or was never stored
             except Exception:

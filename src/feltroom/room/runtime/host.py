@@ -70,7 +70,8 @@ class RoomHost(Protocol):
     books: GroupStorage
     books_settlement: Settlement
     settlement: Settlement
-    """The room's own settlement (reads outside the writer: a wallet's balance)."""
+    """The room's own settlement, on the room's storage (the API's threads; a read outside the
+    writer: a wallet's balance). ``books_settlement`` is the writer's."""
     accounts: Accounts
     listeners: list[Listener]
     tournament_listeners: list[TournamentListener]

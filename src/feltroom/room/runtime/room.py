@@ -112,6 +112,8 @@ class RoomRuntime(SeatCommands, TournamentsHost, OperatorActions):
         max_group: int = 1000,
         randomness: Randomness | None = None,
     ) -> None:
+        # Two sets of services: the room's own (``settlement``, ``accounts``, ``cashier``: the
+        # API's threads) and the writer's (``books_*`` below), which only the writer thread calls.
         self.settlement = settlement
         self.randomness = randomness or Randomness()
         self.accounts = accounts
