@@ -25,34 +25,19 @@ from feltroom.room.tournaments_config import parse_tournaments
 from feltroom.shuffle import CsprngDeckSource
 from feltroom.store import SqlStorage
 
-from .support import START, Clock
+from .support import HEADS_UP, SNG, START, Clock
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "runtime" / "snapshot.jsonl"
 
-TABLES = """
-[[table]]
-id = "hu"
-structure = "no_limit"
-big_blind = 2
-small_blind = 1
-max_seats = 2
-
+TABLES = (
+    HEADS_UP
+    + """
 [[table]]
 id = "lim"
 preset = "limit_1_2"
 max_seats = 6
 """
-
-SNG = """
-[[tournament]]
-id = "sng4"
-format = "sng"
-seats_per_table = 4
-max_entries = 4
-starting_stack = 300
-buy_in = 500
-fee = 50
-"""
+)
 
 
 def _plain(value: Any) -> Any:
