@@ -39,7 +39,8 @@ from feltroom.rules import Action, Call, Check, Fold, LegalActions, RaiseTo
 from feltroom.server import protocol
 from feltroom.server.metrics import ACTION_BROADCAST, ACTIONS, count_error
 from feltroom.server.protocol import PROTOCOL_VERSION, ProtocolError
-from feltroom.server.wire import Fanout, legal_of, snapshot_messages
+from feltroom.server.released import ReleasedSeats
+from feltroom.server.wire import Fanout, legal_of, messages_for, snapshot_messages
 from feltroom.table import Entry, PreAction, PreActionKind, SeatOffered, SeatOfferExpired
 
 __all__ = [

@@ -469,10 +469,7 @@ def snapshot_messages(
     seat's settings, and while a hand is played the pots once there is a board and the seat's
     hand strength."""
     table = runner.table
-    mine = table.seats.get(viewer) if viewer is not None else None
-    settings = (
-        {"auto_post": mine.auto_post, "auto_muck": mine.auto_muck} if mine is not None else None
-    )
+    settings = seat_settings(table.seats.get(viewer) if viewer is not None else None)
     out = [snapshot(runner.table_id, runner.playing, table.view(viewer), muted, settings)]
     hand = table.hand
     if hand is not None and not hand.is_over and hand.board:

@@ -29,6 +29,7 @@ from feltroom.room.errors import (
 from feltroom.room.events import HandVoided, RoomEvent, TablePaused, TableReloaded, TableResumed
 from feltroom.room.housebots import HouseBot, bot_buy_in, bot_name, bot_seats
 from feltroom.room.lobby import TableStats, figures_of, lobby_entry
+from feltroom.room.rebuys import rebuy_busted
 from feltroom.room.runtime.clocked import (
     ClockedRunner,
     bot_turns,
@@ -157,6 +158,7 @@ class TableRunner(ClockedRunner):
             if before is not None:
                 was, seat = old.seats[before], table.seats[row.seat]
                 seat.auto_post, seat.auto_muck = was.auto_post, was.auto_muck
+                seat.auto_rebuy = was.auto_rebuy
                 if was.disconnected:
                     events += table.disconnect(row.seat, now)
         waiting = list(old.waiting)
@@ -252,6 +254,8 @@ class TableRunner(ClockedRunner):
             return  # a closed table deals no new hand
         if self.pending_chips and table.between_hands:
             await self._apply_pending(now)
+        if table.between_hands:
+            await rebuy_busted(self, now)  # issue 42: the seats' auto-rebuy (room/rebuys.py)
         await self._keep_bots(now)
         if now < self.next_deal or not table.can_start():
             return

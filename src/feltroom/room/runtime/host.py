@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from feltroom.room.accounts import Accounts
+from feltroom.room.cashier import Cashier
 from feltroom.room.events import TournamentEvent
 from feltroom.room.runtime.settings import Randomness, RuntimeSettings
 from feltroom.room.runtime.writer import GroupStorage, Writer
@@ -73,6 +74,8 @@ class RoomHost(Protocol):
     """The room's own settlement, on the room's storage (the API's threads; a read outside the
     writer: a wallet's balance). ``books_settlement`` is the writer's."""
     accounts: Accounts
+    cashier: Cashier
+    """The room's own cashier (a wallet's balances)."""
     listeners: list[Listener]
     tournament_listeners: list[TournamentListener]
     stopping: bool

@@ -19,7 +19,8 @@ times out the absent (R-TOURN-6), a new hand is dealt ``between_hands`` after th
   table draws its button again by high card (R-TOURN-4), as a new table would.
 - **House bots** fill a play-money sit-and-go: one registers every ``tournament_bot_wait``
   seconds while it is open (people register in between), and only while no other instance of
-  the same tournament is running (so bots keep one instance of each going, not a flood).
+  the same tournament is running (so bots keep one instance of each going, not a flood); once a
+  person has registered, they fill it quickly whatever else runs (``room/tournament_bots.py``).
 - A recurring sit-and-go opens its next instance when one starts (the room's
   ``tournament_started``).
 - **Histories:** each hand is stored with its players, the table's settings and the tournament
@@ -491,6 +492,14 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
                 return now
             wake = min(wake, tab.next_deal)
         return wake
+
+    def bot_can_register(self) -> bool:
+        """House bots fill play-money sit-and-gos (``room/tournament_bots.py``)."""
+        return bots_may_register(self)
+
+    def waiting(self, now: float) -> dict[str, Any] | None:
+        """What the tournament waits for while open for entries (``room/tournament_bots.py``)."""
+        return waiting_for(self, now)
 
     def _bot_of(self, account: str) -> HouseBot | None:
         """The house bot that plays ``account`` (made at its first turn), ``None`` for a person."""

@@ -60,23 +60,6 @@ class TournamentEntries:
             self, tab: TournamentTableRef, events: Sequence[TableEvent], now: float
         ) -> None: ...
 
-    def bot_can_register(self) -> bool:
-        """House bots fill play-money sit-and-gos (when the room has house bots), one instance
-        of a tournament at a time: not while another instance of it is running."""
-        if (
-            self.room.settings.house_bots <= 0
-            or self.row.currency != "PLAY"
-            or self.settings.format != "sng"
-            or self.director.started_at is not None
-        ):
-            return False
-        return not any(
-            other is not self
-            and other.spec.tournament_id == self.spec.tournament_id
-            and other.status == "running"
-            for other in self.room.tournaments.values()
-        )
-
     async def _register_bot(self, now: float) -> None:
         taken = {e.account for e in self.director.entries if not e.unregistered}
         k = 1

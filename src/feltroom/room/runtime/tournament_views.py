@@ -5,7 +5,7 @@ whole tournament and each player's view. ``TournamentViews`` is a read-only part
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from feltroom.room.runtime.clocked import TournamentTableRef
 from feltroom.room.storage import TournamentRow
@@ -37,6 +37,10 @@ class TournamentViews:
     tables: dict[int, TournamentTableRef]
     error: str | None
 
+    if TYPE_CHECKING:  # (TournamentRunner's)
+
+        def waiting(self, now: float) -> dict[str, Any] | None: ...
+
     def lobby(self, now: float) -> dict[str, Any]:
         """The tournament as the lobby shows it (R-TOURN-14)."""
         director = self.director
@@ -65,6 +69,7 @@ class TournamentViews:
             "start_at": self.row.start_at,
             "prize_pool": director.pool,
             "prizes": list(director.prizes),
+            "waiting": self.waiting(now),
             **self.status_fields(now),
             "tables": [
                 {
