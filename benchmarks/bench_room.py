@@ -1,11 +1,13 @@
 """`feltroom bench room [--tables T] [--seconds S] [--json]`: hands settled per second by the room.
 
 T tables (the shipped demo tables, repeated: Fixed-Limit, Pot-Limit and No-Limit, heads-up to
-10-max) full of house bots that act at once (no thinking time, no pause between hands, clocks
-not waited on) run in one process for S seconds, exactly as ``feltroom serve`` runs them: one
-asyncio task per table, the single writer settling every waiting hand in one transaction,
-persistence on in a temporary SQLite file (WAL, ``synchronous=FULL``). Counted: hands settled
-(committed) after a warm-up of one second. Then the books are audited (``feltroom audit``
+10-max) full of house bots run without any of the room's pacing (``RuntimeSettings.unpaced``:
+bots act at once, ``bot_think`` 0; no pause between hands, ``between_hands`` 0; none after a
+showdown, ``after_showdown`` 0; the report says so) and with clocks not waited on, in one
+process for S seconds, exactly as ``feltroom serve`` runs them: one asyncio task per table, the
+single writer settling every waiting hand in one transaction, persistence on in a temporary
+SQLite file (WAL, ``synchronous=FULL``). Counted: hands settled (committed) after a warm-up of
+one second. Then the books are audited (``feltroom audit``
 without the shuffle self-test).
 
 ``--json`` prints exactly ``{"tables": T, "hands": n, "hands_per_second": r, "audit": true|false}``.
@@ -50,6 +52,16 @@ async def _run(runtime: RoomRuntime, seconds: float, warm_up: float) -> tuple[in
     return hands, elapsed
 
 
+def room_settings(house_bots: int) -> RuntimeSettings:
+    """The benchmark's room: every pause off (``RuntimeSettings.pauses`` all 0), the random
+    brain (the figures are for it), no shuffle self-test."""
+    return RuntimeSettings(
+        house_bots=house_bots,
+        bot_style="random",
+        selftest_first=float("inf"),
+    ).unpaced()
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="feltroom bench room", description=__doc__)
     parser.add_argument("--tables", type=int, default=48, metavar="T")
@@ -63,13 +75,7 @@ def main(argv: list[str]) -> int:
     folder = Path(tempfile.mkdtemp(prefix="feltroom-bench-room-"))
     try:
         storage = open_storage(f"sqlite:///{folder / 'room.sqlite3'}")
-        settings = RuntimeSettings(
-            house_bots=args.house_bots,
-            bot_style="random",  # the benchmark's figures are for the random brain
-            bot_think=(0.0, 0.0),
-            between_hands=0.0,
-            selftest_first=float("inf"),
-        )
+        settings = room_settings(args.house_bots)
         runtime = RoomRuntime(
             Settlement(storage),
             Accounts(storage),
@@ -95,6 +101,8 @@ def main(argv: list[str]) -> int:
             )
         )
     else:
+        off = ", ".join(f"{name}=0" for name in settings.pauses())
+        print(f"pacing off: {off}")
         print(
             f"{args.tables} tables, {hands} hands settled in {elapsed:.1f} s: "
             f"{rate} hands/s; audit {'pass' if report['pass'] else 'FAIL'}"

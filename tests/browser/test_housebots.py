@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
 from playwright.sync_api import expect
 
-from feltroom.room import runtime as runtime_module
 from feltroom.room.runtime import RuntimeSettings
 
 from .conftest import Room, serve_room
@@ -82,15 +82,15 @@ def test_a_heads_up_table_of_house_bots_makes_room_for_a_person_waiting(
 
 
 def test_house_bots_that_win_past_the_bound_leave_and_buy_in_again(room: Any, browser: Any) -> None:
-    """A bot whose stack passed ``BOT_RESTACK`` buy-ins leaves and buys in again with the
+    """A bot whose stack passed ``bot_restack`` buy-ins leaves and buys in again with the
     maximum (100): the page shows it leave and come back with 100. The bound is lowered to one
     buy-in here (two bots share at most three buy-ins at this table; the room's bound is 3)."""
-    assert runtime_module.BOT_RESTACK == 3
+    assert room.runtime.settings.bot_restack == 3
     page = sign_up(browser, room.url, "vic")
     page.goto(room.url + "/#table/trio")
     expect(page.locator('.seat[data-player^="bot.trio."]')).to_have_count(2)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(runtime_module, "BOT_RESTACK", 1)
+        patch.setattr(room.runtime, "settings", replace(room.runtime.settings, bot_restack=1))
         log = page.locator(".log")
         expect(log).to_contain_text(re.compile(r"bot\.trio\.\d leaves seat \d"), timeout=60_000)
         expect(log).to_contain_text(

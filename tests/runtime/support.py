@@ -47,6 +47,18 @@ preset = "limit_1_2"
 max_seats = 6
 """
 
+SNG = """
+[[tournament]]
+id = "sng4"
+format = "sng"
+seats_per_table = 4
+max_entries = 4
+starting_stack = 300
+buy_in = 500
+fee = 50
+"""
+"""A sit-and-go of four with short stacks (it plays to its end in a few hundred hands)."""
+
 Room = Callable[..., RoomRuntime]
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from feltroom.room import Accounts, Cashier, audit
-from feltroom.room.runtime import _off_the_loop
+from feltroom.room.runtime.room import _off_the_loop
 from feltroom.selftest import run_selftest
 from feltroom.store import SqlStorage
 

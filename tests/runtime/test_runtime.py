@@ -12,8 +12,7 @@ from typing import Any
 import pytest
 
 from feltroom.room import Accounts, Cashier, audit
-from feltroom.room import runtime as runtime_module
-from feltroom.room.runtime import RoomRuntime
+from feltroom.room.runtime import RoomRuntime, RuntimeSettings
 from feltroom.rules import Action
 from feltroom.store import SqlStorage
 from feltroom.table import PlayerSeated, SeatOffered, SeatReleased
@@ -247,16 +246,15 @@ def test_a_house_bot_leaves_a_full_heads_up_table_for_a_person_waiting(
 
 
 def test_a_house_bot_above_three_maximum_buy_ins_leaves_and_buys_in_again(
-    make_room: Room, clock: Clock, storage: SqlStorage, monkeypatch: pytest.MonkeyPatch
+    make_room: Room, clock: Clock, storage: SqlStorage
 ) -> None:
-    """A house bot whose stack passed ``BOT_RESTACK`` (3) times its buy-in (the table maximum)
+    """A house bot whose stack passed ``bot_restack`` (3) times its buy-in (the table maximum)
     leaves between hands and buys in again with the maximum, so no stack grows without bound.
     Heads-up two bots can hold at most two buy-ins, so the test lowers the bound to one buy-in:
     the first bot to win a pot leaves and comes back with the maximum. The default style is
     ``tag``."""
-    assert runtime_module.BOT_RESTACK == 3
-    monkeypatch.setattr(runtime_module, "BOT_RESTACK", 1)
-    room = make_room(HEADS_UP, house_bots=2, bot_think=(0.0, 0.0), between_hands=0.5)
+    assert RuntimeSettings().bot_restack == 3
+    room = make_room(HEADS_UP, house_bots=2, bot_think=(0.0, 0.0), between_hands=0.5, bot_restack=1)
     assert room.settings.bot_style == "tag"
     events = _Events()
     room.add_listener(events)

@@ -22,22 +22,11 @@ from feltroom.room.histories import HandHistories
 from feltroom.room.operator import BAD_INPUT, run_cancel_tournament
 from feltroom.room.operators import OperatorLog
 from feltroom.room.runtime import RoomRuntime
-from feltroom.room.tournament_runtime import tournament_number
+from feltroom.room.runtime.tournament import tournament_number
 from feltroom.server.hand_files import ohh_of_view, phh_of_view, pokerstars_of_view
 from feltroom.store import SqlStorage
 
-from .support import HEADS_UP, Clock, Room, run_for
-
-SNG = """
-[[tournament]]
-id = "sng4"
-format = "sng"
-seats_per_table = 4
-max_entries = 4
-starting_stack = 300
-buy_in = 500
-fee = 50
-"""
+from .support import HEADS_UP, SNG, Clock, Room, run_for
 
 
 async def play_out(room: RoomRuntime, clock: Clock, tournament_id: str) -> None:

@@ -420,7 +420,7 @@ def test_the_wire_tap_catches_a_planted_leak(
                 out[-1] = {**out[-1], "debug": f"dealt {cards}"}
         return out
 
-    monkeypatch.setattr("feltroom.server.session.messages_for", leaky)
+    monkeypatch.setattr("feltroom.server.wire.messages_for", leaky)  # (the fan-out's)
 
     async def scenario() -> None:
         room = room_for(storage, THREE)

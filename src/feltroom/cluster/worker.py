@@ -53,7 +53,7 @@ from feltroom.room.worker import WorkerRuntime
 from feltroom.rules import Action, Call, Check, Fold, RaiseTo
 from feltroom.server import protocol
 from feltroom.server.session import Hub
-from feltroom.server.wire import messages_for, seat_settings, snapshot
+from feltroom.server.wire import Fanout, snapshot_messages
 from feltroom.table import Entry
 
 from .broker import (
@@ -782,10 +782,7 @@ class ClusterWorker:
 
     def _snapshot_frames(self, runner: TableRunner, player: str | None) -> list[str]:
         seat = runner.table.seat_of(player) if player is not None else None
-        mine = runner.table.seats.get(seat) if seat is not None else None
-        settings = seat_settings(mine)
-        view = runner.table.view(seat)
-        return [protocol.encode(snapshot(runner.table_id, runner.playing, view, [], settings))]
+        return [protocol.encode(message) for message in snapshot_messages(runner, seat)]
 
     def _on_events(self, runner: WatchedTable, events: Sequence[object]) -> None:
         """The frames of a batch for every viewer: the observers and each person seated
@@ -793,32 +790,22 @@ class ClusterWorker:
         if not isinstance(runner, TableRunner):
             return
         table = runner.table
-        hand = table.hand
-        hand_id = runner.playing
-        if hand_id is None and hand is not None and hand.is_over:
-            hand_id = runner.last_hand_id
-        shared: dict[int, Any] = {}
-        frames: protocol.FrameCache = {}
+        fanout = Fanout(runner, events)
 
         def encoded(messages: list[dict[str, Any]]) -> list[str]:
-            return [protocol.encode_once(message, frames) for message in messages]
+            return [protocol.encode_once(message, fanout.frames) for message in messages]
 
-        reloaded = any(isinstance(event, TableReloaded) for event in events)
-        observer = messages_for(runner.table_id, hand_id, events, None, None, hand, shared)
+        observer = encoded(fanout.messages(None, None))
         players: dict[str, list[str]] = {}
         for seat, person in table.seats.items():
             if person.account in runner.bots:
                 continue
-            mine = messages_for(
-                runner.table_id, hand_id, events, seat, person.account, hand, shared
-            )
-            players[person.account] = encoded(mine) + (
-                self._snapshot_frames(runner, person.account) if reloaded else []
+            players[person.account] = encoded(fanout.messages(seat, person.account)) + (
+                self._snapshot_frames(runner, person.account) if fanout.reloaded else []
             )
         for account in table.waiting:
             if account not in players:
-                waiting = messages_for(runner.table_id, hand_id, events, None, account, None)
-                players[account] = encoded(waiting)
+                players[account] = encoded(fanout.away(account))
         seq = self._seq[runner.table_id] = self._seq.get(runner.table_id, 0) + 1
         payload = {
             "table": runner.table_id,
@@ -826,8 +813,7 @@ class ClusterWorker:
             "owner": self.owner,
             "epoch": self.leases.fence.epoch(runner.table_id),
             "at": time.time(),
-            "observer": encoded(observer)
-            + (self._snapshot_frames(runner, None) if reloaded else []),
+            "observer": observer + (self._snapshot_frames(runner, None) if fanout.reloaded else []),
             "players": players,
         }
         if self.direct is not None:  # (on the links that watch it; nothing on the broker)

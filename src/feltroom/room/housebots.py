@@ -67,8 +67,15 @@ class HouseBot:
         return self.brain.choose(view, legal)
 
 
-def house_bot(account: str, style: str, think: tuple[float, float] = (0.0, 0.0)) -> HouseBot:
+def house_bot(
+    account: str,
+    style: str,
+    think: tuple[float, float] = (0.0, 0.0),
+    seed: int | str | None = None,
+) -> HouseBot:
     """A house bot playing ``style`` (``strategy.STYLES``): ``random`` is the random brain
     weighed toward calling (fewer all-ins, fewer busted bots); a brain that reads the hand
-    (``tag``) is given the seat's own view."""
-    return HouseBot(account, make_brain(style), think, reads_view=reads_view(style))
+    (``tag``) is given the seat's own view. ``seed`` (tests and replays) seeds its brain and
+    its thinking times; ``None``, the room's default, seeds them from the system."""
+    rng = random.Random() if seed is None else random.Random(f"think:{seed}")
+    return HouseBot(account, make_brain(style, seed), think, rng, reads_view=reads_view(style))

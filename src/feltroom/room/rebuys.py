@@ -14,8 +14,9 @@ cannot cover the minimum turns the setting off; the player then sees the seat as
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from feltroom.money import to_units
 from feltroom.room.errors import RoomError
@@ -24,11 +25,21 @@ from feltroom.room.ledger import currency
 from feltroom.table import Entry, TableConfig
 
 if TYPE_CHECKING:
-    from feltroom.room.runtime import RoomRuntime, TableRunner
+    from feltroom.room.runtime.cash_table import TableRunner
 
 __all__ = ["rebuy_amount", "rebuy_busted", "set_auto_rebuy"]
 
 log = logging.getLogger(__name__)
+
+
+class CashTables(Protocol):
+    """What ``set_auto_rebuy`` needs of the room (its clock and its cash tables' runners), so
+    that the runner's module and this one do not import the room."""
+
+    @property
+    def clock(self) -> Callable[[], float]: ...
+
+    def runner(self, table_id: str) -> TableRunner: ...
 
 
 def rebuy_amount(config: TableConfig, wallet: int) -> int | None:
@@ -39,7 +50,7 @@ def rebuy_amount(config: TableConfig, wallet: int) -> int | None:
     return amount if amount >= config.buy_in_min else None
 
 
-async def set_auto_rebuy(runtime: RoomRuntime, table_id: str, player: str, on: bool) -> None:
+async def set_auto_rebuy(runtime: CashTables, table_id: str, player: str, on: bool) -> None:
     """Turn the seat's auto-rebuy on or off; on at an empty stack, the rebuy comes between
     hands (at once when no hand is being played)."""
     runner = runtime.runner(table_id)
@@ -67,7 +78,7 @@ async def rebuy_busted(runner: TableRunner, now: float) -> None:
             continue
         try:
             await runner.writer.call(
-                runner.settlement.buy_in, runner.table_id, account, seat, amount
+                runner.books_settlement.buy_in, runner.table_id, account, seat, amount
             )
         except RoomError as error:  # the wallet moved meanwhile: the player decides
             log.info("table %s: %s's rebuy refused: %s", runner.table_id, account, error)

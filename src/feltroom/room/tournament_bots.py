@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from feltroom.room.tournament_runtime import TournamentRunner
+    from feltroom.room.runtime.tournament import TournamentRunner
 
 __all__ = ["FILL_SECONDS", "bot_wait", "bots_may_register", "people_registered", "waiting_for"]
 

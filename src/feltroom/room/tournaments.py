@@ -15,7 +15,7 @@ Tournament chips are not money: tournament tables have no escrow and no hand of 
 settled here. Every prize comes out of the prize pool, so a finished tournament's pool is empty
 and no prize can be paid twice over (the pool would go below zero, which the store refuses).
 
-The room's tournament runtime (``feltroom.room.tournament_runtime``) books through this in the
+The room's tournament runtime (``feltroom.room.runtime.tournament``) books through this in the
 same transaction as the director's journal (``feltroom.room.tournament_journal``).
 """
 

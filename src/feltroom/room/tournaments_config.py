@@ -20,7 +20,7 @@ instance opens for registration when one starts. Every instance has a stable id:
 the n-th sit-and-go instance, ``<id>-<YYYYMMDDTHHMM>`` (the local start) for a scheduled one.
 Every setting is validated by ``TournamentSettings``; an error names the tournament and the field.
 
-``feltroom serve`` runs them (``feltroom.room.tournament_runtime``).
+``feltroom serve`` runs them (``feltroom.room.runtime.tournament``).
 """
 
 from __future__ import annotations

@@ -30,24 +30,17 @@ from feltroom.errors import FeltroomError, IllegalAction
 from feltroom.room import RoomError
 from feltroom.room.accounts import Accounts, token_hash
 from feltroom.room.errors import InsufficientFunds, NotSeated, StaleHand, StaleTurn
-from feltroom.room.events import PlayerMoved, TableReloaded, TournamentEvent, TournamentNews
+from feltroom.room.events import PlayerMoved, TournamentEvent, TournamentNews
 from feltroom.room.protection import Protection
 from feltroom.room.rebuys import set_auto_rebuy
 from feltroom.room.runtime import RoomRuntime, TableRunner, WatchedTable
-from feltroom.room.tournament_runtime import TournamentRunner, TournamentTableRef
+from feltroom.room.runtime.tournament import TournamentRunner, TournamentTableRef
 from feltroom.rules import Action, Call, Check, Fold, LegalActions, RaiseTo
 from feltroom.server import protocol
 from feltroom.server.metrics import ACTION_BROADCAST, ACTIONS, count_error
 from feltroom.server.protocol import PROTOCOL_VERSION, ProtocolError
 from feltroom.server.released import ReleasedSeats
-from feltroom.server.wire import (
-    hand_strength,
-    legal_of,
-    messages_for,
-    pots_message,
-    seat_settings,
-    snapshot,
-)
+from feltroom.server.wire import Fanout, legal_of, messages_for, snapshot_messages
 from feltroom.table import Entry, PreAction, PreActionKind, SeatOffered, SeatOfferExpired
 
 __all__ = [
@@ -487,48 +480,29 @@ class Hub:
         offered = _offered_accounts(events)
         if not watchers and not offered:
             return
-        table = runner.table
-        hand = table.hand
-        hand_id = runner.playing
-        if hand_id is None and hand is not None and hand.is_over:
-            hand_id = runner.last_hand_id  # after the hand: a show by choice (R-SHOW-4)
-        reloaded = any(isinstance(e, TableReloaded) for e in events)
+        fanout = Fanout(runner, events)
         sent: set[Connection] = set()
-        shared: dict[int, Message] = {}  # the messages that are everyone's, built once
-        frames: protocol.FrameCache = {}  # and encoded once
         for connection in list(watchers or ()):
             viewer = self._viewer(runner, connection)
-            for message in messages_for(
-                runner.table_id, hand_id, events, viewer, connection.player, hand, shared
-            ):
-                connection.send(message, frames)
-            if reloaded:
+            for message in fanout.messages(viewer, connection.player):
+                connection.send(message, fanout.frames)
+            if fanout.reloaded:
                 self.send_snapshot(connection, runner)
             sent.add(connection)
         for account in offered:  # a seat offer reaches a waiting player wherever they are
             for connection in self.by_player.get(account, ()):
                 if connection in sent:
                     continue
-                for message in messages_for(runner.table_id, hand_id, events, None, account, None):
+                for message in fanout.away(account):
                     if message["type"] in ("seat_offer", "event"):
                         if message["type"] == "event" and message["kind"] != "seat_offer_expired":
                             continue
                         connection.send(message)
 
     def send_snapshot(self, connection: Connection, runner: WatchedTable) -> None:
-        viewer = self._viewer(runner, connection)
-        view = runner.table.view(viewer)
         muted = connection.muted.get(runner.table_id, set())
-        mine = runner.table.seats.get(viewer) if viewer is not None else None
-        settings = seat_settings(mine)
-        connection.send(snapshot(runner.table_id, runner.playing, view, sorted(muted), settings))
-        hand = runner.table.hand
-        if hand is not None and not hand.is_over and hand.board:
-            connection.send(pots_message(runner.table_id, runner.playing, hand))
-        if viewer is not None and hand is not None and not hand.is_over:
-            strength = hand_strength(runner.table_id, runner.playing, hand, viewer)
-            if strength is not None:
-                connection.send(strength)
+        for message in snapshot_messages(runner, self._viewer(runner, connection), sorted(muted)):
+            connection.send(message)
 
     def _on_tournament(self, events: Sequence[TournamentEvent]) -> None:
         """Tournament news: a moved player's connections follow them to the new table (a

@@ -27,6 +27,7 @@ from typing import Any
 from feltroom.cards import Card
 from feltroom.evaluate import HandCategory, evaluate
 from feltroom.room.events import HandVoided, TablePaused, TableReloaded, TableResumed
+from feltroom.room.runtime.host import WatchedTable
 from feltroom.rules import (
     BoardDealt,
     Called,
@@ -46,7 +47,7 @@ from feltroom.rules import (
     UncalledBetReturned,
     build_pots,
 )
-from feltroom.server.protocol import legal_dict
+from feltroom.server.protocol import FrameCache, legal_dict
 from feltroom.table import (
     BlindDeclined,
     BlindPrompt,
@@ -83,6 +84,7 @@ from feltroom.table import (
 )
 
 __all__ = [
+    "Fanout",
     "describe_hand",
     "hand_strength",
     "legal_of",
@@ -90,6 +92,7 @@ __all__ = [
     "pots_message",
     "seat_settings",
     "snapshot",
+    "snapshot_messages",
     "to_wire",
 ]
 
@@ -456,3 +459,54 @@ def snapshot(
             "settings": dict(settings) if settings is not None else None,
         },
     }
+
+
+def snapshot_messages(
+    runner: WatchedTable, viewer: int | None, muted: Sequence[str] = ()
+) -> list[Message]:
+    """What a viewer (their seat, ``None`` for an observer) gets to see the table afresh
+    (joining, observing, resuming, after the table was rebuilt): the snapshot with their own
+    seat's settings, and while a hand is played the pots once there is a board and the seat's
+    hand strength."""
+    table = runner.table
+    settings = seat_settings(table.seats.get(viewer) if viewer is not None else None)
+    out = [snapshot(runner.table_id, runner.playing, table.view(viewer), muted, settings)]
+    hand = table.hand
+    if hand is not None and not hand.is_over and hand.board:
+        out.append(pots_message(runner.table_id, runner.playing, hand))
+    if viewer is not None and hand is not None and not hand.is_over:
+        strength = hand_strength(runner.table_id, runner.playing, hand, viewer)
+        if strength is not None:
+            out.append(strength)
+    return out
+
+
+class Fanout:
+    """One batch of a table's events as each of its viewers gets it (the single process's
+    ``Hub`` and a cluster's worker): the messages that are everyone's are built once
+    (``shared``) and, sent through ``frames``, encoded once; ``reloaded``: the table was rebuilt
+    (each viewer gets a snapshot after the batch)."""
+
+    def __init__(self, runner: WatchedTable, events: Sequence[object]) -> None:
+        self.runner = runner
+        self.events = events
+        hand = self.hand = runner.table.hand
+        hand_id = runner.playing
+        if hand_id is None and hand is not None and hand.is_over:
+            hand_id = runner.last_hand_id  # after the hand: a show by choice (R-SHOW-4)
+        self.hand_id = hand_id
+        self.reloaded = any(isinstance(event, TableReloaded) for event in events)
+        self.shared: dict[int, Message] = {}
+        self.frames: FrameCache = {}
+
+    def messages(self, viewer: int | None, player: str | None) -> list[Message]:
+        """The batch for one viewer at the table (their seat, ``None`` for an observer)."""
+        runner = self.runner
+        return messages_for(
+            runner.table_id, self.hand_id, self.events, viewer, player, self.hand, self.shared
+        )
+
+    def away(self, player: str) -> list[Message]:
+        """The batch for a player who does not watch the table (on its waiting list): what
+        names them (a seat offer), no hand."""
+        return messages_for(self.runner.table_id, self.hand_id, self.events, None, player, None)
