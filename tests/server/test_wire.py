@@ -866,6 +866,8 @@ async def _tournament_frames(storage: SqlStorage) -> list[tuple[str, Message]]:
             connections[name] = hub.open()
             hello = {"type": "hello", "id": 1, "version": 1, "token": token}
             await hub.receive(connections[name], json.dumps(hello))
+            if name == "dave":  # the operator's word reaches a player in the lobby too
+                assert hub.broadcast("The room closes at midnight.") == 2
             await runtime.register_tournament("duel-1", name)
         await hub.receive(
             connections["carol"], '{"type":"tournament","id":2,"tournament":"duel-1"}'
