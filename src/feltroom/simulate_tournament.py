@@ -363,6 +363,8 @@ class _Run:
 
     def check_balance(self) -> None:
         cfg = self.settings
+        if self.director.moves_wait:
+            return  # hand-for-hand: tables balance between rounds (R-TOURN-9)
         models = [m for m in self.director.tables.values() if not m.breaking]
         if len(models) < 2:
             return
