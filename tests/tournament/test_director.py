@@ -577,7 +577,6 @@ def test_R_TOURN_13_cancellation_before_the_money() -> None:
     seats = sorted(d.tables[1].seats)
     hand(d, 1, busts=[seats[0]])  # 12 left, 4 paid: before the money
     hand(d, 1, busts=[sorted(d.tables[1].seats)[0]])
-    hand(d, 2)  # every entry has played (one that never played is refunded instead)
     out = d.cancel(10.0)
     paid = {o.entry: o.amount for o in of(CancellationPaid, out)}
     assert len(paid) == 11
@@ -748,7 +747,6 @@ def test_R_TOURN_15_a_cancellation_during_the_hand_leaves_the_disqualified_entry
     at its end is out at once with its start-of-hand chips, in the current place without a
     prize, and has no share of the pool left; the others share it all."""
     d, _ = started(5, starting_stack=100)
-    hand(d, 1)  # every entry has played (one that never played is refunded instead)
     seat = min(d.tables[1].seats)
     account = account_at(d, 1, seat)
     d.hand_started(1, 0, seat, 1.0)

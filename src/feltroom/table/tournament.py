@@ -294,15 +294,25 @@ class TournamentTable(Table):
         for number, player in self.seats.items():
             if player.owes is not Owes.NEW:
                 continue
-            if last is not None and strictly_between(
-                number,
-                last.small if last.small is not None else last.button,
-                last.big,
-                self.config.max_seats,
+            if (
+                last is not None
+                and not last.heads_up
+                and strictly_between(
+                    number,
+                    last.small if last.small is not None else last.button,
+                    last.big,
+                    self.config.max_seats,
+                )
             ):
-                player.entry = Entry.WAIT  # R-TOURN-3: between the small blind and the button
+                # R-TOURN-3: between the next hand's button (last hand's small blind) and its
+                # small blind (last hand's big blind) the newcomer waits for the button
+                player.entry = Entry.WAIT
             else:
-                player.owes = Owes.NOTHING  # dealt in at once, without a post
+                # dealt in at once, without a post. After a heads-up hand the next button is the
+                # player nearest before last hand's big blind, whoever sits there: no seat lies
+                # between the button and the small blind, so every newcomer is dealt in (the
+                # one there takes the button; the blinds go on as due)
+                player.owes = Owes.NOTHING
         plan, events = super()._plan()
         if plan is None or not self.level.ante:
             return plan, events

@@ -98,8 +98,10 @@ class EntryState:
     prize: int = 0
     disqualified: bool = False
     """R-TOURN-15: the operator suspended the account; it finishes without a prize."""
+    late: bool = False
+    """Registered after the start (late registration or a re-entry, R-TOURN-3)."""
     played: bool = False
-    """Dealt into a hand that ended (R-TOURN-13: an entry that never played is refunded)."""
+    """Dealt into a hand that ended (R-TOURN-13: a late entry that never played is refunded)."""
 
 
 @dataclass(slots=True)
@@ -278,7 +280,7 @@ class Director:
         self.entries.append(entry)
         self._entries_in += 1
         self._live[account] = entry.number
-        late = self.started_at is not None
+        late = entry.late = self.started_at is not None
         out: list[Output] = [Registered(entry.number, account, cfg.buy_in, cfg.fee, late)]
         if late:
             entry.stack = cfg.starting_stack
@@ -900,9 +902,10 @@ class Director:
         progress, which is void): in the money each first gets the prize of the next place to
         finish, before it the buy-in back, and the rest goes in proportion to chips. Prizes
         already won stay paid. An entry to be disqualified at the end of the hand in progress
-        (R-TOURN-15) is out first, without a share. An entry that never played (dealt into no
-        hand that ended: a late entry waiting for its first hand) gets its buy-in back from the
-        pool and its fee from the house (``Refunded``) and no share."""
+        (R-TOURN-15) is out first, without a share. A late entry that never played (dealt into
+        no hand that ended) gets its buy-in back from the pool and its fee from the house
+        (``Refunded``) and no share; the entries seated at the start share the pool left (so a
+        cancellation before any hand ends still pays out a guarantee's overlay)."""
         if self.finished:
             raise IllegalAction(f"the tournament has already {self.state}")
         if self.started_at is None:
@@ -925,9 +928,9 @@ class Director:
             self._round_out = []
         alive = self.stacks()
         pool_left = self.pool - self.paid_out
-        for number in sorted(alive):  # never dealt a hand: buy-in and fee back
+        for number in sorted(alive):  # a late entry never dealt a hand: buy-in and fee back
             entry = self.entries[number - 1]
-            if entry.played:
+            if entry.played or not entry.late:
                 continue
             del alive[number]
             buy_in = min(cfg.buy_in, pool_left)  # a refund, not a prize (the audit's books)
