@@ -13,6 +13,8 @@ from feltroom.tournament import (
     CancellationPaid,
     Director,
     Finished,
+    HandForHandEnded,
+    HandForHandStarted,
     HoldTable,
     MovePlayer,
     OpenTable,
@@ -22,7 +24,7 @@ from feltroom.tournament import (
     SeatPlayer,
 )
 
-from .test_director import account_at, counts, hand, of, started
+from .test_director import account_at, counts, hand, of, started, to_bubble
 
 
 def late(seats: int, n: int, seed: int = 1, **changes: object) -> Director:
@@ -175,3 +177,64 @@ def test_R_TOURN_13_a_late_entry_that_never_played_gets_buy_in_and_fee_back() ->
     shares = {p.account: p.amount for p in of(CancellationPaid, out)}
     assert "late" not in shares
     assert sum(shares.values()) == d.pool - 100 == 400
+
+
+# ---------------------------------------------------------------------- R-TOURN-9, 10
+
+
+def test_R_TOURN_9_the_first_round_waits_for_every_table_s_hand_in_progress() -> None:
+    """R-TOURN-9: the table whose hand made the bubble does not deal again while the others
+    finish theirs; the first round then deals at every table together."""
+    d, _ = started(13, seats_per_table=3)
+    to_bubble(d, 6)
+    assert counts(d) == {1: 3, 2: 3}
+    d.hand_started(2, 0, min(d.tables[2].seats), 10.0)
+    out = hand(d, 1, busts=[min(d.tables[1].seats)], now=11.0)  # 5 left: the bubble
+    assert of(HandForHandStarted, out) == [HandForHandStarted(5)]
+    assert HoldTable(1, "hand_for_hand") in out
+    assert d.tables[1].held
+    out = hand(d, 2, begun=True, now=12.0)  # the last hand in progress ends: the first round
+    assert ReleaseTable(1) in out
+    assert not d.tables[1].held
+    assert not d.tables[2].held
+    assert d.hand_for_hand_round == 1
+
+
+def test_R_TOURN_10_a_knock_out_before_the_first_round_is_ranked_alone() -> None:
+    """R-TOURN-9 / R-TOURN-10 (the first round's ranking): a hand already in progress when the
+    bubble came bursts it; its knock-out is the bubble, ranked at once and alone, and the
+    player out at the table that made the bubble (already ranked) cannot take it."""
+    d, _ = started(13, seats_per_table=3)
+    to_bubble(d, 6)
+    d.hand_started(2, 0, min(d.tables[2].seats), 10.0)
+    out = hand(d, 1, busts=[min(d.tables[1].seats)], now=11.0)
+    (sixth,) = of(PlaceFinal, out)
+    assert (sixth.place, sixth.prize) == (6, 0)
+    seat = min(d.tables[2].seats)
+    bubble = d.tables[2].seats[seat]
+    d.entries[bubble - 1].stack = 5000  # more chips than anyone: still out after the bubble came
+    out = hand(d, 2, begun=True, busts=[seat], now=12.0)
+    assert [(p.entry, p.place, p.prize) for p in of(PlaceFinal, out)] == [(bubble, 5, 0)]
+    assert of(HandForHandEnded, out) == [HandForHandEnded(4)]
+    assert all(not t.held for t in d.tables.values())
+
+
+def test_R_TOURN_9_a_table_breaking_in_a_round_moves_its_players_after_the_round() -> None:
+    """R-TOURN-9 / R-TOURN-8: a table whose round hand leaves the field needing one table fewer
+    breaks only when the round is over, so nobody it sends is dealt twice in one round; its
+    knock-outs are ranked with the round's."""
+    d, _ = started(34, seats_per_table=3)
+    assert d.paid_places == 6
+    to_bubble(d, 7)
+    assert d.hand_for_hand
+    assert counts(d) == {1: 2, 2: 2, 3: 3}
+    out = hand(d, 3, busts=sorted(d.tables[3].seats)[:2], now=20.0)  # 5 left: two tables
+    assert of(MovePlayer, out) == []  # tables 1 and 2 have not dealt their round hand
+    assert of(PlaceFinal, out) == []
+    out = hand(d, 1, now=21.0)
+    assert of(MovePlayer, out) == []
+    out = hand(d, 2, now=22.0)  # the round is over: table 3 breaks
+    (move,) = of(MovePlayer, out)
+    assert move.from_table == 3
+    assert 3 not in d.tables
+    assert sorted(p.place for p in of(PlaceFinal, out)) == [6, 7]

@@ -158,6 +158,8 @@ class Director:
         """Hand-for-hand: the round's hands are being dealt (else tables wait at its start)."""
         self._round: set[int] = set()
         """Tables that dealt their hand of the open round."""
+        self.hand_for_hand_round = 0
+        """Hand-for-hand rounds opened so far (R-TOURN-9): each entry plays one hand a round."""
         self._round_out: list[tuple[int, int]] = []
         self.moves = 0
         self.tables_broken = 0
@@ -720,6 +722,7 @@ class Director:
             self._end_hand_for_hand()
             return True
         self._round_open = True  # the next round: every table deals (after the moves)
+        self.hand_for_hand_round += 1
         for table in self.tables.values():
             self._unhold(table, "hand_for_hand")
         return True
