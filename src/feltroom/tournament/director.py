@@ -703,6 +703,8 @@ class Director:
             return True
         if any(t.in_hand for t in self.tables.values()):
             return False
+        if self._round_open and not self._round:
+            return True  # nobody has dealt in this round yet: moving deals nobody twice
         if self._round_open:
             waiting = [
                 t
@@ -728,6 +730,9 @@ class Director:
         return True
 
     def _end_hand_for_hand(self) -> None:
+        out, self._round_out = self._round_out, []  # a disqualification before any deal
+        if out:
+            self._out += self._rank(out)
         self.hand_for_hand = False
         self._round_open = False
         self._round = set()
