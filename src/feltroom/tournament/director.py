@@ -250,6 +250,12 @@ class Director:
         return not self._round_open or bool(self._round)
 
     @property
+    def round_open(self) -> bool:
+        """Hand-for-hand: the round's hands are being dealt (``False`` while every table waits
+        for the hands in progress before it)."""
+        return self.hand_for_hand and self._round_open
+
+    @property
     def _closes_at(self) -> float:
         """The tournament clock's time when late registration closes (R-TOURN-3)."""
         return float(self.settings.late_registration_levels * self._level_seconds)
