@@ -111,3 +111,59 @@ def test_R_TOURN_large_simulated_tournaments(form: str, players: int) -> None:
     report = simulate_tournament(form, players, 1)
     check(report, players)
     assert report.tables_broken >= report.tables_max - 1
+
+
+def test_R_TOURN_the_soak_draws_each_run_from_its_seed() -> None:
+    """The soak's runs: sizes 2..3,000 (log-uniform), seats 2..10, both formats, late
+    registration and breaks drawn from the seed, the same for the same seed."""
+    from feltroom.simulate_tournament import soak_run
+
+    runs = [soak_run(seed) for seed in range(1, 401)]
+    assert runs[0] == soak_run(1)
+    assert {r["form"] for r in runs} == {"sng", "mtt"}
+    assert {r["seats"] for r in runs} == set(range(2, 11))
+    sizes = sorted(r["players"] for r in runs)
+    assert sizes[0] >= 2
+    assert sizes[-1] <= 3000
+    assert sizes[len(sizes) // 2] < 200  # log-uniform: the median near sqrt(2 x 3000)
+    assert sizes[-1] > 1000
+    mtt = [r for r in runs if r["form"] == "mtt"]
+    assert {r["late_levels"] for r in mtt} == {0, 1, 2}
+    assert any("breaks" not in r for r in mtt)
+    assert any(r.get("breaks") == "none" for r in mtt)
+    assert any("cancel_after" in r for r in runs)
+
+
+def test_the_cli_soaks_tournaments() -> None:
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "feltroom.cli",
+            "simulate",
+            "--tournament",
+            "soak",
+            "--runs",
+            "3",
+            "--seed",
+            "4",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    line = json.loads(run.stdout)
+    assert (line["runs"], line["seeds"], line["crashes"], line["violations"]) == (3, "4..6", 0, 0)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("chunk", range(5))
+def test_R_TOURN_soak_of_fifty_seeds(chunk: int) -> None:
+    """Fifty seeds of the soak (``feltroom simulate --tournament soak --runs 2000``): no crash,
+    no violation."""
+    from feltroom.simulate_tournament import soak
+
+    report = soak(10, 1 + 10 * chunk)
+    assert report.crashes == 0, report.examples
+    assert report.violations == 0, report.examples
