@@ -21,6 +21,16 @@ CHUNKS = 20
 PER_CHUNK = 10  # 20 x 10 = 200 tournaments of each format
 
 
+def simulate(*args: str) -> subprocess.CompletedProcess[str]:
+    """``feltroom simulate ARGS`` in a child process."""
+    return subprocess.run(
+        [sys.executable, "-m", "feltroom.cli", "simulate", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
 def check(report: TournamentReport, players: int) -> None:
     assert report.violations == 0, report.examples
     assert report.places_ok
@@ -58,24 +68,7 @@ def test_simulate_tournament_refuses_bad_input() -> None:
 
 def test_the_cli_prints_the_json_line() -> None:
     """The JSON line of the issue, field for field."""
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "feltroom.cli",
-            "simulate",
-            "--tournament",
-            "sng",
-            "--players",
-            "9",
-            "--seed",
-            "2",
-            "--json",
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    run = simulate("--tournament", "sng", "--players", "9", "--seed", "2", "--json")
     assert run.returncode == 0, run.stderr
     line = json.loads(run.stdout)
     assert list(line) == [
@@ -95,12 +88,7 @@ def test_the_cli_prints_the_json_line() -> None:
     assert line["violations"] == 0
     assert line["places_ok"] is True
     assert line["paid"] == line["prize_pool"] == 9 * 1000
-    missing = subprocess.run(
-        [sys.executable, "-m", "feltroom.cli", "simulate", "--tournament", "mtt"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    missing = simulate("--tournament", "mtt")
     assert missing.returncode == 2
     assert "--players" in missing.stderr
 
@@ -135,23 +123,7 @@ def test_R_TOURN_the_soak_draws_each_run_from_its_seed() -> None:
 
 
 def test_the_cli_soaks_tournaments() -> None:
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "feltroom.cli",
-            "simulate",
-            "--tournament",
-            "soak",
-            "--runs",
-            "3",
-            "--seed",
-            "4",
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    run = simulate("--tournament", "soak", "--runs", "3", "--seed", "4")
     assert run.returncode == 0, run.stdout + run.stderr
     line = json.loads(run.stdout)
     assert (line["runs"], line["seeds"], line["crashes"], line["violations"]) == (3, "4..6", 0, 0)
