@@ -8,11 +8,20 @@ runs the tournament to its end and checks the invariants after every hand:
 - after each balancing no table is more than ``balance_gap`` players from another, unless every
   fullest table is in a hand (it gives up a player when its hand ends, R-TOURN-7);
 - nobody who came to a table (a move, a broken table, a late entry) is dealt in between the
-  small blind and the button (R-TOURN-3, R-TOURN-8);
+  small blind and the button, and everyone who came is dealt in outside it (R-TOURN-3,
+  R-TOURN-8);
+- no table that can deal is left unheld during a break (R-TOURN-12); during hand-for-hand no
+  table deals while the tables wait for a round and nobody is dealt twice in one round
+  (R-TOURN-9); after each hand's breaks no more tables stay than the players left need and no
+  table marked to break waits between hands (R-TOURN-8); late entries are taken before the
+  close and refused from it, with no ``tick`` first (R-TOURN-3); a cancellation (the soak's)
+  refunds buy-in and fee to the late entries that never played and pays the pool left out
+  exactly (R-TOURN-13);
 - the blinds and the big-blind ante of every hand are those of the schedule's current level
   (R-TOURN-5), the ante after the blind when a stack cannot cover both;
-- at the end: exactly one winner; places 1..N each given once (shared places count for every
-  place they cover, R-TOURN-10); the prizes add up to the prize pool (R-TOURN-11).
+- at the end (within 100 hands a player): exactly one winner; places 1..N each given once
+  (shared places count for every place they cover, R-TOURN-10); the prizes add up to the prize
+  pool (R-TOURN-11).
 
 The simulated clock: every action takes ``ACTION_SECONDS`` (5) and every deal ``DEAL_SECONDS``
 (5) seconds, so levels and breaks advance at a comparable pace in every run; a hand is played

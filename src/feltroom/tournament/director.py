@@ -748,12 +748,15 @@ class Director:
             self._unhold(table, "hand_for_hand")
         self._out.append(HandForHandEnded(self.remaining))
 
+    def _tables_needed(self) -> int:
+        """The tables the players left need (R-TOURN-8)."""
+        return max(1, -(-self.remaining // self.settings.seats_per_table))
+
     def _mark_breaking(self) -> list[TableState]:
         """R-TOURN-8: the tables the field no longer needs, the highest-numbered, are marked
         to break (held); a marked table the field needs again plays on. Returns the marked
         tables, lowest first; when everyone fits at one table, every table but the lowest."""
-        seats = self.settings.seats_per_table
-        needed = max(1, -(-self.remaining // seats))
+        needed = self._tables_needed()
         numbers = sorted(self.tables)
         doomed = set(numbers[needed:])
         final = len(numbers) > 1 and needed == 1
@@ -779,7 +782,7 @@ class Director:
         doomed = self._mark_breaking()
         if not doomed:
             return
-        if len(doomed) == len(self.tables) - 1 and -(-self.remaining // seats) <= 1:
+        if self._tables_needed() == 1:
             if not any(t.in_hand for t in self.tables.values()):
                 self._final_table(self.tables[min(self.tables)], doomed)
             return
