@@ -60,7 +60,7 @@ from feltroom.table import (
     ante_for,
     tournament_table_config,
 )
-from feltroom.table.button import strictly_between
+from feltroom.table.button import clockwise, strictly_between
 from feltroom.tournament import (
     BreakPolicy,
     CancellationPaid,
@@ -345,10 +345,18 @@ class _Run:
             )
         if started.arrangement == "fresh":
             return
-        small = started.small if started.small is not None else self.last_big.get(number)
+        seats = self.settings.seats_per_table
+        last_big = self.last_big.get(number)
+        if last_big is not None:
+            due = next(s for s in clockwise(last_big, seats) if s in started.dealt)
+            if started.big != due:
+                self.report.add(
+                    f"table {number} hand {started.number}: the big blind in seat {started.big}, "
+                    f"due from seat {due}, the first dealt after the last big blind (R-TOURN-4)"
+                )
+        small = started.small if started.small is not None else last_big
         if small is None or small == started.button:
             return
-        seats = self.settings.seats_per_table
         dealt = set(started.dealt)
         for seat in came & stacks.keys():
             between = strictly_between(seat, started.button, small, seats)

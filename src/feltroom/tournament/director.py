@@ -171,6 +171,10 @@ class Director:
         self._holds_changed: set[int] = set()
         self._balance_due = False
         self._pending_most: int | None = None
+        self._layout = 0
+        """Bumped whenever a table opens or closes."""
+        self._marked: tuple[tuple[int, int], list[int]] = ((0, -1), [])
+        """(tables needed, layout) -> the tables marked to break for them"""
         self._disqualify: set[int] = set()
         """Entries to disqualify when the hand in progress at their table ends (R-TOURN-15)."""
         self.disqualified_chips = 0
@@ -328,6 +332,7 @@ class Director:
         out: list[Output] = [Started(len(players), len(layout)), LevelStarted(1, self.level)]
         for number, seats in layout.items():
             self.tables[number] = TableState(number)
+            self._layout += 1
             out.append(OpenTable(number, self.level))
             for seat, entry_number in sorted(seats.items()):
                 entry = self.entries[entry_number - 1]
@@ -375,6 +380,7 @@ class Director:
         else:
             number = max(self.tables, default=0) + 1
             self.tables[number] = TableState(number)
+            self._layout += 1
             self.tables_max = max(self.tables_max, len(self.tables))
             self._out.append(OpenTable(number, self.level))
             if self._break_ends is not None:
@@ -757,8 +763,12 @@ class Director:
         to break (held); a marked table the field needs again plays on. Returns the marked
         tables, lowest first; when everyone fits at one table, every table but the lowest."""
         needed = self._tables_needed()
+        key, marked = self._marked
+        if key == (needed, self._layout):  # nothing that decides it changed
+            return [self.tables[n] for n in marked]
         numbers = sorted(self.tables)
         doomed = set(numbers[needed:])
+        self._marked = ((needed, self._layout), sorted(doomed))
         final = len(numbers) > 1 and needed == 1
         for number in numbers:
             table = self.tables[number]
@@ -830,6 +840,7 @@ class Director:
     def _close(self, table: TableState) -> None:
         assert not table.seats
         del self.tables[table.number]
+        self._layout += 1
         self._balance_due = True
         self.tables_broken += 1
         self._round.discard(table.number)
