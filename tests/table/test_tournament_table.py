@@ -370,3 +370,22 @@ def test_R_TOURN_4_after_a_heads_up_hand_without_its_big_blind_the_blind_goes_on
     assert sorted(second.dealt) == sorted([first.button, seat])
     assert second.big == first.button
     assert second.button == second.small == seat
+
+
+def test_R_TOURN_4_a_ring_turned_heads_up_deals_the_newcomer_in_and_the_big_blind_goes_on() -> None:
+    """R-TOURN-3 / R-TOURN-4: last hand's small and big blinds are gone and a newcomer sits
+    between them, where he would wait for the button; with nobody else to play, the next hand
+    is heads-up with him dealt in, and the big blind goes to the player due for it (last hand's
+    button), not to the newcomer."""
+    table = make(seats=(1, 4, 7))
+    first = started(table.start_hand(0.0))
+    fold_round(table)
+    assert first.small is not None
+    table.remove_player(first.small, 2.0, "eliminated")
+    table.remove_player(first.big, 2.0, "eliminated")
+    seat = first.small % 9 + 1  # strictly between last hand's small and big blinds
+    table.seat_player("newcomer", seat, 1500, 2.0)
+    second = started(table.start_hand(3.0))
+    assert sorted(second.dealt) == sorted([first.button, seat])
+    assert second.big == first.button
+    assert second.button == second.small == seat
