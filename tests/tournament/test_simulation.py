@@ -139,3 +139,21 @@ def test_R_TOURN_soak_of_fifty_seeds(chunk: int) -> None:
     report = soak(10, 1 + 10 * chunk)
     assert report.crashes == 0, report.examples
     assert report.violations == 0, report.examples
+
+
+@pytest.mark.parametrize(
+    ("players", "seed"),
+    [
+        pytest.param(11, 12, id="never-finished"),
+        pytest.param(349, 5, id="IndexError-in-register"),
+        pytest.param(1516, 7009, id="IndexError-1516", marks=pytest.mark.slow),
+    ],
+)
+def test_R_TOURN_8_R_TOURN_10_the_audit_s_simulations_finish_clean(players: int, seed: int) -> None:
+    """Issue 39's commands: ``feltroom simulate --tournament mtt --players 349 --seed 5`` (and
+    1516 --seed 7009) crashed in ``Director.register`` (a table marked to break held for good,
+    then a new table broken into full ones), ``--players 11 --seed 12`` never ended."""
+    report = simulate_tournament("mtt", players, seed)
+    assert report.violations == 0, report.examples
+    assert report.places_ok
+    assert report.paid == report.prize_pool > 0
