@@ -236,6 +236,7 @@ class _Run:
                         move.from_seat, now, "final_table"
                     )
                     taken[move.entry] = chips
+                    self._carry(move, chips)
                 table = self.tables[out.table]
                 for move in out.moves:
                     table.seat_player(move.account, move.to_seat, taken[move.entry], now)
@@ -257,6 +258,14 @@ class _Run:
         chips, _ = self.tables[move.from_table].remove_player(move.from_seat, now, "moved")
         self.tables[move.to_table].seat_player(move.account, move.to_seat, chips, now)
         self.came[move.to_table].add(move.to_seat)
+        self._carry(move, chips)
+
+    def _carry(self, move: MovePlayer, chips: int) -> None:
+        """The chips cache follows a player's chips to the new table (a move may come from a
+        registration or a tick, when no hand's report refreshes the tables)."""
+        cache = self.table_chips
+        cache[move.from_table] = cache.get(move.from_table, 0) - chips
+        cache[move.to_table] = cache.get(move.to_table, 0) + chips
 
     # ---------------------------------------------------------------- hands
 
