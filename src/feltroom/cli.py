@@ -147,10 +147,26 @@ def _simulate(args: argparse.Namespace) -> int:
     return 0 if report.violations == 0 else 1
 
 
+def _soak_tournaments(args: argparse.Namespace) -> int:
+    """``feltroom simulate --tournament soak --runs N [--seed S]``: one tournament a seed from
+    S (default 1), each drawing its size, seats, format, late registration and breaks; one JSON
+    object; exit 0 only without crashes and violations."""
+    from feltroom.simulate_tournament import soak
+
+    if args.tournament != "soak":
+        print("feltroom simulate: --runs goes with --tournament soak", file=sys.stderr)
+        return 2
+    report = soak(args.runs, args.seed or 1, progress=_soak_progress, every=args.progress or 0)
+    print(json.dumps(report.as_json()))
+    return 0 if report.crashes == 0 and report.violations == 0 else 1
+
+
 def _simulate_tournament(args: argparse.Namespace) -> int:
     """A whole tournament offline (issue 18): one JSON line; exit 0 only without violations."""
     from feltroom.simulate_tournament import simulate_tournament
 
+    if args.runs is not None:
+        return _soak_tournaments(args)
     if args.players is None:
         print("feltroom simulate: --tournament needs --players N (2 or more)", file=sys.stderr)
         return 2
@@ -273,8 +289,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     simulate.add_argument(
         "--tournament",
-        choices=("sng", "mtt"),
-        help="run one whole tournament instead (with --players; docs/tournaments.md)",
+        choices=("sng", "mtt", "soak"),
+        help="run one whole tournament instead (with --players; docs/tournaments.md); soak: "
+        "one tournament a seed (with --runs)",
+    )
+    simulate.add_argument(
+        "--runs",
+        type=_positive,
+        metavar="N",
+        help="--tournament soak: N tournaments, seeds --seed (default 1) onwards, each drawing "
+        "its size (2..3,000), seats, format, late registration and breaks",
     )
     simulate.add_argument(
         "--players", type=_positive, metavar="N", help="the tournament's players (2 or more)"

@@ -332,3 +332,60 @@ def test_R_TOURN_8_the_final_table_draws_the_button_again_with_no_blind_owed() -
     hand_started = started(events)
     assert hand_started.arrangement == "fresh"
     assert set(hand_started.dealt) == {1, 2, 3, 6, 8}
+
+
+def heads_up_hand() -> tuple[TournamentTable, HandStarted]:
+    """Two players at seats 1 and 5 play a heads-up hand (the button posts the small blind)."""
+    table = make(seats=(1, 5))
+    first = started(table.start_hand(0.0))
+    assert first.small == first.button
+    fold_round(table)
+    return table, first
+
+
+def test_R_TOURN_3_after_a_heads_up_hand_the_newcomer_on_the_button_is_dealt_in() -> None:
+    """R-TOURN-3 / R-TOURN-8: after a heads-up hand a newcomer between last hand's button and
+    big blind takes the next button and is dealt in (not left out of a heads-up hand between the
+    other two)."""
+    table, first = heads_up_hand()
+    seat = 3 if first.button == 1 else 7  # strictly between the button and the big blind
+    table.seat_player("newcomer", seat, 1500, 2.0)
+    second = started(table.start_hand(3.0))
+    assert sorted(second.dealt) == sorted([1, 5, seat])
+    assert second.button == seat
+    assert (second.small, second.big) == (first.big, first.button)
+    assert all(f.seat != seat for f in second.forced)  # no post
+
+
+def test_R_TOURN_4_after_a_heads_up_hand_without_its_big_blind_the_blind_goes_on_as_due() -> None:
+    """R-TOURN-4 / R-TOURN-8: last hand's big blind is gone; the big blind is due from the
+    player who had the button (and the small blind): they post it, and the newcomer is dealt in
+    on the button (not the newcomer on the big blind and the other posting the small blind
+    twice)."""
+    table, first = heads_up_hand()
+    table.remove_player(first.big, 2.0, "eliminated")
+    seat = 3 if first.button == 1 else 7
+    table.seat_player("newcomer", seat, 1500, 2.0)
+    second = started(table.start_hand(3.0))
+    assert sorted(second.dealt) == sorted([first.button, seat])
+    assert second.big == first.button
+    assert second.button == second.small == seat
+
+
+def test_R_TOURN_4_a_ring_turned_heads_up_deals_the_newcomer_in_and_the_big_blind_goes_on() -> None:
+    """R-TOURN-3 / R-TOURN-4: last hand's small and big blinds are gone and a newcomer sits
+    between them, where he would wait for the button; with nobody else to play, the next hand
+    is heads-up with him dealt in, and the big blind goes to the player due for it (last hand's
+    button), not to the newcomer."""
+    table = make(seats=(1, 4, 7))
+    first = started(table.start_hand(0.0))
+    fold_round(table)
+    assert first.small is not None
+    table.remove_player(first.small, 2.0, "eliminated")
+    table.remove_player(first.big, 2.0, "eliminated")
+    seat = first.small % 9 + 1  # strictly between last hand's small and big blinds
+    table.seat_player("newcomer", seat, 1500, 2.0)
+    second = started(table.start_hand(3.0))
+    assert sorted(second.dealt) == sorted([first.button, seat])
+    assert second.big == first.button
+    assert second.button == second.small == seat

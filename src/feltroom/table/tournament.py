@@ -291,18 +291,36 @@ class TournamentTable(Table):
             self._apply(self._next_level)
             self._next_level = None
         last = self.last
+        waiting = []
         for number, player in self.seats.items():
             if player.owes is not Owes.NEW:
                 continue
-            if last is not None and strictly_between(
-                number,
-                last.small if last.small is not None else last.button,
-                last.big,
-                self.config.max_seats,
+            if (
+                last is not None
+                and not last.heads_up
+                and strictly_between(
+                    number,
+                    last.small if last.small is not None else last.button,
+                    last.big,
+                    self.config.max_seats,
+                )
             ):
-                player.entry = Entry.WAIT  # R-TOURN-3: between the small blind and the button
+                # R-TOURN-3: between the next hand's button (last hand's small blind) and its
+                # small blind (last hand's big blind) the newcomer waits for the button
+                player.entry = Entry.WAIT
+                waiting.append(player)
             else:
-                player.owes = Owes.NOTHING  # dealt in at once, without a post
+                # dealt in at once, without a post. After a heads-up hand the next button is the
+                # player nearest before last hand's big blind, whoever sits there: no seat lies
+                # between the button and the small blind, so every newcomer is dealt in (the
+                # one there takes the button; the blinds go on as due)
+                player.owes = Owes.NOTHING
+        playing = [p for p in self.seats.values() if p.present and not p.owing]
+        if waiting and len(playing) < 2:
+            # no ring to wait for: the hand is heads-up with the newcomer, who is dealt in
+            # without a post, the big blind going on to the player due for it (R-TOURN-4)
+            for player in waiting:
+                player.owes = Owes.NOTHING
         plan, events = super()._plan()
         if plan is None or not self.level.ante:
             return plan, events

@@ -98,6 +98,10 @@ class EntryState:
     prize: int = 0
     disqualified: bool = False
     """R-TOURN-15: the operator suspended the account; it finishes without a prize."""
+    late: bool = False
+    """Registered after the start (late registration or a re-entry, R-TOURN-3)."""
+    played: bool = False
+    """Dealt into a hand that ended (R-TOURN-13: a late entry that never played is refunded)."""
 
 
 @dataclass(slots=True)
@@ -150,7 +154,12 @@ class Director:
         """Knock-out groups waiting for the close of late registration (R-TOURN-10)."""
         self._knocked_out = 0
         self.hand_for_hand = False
+        self._round_open = False
+        """Hand-for-hand: the round's hands are being dealt (else tables wait at its start)."""
         self._round: set[int] = set()
+        """Tables that dealt their hand of the open round."""
+        self.hand_for_hand_round = 0
+        """Hand-for-hand rounds opened so far (R-TOURN-9): each entry plays one hand a round."""
         self._round_out: list[tuple[int, int]] = []
         self.moves = 0
         self.tables_broken = 0
@@ -162,6 +171,10 @@ class Director:
         self._holds_changed: set[int] = set()
         self._balance_due = False
         self._pending_most: int | None = None
+        self._layout = 0
+        """Bumped whenever a table opens or closes."""
+        self._marked: tuple[tuple[int, int], list[int]] = ((0, -1), [])
+        """(tables needed, layout) -> the tables marked to break for them"""
         self._disqualify: set[int] = set()
         """Entries to disqualify when the hand in progress at their table ends (R-TOURN-15)."""
         self.disqualified_chips = 0
@@ -232,6 +245,25 @@ class Director:
                 times.append(self._next_break)
         return min(times)
 
+    @property
+    def moves_wait(self) -> bool:
+        """Hand-for-hand, during a round or while the tables finish the hands before the first:
+        nobody moves (breaking and balancing wait for the round's end, R-TOURN-9)."""
+        if not self.hand_for_hand:
+            return False
+        return not self._round_open or bool(self._round)
+
+    @property
+    def round_open(self) -> bool:
+        """Hand-for-hand: the round's hands are being dealt (``False`` while every table waits
+        for the hands in progress before it)."""
+        return self.hand_for_hand and self._round_open
+
+    @property
+    def _closes_at(self) -> float:
+        """The tournament clock's time when late registration closes (R-TOURN-3)."""
+        return float(self.settings.late_registration_levels * self._level_seconds)
+
     def stacks(self) -> dict[int, int]:
         """Entry -> chips for every entry in play (at the start of any hand in progress)."""
         return {e.number: e.stack for e in self.entries if e.table is not None and not e.out}
@@ -244,7 +276,9 @@ class Director:
         cfg = self.settings
         if self.finished:
             raise IllegalAction(f"the tournament is {self.state}: registration is closed")
-        if not self.registration_open:
+        if not self.registration_open or (
+            self.started_at is not None and self.clock(now) >= self._closes_at
+        ):
             raise IllegalAction("registration is closed (late registration is over)")
         live = self._live.get(account)
         if live is not None:
@@ -258,7 +292,7 @@ class Director:
         self.entries.append(entry)
         self._entries_in += 1
         self._live[account] = entry.number
-        late = self.started_at is not None
+        late = entry.late = self.started_at is not None
         out: list[Output] = [Registered(entry.number, account, cfg.buy_in, cfg.fee, late)]
         if late:
             entry.stack = cfg.starting_stack
@@ -298,6 +332,7 @@ class Director:
         out: list[Output] = [Started(len(players), len(layout)), LevelStarted(1, self.level)]
         for number, seats in layout.items():
             self.tables[number] = TableState(number)
+            self._layout += 1
             out.append(OpenTable(number, self.level))
             for seat, entry_number in sorted(seats.items()):
                 entry = self.entries[entry_number - 1]
@@ -327,22 +362,31 @@ class Director:
         return out
 
     def _seat_late(self, entry: EntryState, now: float) -> list[Output]:
-        """R-TOURN-3: a random open seat at the shortest table; a new table when none is
-        free."""
+        """R-TOURN-3: a random open seat at the shortest table not breaking; a table marked to
+        break whose players no longer fit elsewhere plays on (R-TOURN-8); a new table when no
+        seat is free, held like the others during a break (R-TOURN-12)."""
         cfg = self.settings
         self._out = []
-        open_tables = {t: len(m.seats) for t, m in self.tables.items() if not m.breaking}
-        free = {t: n for t, n in open_tables.items() if n < cfg.seats_per_table}
+        self._alive += 1
+        if not self.hand_for_hand:
+            self._mark_breaking()
+        free = {
+            t: len(m.seats)
+            for t, m in self.tables.items()
+            if not m.breaking and len(m.seats) < cfg.seats_per_table
+        }
         if free:
             number = shortest(free)
         else:
             number = max(self.tables, default=0) + 1
             self.tables[number] = TableState(number)
+            self._layout += 1
             self.tables_max = max(self.tables_max, len(self.tables))
             self._out.append(OpenTable(number, self.level))
+            if self._break_ends is not None:
+                self._hold(self.tables[number], "break")
         table = self.tables[number]
         seat = self.rng.choice(open_seats(table.seats, cfg.seats_per_table))
-        self._alive += 1
         self._put(entry, number, seat)
         self._out.append(SeatPlayer(number, seat, entry.number, entry.account, entry.stack))
         self._after_change(now)
@@ -396,8 +440,7 @@ class Director:
                 level = self.level
                 self._out.append(LevelStarted(due, level))
                 self._out += [SetLevel(t, level) for t in sorted(self.tables)]
-            closes = self.settings.late_registration_levels * self._level_seconds
-            if self.registration_open and clock >= closes:
+            if self.registration_open and clock >= self._closes_at:
                 self._out += self._close_registration()
             if self._next_break is not None and now >= self._next_break:
                 assert self._breaks is not None
@@ -433,6 +476,8 @@ class Director:
         model = self._table(table)
         model.in_hand = True
         model.last_big = big
+        if self.hand_for_hand and self._round_open:
+            self._round.add(table)  # this table's hand of the round (R-TOURN-9)
         return []
 
     def hand_finished(
@@ -456,6 +501,7 @@ class Director:
                 raise IllegalAction(f"table {table} seat {seat} has no entry of this tournament")
             entry = self.entries[number - 1]
             entry.stack = chips
+            entry.played = True
             if chips == 0:
                 busted.append((number, before[seat]))
                 entry.out = True
@@ -474,9 +520,9 @@ class Director:
             if not entry.out:
                 busted.append(self._take_out(entry, model))
         if self.hand_for_hand:
+            self._hold(model, "hand_for_hand")  # it waits for the round (R-TOURN-9)
+        if self.hand_for_hand and table in self._round:
             self._round_out += busted
-            self._round.add(table)
-            self._hold(model, "hand_for_hand")
         elif busted:
             self._out += self._knock_out(busted)
         self._after_change(now, model)
@@ -509,7 +555,7 @@ class Director:
             return []
         entry.disqualified = True
         group = [self._take_out(entry, model)]
-        if self.hand_for_hand:
+        if self.hand_for_hand and self._round_open:
             self._round_out += group
         else:
             self._out += self._knock_out(group)
@@ -591,16 +637,28 @@ class Director:
         return out
 
     def _finish_if_won(self) -> None:
-        if self._alive != 1 or self.registration_open or self.finished or self._round_out:
+        """One entry left wins; when the last entries left together (a disqualification in a
+        heads-up hand), every place is given and the tournament is finished as well."""
+        if (
+            self._alive > 1
+            or self.started_at is None
+            or self.registration_open
+            or self.finished
+            or self._round_out
+        ):
             return
         alive = [e for e in self.entries if e.table is not None and not e.out]
-        if len(alive) != 1:
-            return
-        winner = alive[0]
-        winner.place, winner.prize = 1, self._prize(1)
-        self.paid_out += winner.prize
-        self._knocked_out += 1
-        self._out.append(PlaceFinal(winner.number, winner.account, 1, 1, winner.prize))
+        if len(alive) == 1:
+            winner = alive[0]
+            winner.place, winner.prize = 1, self._prize(1)
+            self.paid_out += winner.prize
+            self._knocked_out += 1
+            self._out.append(PlaceFinal(winner.number, winner.account, 1, 1, winner.prize))
+        else:
+            placed = [e for e in self.entries if e.place is not None]
+            if not placed:
+                return
+            winner = min(placed, key=lambda e: (e.place or 0, e.number))
         self._out.append(Finished(winner.number, winner.account))
         self.state = "finished"
         for number, table in sorted(self.tables.items()):
@@ -612,96 +670,150 @@ class Director:
 
     def _after_change(self, now: float, finished: TableState | None = None) -> None:
         """Hand-for-hand, breaking tables, balancing and the holds that follow from them
-        (``finished``: the table whose hand just ended)."""
+        (``finished``: the table whose hand just ended). During a hand-for-hand round nobody
+        moves: tables break and balance between rounds (R-TOURN-9)."""
         if self.state == "cancelled":
             return
         self._finish_if_won()
         if not self.finished:
-            self._hand_for_hand()
-            self._break_tables()
-            if self._balance_due or (
-                finished is not None
-                and self._pending_most is not None
-                and len(finished.seats) >= self._pending_most
-            ):
-                self._balance()
+            if self._hand_for_hand():
+                self._break_tables()
+                if self._balance_due or (
+                    finished is not None
+                    and self._pending_most is not None
+                    and len(finished.seats) >= self._pending_most
+                ):
+                    self._balance()
+                if self.hand_for_hand and len(self.tables) < 2:
+                    self._end_hand_for_hand()
             self._finish_if_won()
         self._sync_holds()
 
-    def _hand_for_hand(self) -> None:
+    def _hand_for_hand(self) -> bool:
         """R-TOURN-9: from the moment one more elimination would put everyone left in the
-        money, every table plays one hand and waits for the others; the round's eliminations
-        count as simultaneous."""
+        money, every table finishes the hand in progress and waits; then every table plays one
+        hand and waits for the others; the round's eliminations count as simultaneous. Returns
+        whether players may move now (not during a round, nor while tables finish the hands in
+        progress before the first)."""
         if not self.hand_for_hand:
             if (
                 self.registration_open
                 or len(self.tables) < 2
                 or self.remaining != self.paid_places + 1
             ):
-                return
+                return True
             self.hand_for_hand = True
+            self._round_open = False
             self._round = set()
             self._round_out = []
             self.state = "hand_for_hand" if self._break_ends is None else self.state
             self._out.append(HandForHandStarted(self.remaining))
-            return
+            for table in self.tables.values():
+                self._hold(table, "hand_for_hand")
+        if not self._round_open and self.remaining <= self.paid_places:
+            self._end_hand_for_hand()  # the bubble burst before the first round
+            return True
         if any(t.in_hand for t in self.tables.values()):
-            return
-        waiting = [
-            t
-            for t in self.tables.values()
-            if t.number not in self._round
-            and len(t.seats) >= 2
-            and not (t.holds - {"hand_for_hand"})
-        ]
-        if waiting:
-            return
-        out, self._round_out = self._round_out, []
-        if out:
-            self._out += self._rank(out)
-        self._round = set()
+            return False
+        if self._round_open and not self._round:
+            return True  # nobody has dealt in this round yet: moving deals nobody twice
+        if self._round_open:
+            waiting = [
+                t
+                for t in self.tables.values()
+                if t.number not in self._round
+                and len(t.seats) >= 2
+                and t.holds <= {"hand_for_hand", "break"}
+            ]
+            if waiting:
+                return False
+            out, self._round_out = self._round_out, []
+            if out:
+                self._out += self._rank(out)
+            self._round_open = False
+            self._round = set()
+        if self.remaining <= self.paid_places or len(self.tables) < 2:
+            self._end_hand_for_hand()
+            return True
+        self._round_open = True  # the next round: every table deals (after the moves)
+        self.hand_for_hand_round += 1
         for table in self.tables.values():
             self._unhold(table, "hand_for_hand")
-        if self.remaining <= self.paid_places or len(self.tables) < 2:
-            self.hand_for_hand = False
-            if self._break_ends is None:
-                self.state = "running"
-            self._out.append(HandForHandEnded(self.remaining))
+        return True
+
+    def _end_hand_for_hand(self) -> None:
+        out, self._round_out = self._round_out, []  # a disqualification before any deal
+        if out:
+            self._out += self._rank(out)
+        self.hand_for_hand = False
+        self._round_open = False
+        self._round = set()
+        if self._break_ends is None:
+            self.state = "running"
+        for table in self.tables.values():
+            self._unhold(table, "hand_for_hand")
+        self._out.append(HandForHandEnded(self.remaining))
+
+    def _tables_needed(self) -> int:
+        """The tables the players left need (R-TOURN-8)."""
+        return max(1, -(-self.remaining // self.settings.seats_per_table))
+
+    def _mark_breaking(self) -> list[TableState]:
+        """R-TOURN-8: the tables the field no longer needs, the highest-numbered, are marked
+        to break (held); a marked table the field needs again plays on. Returns the marked
+        tables, lowest first; when everyone fits at one table, every table but the lowest."""
+        needed = self._tables_needed()
+        key, marked = self._marked
+        if key == (needed, self._layout):  # nothing that decides it changed
+            return [self.tables[n] for n in marked]
+        numbers = sorted(self.tables)
+        doomed = set(numbers[needed:])
+        self._marked = ((needed, self._layout), sorted(doomed))
+        final = len(numbers) > 1 and needed == 1
+        for number in numbers:
+            table = self.tables[number]
+            table.breaking = number in doomed
+            if table.breaking and not final:
+                self._hold(table, "breaking")
+            else:
+                self._unhold(table, "breaking")
+            if final:
+                self._hold(table, "final_table")
+            else:
+                self._unhold(table, "final_table")
+        return [self.tables[n] for n in sorted(doomed)]
 
     def _break_tables(self) -> None:
-        """R-TOURN-8: when the players left fit in one table fewer, the highest-numbered table
-        breaks after its hand; the last two make the final table by a new draw."""
+        """R-TOURN-8: as soon as the players left fit in k tables fewer, the k highest-numbered
+        tables break, each after its own hand: its players, one by one in a random order, each
+        take a random open seat at the then shortest table not breaking. When everyone fits at
+        one table, the final table is drawn anew once every table's hand has ended."""
         seats = self.settings.seats_per_table
-        while len(self.tables) > 1 and self.remaining <= (len(self.tables) - 1) * seats:
-            victim = self.tables[max(self.tables)]
-            if len(self.tables) == 2:
-                survivor = self.tables[min(self.tables)]
-                victim.breaking = True
-                self._hold(victim, "final_table")
-                self._hold(survivor, "final_table")
-                if victim.in_hand or survivor.in_hand:
-                    return
-                self._final_table(survivor, victim)
-                return
-            victim.breaking = True
-            self._hold(victim, "breaking")
+        doomed = self._mark_breaking()
+        if not doomed:
+            return
+        if self._tables_needed() == 1:
+            if not any(t.in_hand for t in self.tables.values()):
+                self._final_table(self.tables[min(self.tables)], doomed)
+            return
+        for victim in doomed:
             if victim.in_hand:
-                return
-            players = [(seat, number) for seat, number in victim.seats.items()]
+                continue
+            players = list(victim.seats.items())
             self.rng.shuffle(players)
             for seat, number in players:
                 counts = {
                     t: len(m.seats)
                     for t, m in self.tables.items()
-                    if t != victim.number and not m.breaking
+                    if not m.breaking and len(m.seats) < seats
                 }
                 target = self.tables[shortest(counts)]
                 to_seat = self.rng.choice(open_seats(target.seats, seats))
                 self._move(number, victim, seat, target, to_seat, "break")
             self._close(victim)
 
-    def _final_table(self, survivor: TableState, victim: TableState) -> None:
-        players = [(victim, s, n) for s, n in victim.seats.items()]
+    def _final_table(self, survivor: TableState, victims: list[TableState]) -> None:
+        players = [(v, s, n) for v in victims for s, n in v.seats.items()]
         players += [(survivor, s, n) for s, n in survivor.seats.items()]
         players.sort(key=lambda p: p[2])
         new_seats = self.rng.sample(range(1, self.settings.seats_per_table + 1), len(players))
@@ -713,18 +825,22 @@ class Director:
                     number, entry.account, table.number, seat, survivor.number, to_seat, "final"
                 )
             )
-        victim.seats.clear()
+        for victim in victims:
+            victim.seats.clear()
         survivor.seats.clear()
         for move in moves:
             self._put(self.entries[move.entry - 1], survivor.number, move.to_seat)
         survivor.last_big = None
+        survivor.breaking = False
         self._unhold(survivor, "final_table")
         self._out.append(RedrawTable(survivor.number, tuple(moves)))
-        self._close(victim)
+        for victim in victims:
+            self._close(victim)
 
     def _close(self, table: TableState) -> None:
         assert not table.seats
         del self.tables[table.number]
+        self._layout += 1
         self._balance_due = True
         self.tables_broken += 1
         self._round.discard(table.number)
@@ -814,7 +930,10 @@ class Director:
         progress, which is void): in the money each first gets the prize of the next place to
         finish, before it the buy-in back, and the rest goes in proportion to chips. Prizes
         already won stay paid. An entry to be disqualified at the end of the hand in progress
-        (R-TOURN-15) is out first, without a share."""
+        (R-TOURN-15) is out first, without a share. A late entry that never played (dealt into
+        no hand that ended) gets its buy-in back from the pool and its fee from the house
+        (``Refunded``) and no share; the entries seated at the start share the pool left (so a
+        cancellation before any hand ends still pays out a guarantee's overlay)."""
         if self.finished:
             raise IllegalAction(f"the tournament has already {self.state}")
         if self.started_at is None:
@@ -837,6 +956,14 @@ class Director:
             self._round_out = []
         alive = self.stacks()
         pool_left = self.pool - self.paid_out
+        for number in sorted(alive):  # a late entry never dealt a hand: buy-in and fee back
+            entry = self.entries[number - 1]
+            if entry.played or not entry.late:
+                continue
+            del alive[number]
+            buy_in = min(cfg.buy_in, pool_left)  # a refund, not a prize (the audit's books)
+            pool_left -= buy_in
+            out.append(Refunded(number, entry.account, buy_in, cfg.fee))
         remaining = len(alive)
         first_each = self._prize(remaining) if remaining <= self.paid_places else cfg.buy_in
         shares = cancellation_shares(pool_left, alive, first_each)
