@@ -1,7 +1,11 @@
 """The cluster tests start several processes each (workers, gateways) beside a throwaway
 PostgreSQL and Redis: on the project's 2-core machine two of them at once starve each other's
 clocks (leases, turn clocks), so they take turns: each holds a lock file shared by the
-pytest-xdist workers (and by any other run of the suite on the machine) while it runs."""
+pytest-xdist workers (and by any other run of the suite on the machine) while it runs.
+
+The workers and gateways run on uvloop's event loop (``feltroom serve``): so do the tests' own
+loops here (``asyncio.run`` makes a uvloop loop), whose handles differ from the standard loop's
+(``call_later(0)`` returns a plain Handle, without ``when``)."""
 
 from __future__ import annotations
 
@@ -12,10 +16,21 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import uvloop
 
 from feltroom.cluster.broker import connect
 
 LOCK = Path(tempfile.gettempdir()) / "feltroom-cluster-tests.lock"
+
+
+@pytest.fixture(autouse=True)
+def on_uvloop() -> Iterator[None]:
+    before = asyncio.get_event_loop_policy()
+    asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
+    try:
+        yield
+    finally:
+        asyncio.set_event_loop_policy(before)
 
 
 @pytest.fixture(autouse=True)
