@@ -88,9 +88,11 @@ class Workers:
         self.processes[name] = process
         return process
 
-    def start_gateway(self, name: str) -> int:
-        """A gateway on a free loopback port; returns the port once it serves."""
-        port = free_port()
+    def start_gateway(self, name: str, port: int | None = None) -> int:
+        """A gateway on ``port`` (a free loopback port by default: a gateway started again
+        takes its old one); returns the port once it serves."""
+        port = port or free_port()
+        before = len(self.log(name)) if (self.folder / f"{name}.log").exists() else 0
         command = [
             sys.executable,
             "-m",
@@ -114,7 +116,7 @@ class Workers:
         def serving() -> bool:
             if process.poll() is not None:
                 raise AssertionError(f"gateway {name} ended: {self.log(name)[-2000:]}")
-            return f":{port}/" in self.log(name)
+            return f":{port}/" in self.log(name)[before:]
 
         # A loaded machine: the interpreter's start and the database's migration take a while.
         wait_for(f"gateway {name} to serve", serving, 180)
