@@ -405,6 +405,12 @@ class Transaction(Protocol):
         """The database's clock, epoch seconds (the one clock all hosts share)."""
         ...
 
+    def limit_statements(self, seconds: float) -> None:
+        """Cut off each of this transaction's later statements after ``seconds`` (PostgreSQL's
+        ``statement_timeout``; SQLite has none): a lease's renewal and a fenced write fail
+        rather than hang past half the lease."""
+        ...
+
     def lease_for_write(self, table_id: str) -> tuple[LeaseRow | None, float]:
         """The table's lease, locked against changes until the transaction ends, and the
         database's clock as it was read (one statement: a fenced write's check)."""

@@ -9,6 +9,7 @@ takeover and the old owner's settlement cannot both commit.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from sqlalchemy import Connection, and_, bindparam, literal_column, select, text, tuple_, update
@@ -44,6 +45,8 @@ _RENEW = (
 _POSTGRES_CLOCK = "EXTRACT(EPOCH FROM clock_timestamp())"
 _SQLITE_CLOCK = "(julianday('now') - 2440587.5) * 86400.0"
 _POSTGRES_NOW = text(f"SELECT {_POSTGRES_CLOCK}")
+# (for the rest of the transaction only: SET LOCAL takes no bound value, set_config does)
+_LIMIT = text("SELECT set_config('statement_timeout', :limit, true)")
 _SQLITE_NOW = text(f"SELECT {_SQLITE_CLOCK}")
 # A worker's renewal of all its leases in one statement (PostgreSQL): lock its rows in one order,
 # skipping those locked this moment, move their expiry, and return the tables still its own (as
@@ -89,9 +92,18 @@ class LeaseQueries:
 
     c: Connection
     is_sqlite: bool
+    _statement_limit: int | None = None
 
     def database_time(self) -> float:
         return float(self.c.execute(_SQLITE_NOW if self.is_sqlite else _POSTGRES_NOW).scalar_one())
+
+    def limit_statements(self, seconds: float) -> None:
+        # Once a transaction (a group commit fences many writes: one statement for them all).
+        milliseconds = max(1, math.ceil(seconds * 1000))
+        if self.is_sqlite or self._statement_limit == milliseconds:
+            return
+        self.c.execute(_LIMIT, {"limit": str(milliseconds)})
+        self._statement_limit = milliseconds
 
     def lease_for_write(self, table_id: str) -> tuple[LeaseRow | None, float]:
         statement = _LEASE_AND_CLOCK["sqlite" if self.is_sqlite else "postgresql"]
