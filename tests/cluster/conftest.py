@@ -17,8 +17,10 @@ from pathlib import Path
 
 import pytest
 import uvloop
+from sqlalchemy import create_engine, text
 
 from feltroom.cluster.broker import connect
+from services import PostgresServer
 
 LOCK = Path(tempfile.gettempdir()) / "feltroom-cluster-tests.lock"
 
@@ -54,3 +56,18 @@ async def _flush(url: str) -> None:
         await broker.flushall()
     finally:
         await broker.aclose()
+
+
+@pytest.fixture
+def own_postgres() -> Iterator[tuple[PostgresServer, str]]:
+    """A PostgreSQL server of the test's own (the test restarts it) and a database on it."""
+    pytest.importorskip("psycopg")
+    server = PostgresServer()
+    try:
+        admin = create_engine(server.url, isolation_level="AUTOCOMMIT")
+        with admin.connect() as connection:
+            connection.execute(text('CREATE DATABASE "restarts"'))
+        admin.dispose()
+        yield server, server.url.rsplit("/", 1)[0] + "/restarts"
+    finally:
+        server.remove()

@@ -10,14 +10,11 @@ import asyncio
 import contextlib
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 from redis.exceptions import RedisError
-from sqlalchemy import create_engine, text
 
 from feltroom.cluster.client import RemoteError, TableClient
 from feltroom.room import Accounts, Argon2Settings, Cashier, audit
@@ -37,21 +34,6 @@ time_bank_seconds = 0
 protect_on = "any_timeout"
 """
 LEASE = 2.0
-
-
-@pytest.fixture
-def own_postgres() -> Iterator[tuple[PostgresServer, str]]:
-    """A PostgreSQL server of the test's own (the test restarts it) and a database on it."""
-    pytest.importorskip("psycopg")
-    server = PostgresServer()
-    try:
-        admin = create_engine(server.url, isolation_level="AUTOCOMMIT")
-        with admin.connect() as connection:
-            connection.execute(text('CREATE DATABASE "restarts"'))
-        admin.dispose()
-        yield server, server.url.rsplit("/", 1)[0] + "/restarts"
-    finally:
-        server.remove()
 
 
 def _settled(store: object) -> int:
