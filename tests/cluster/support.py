@@ -268,6 +268,16 @@ async def ws_client(port: int, name: str, token: str) -> AsyncIterator[tuple[Cli
         yield client, welcome
 
 
+def choose(legal: dict[str, Any]) -> str:
+    """A test player's action: check, or call a small bet, else fold (``play_along``)."""
+    call = legal.get("call")
+    if legal.get("check"):
+        return "check"
+    if call is not None and call <= SMALL_CALL:
+        return "call"
+    return "fold"
+
+
 async def play_along(client: Client, table_id: str, seat: int) -> None:
     """Check, or call a small bet, whenever it is the client's turn (a turn it was shown
     before this began, too), and fold to a larger one: a house bot's shove called would bust
@@ -277,14 +287,7 @@ async def play_along(client: Client, table_id: str, seat: int) -> None:
     while True:
         message = pending.pop() if pending else await client.recv(60)
         if message["type"] == "turn" and message["seat"] == seat and message.get("legal"):
-            legal = message["legal"]
-            call = legal.get("call")
-            if legal.get("check"):
-                action = "check"
-            elif call is not None and call <= SMALL_CALL:
-                action = "call"
-            else:
-                action = "fold"
+            action = choose(message["legal"])
             await client.send(
                 {
                     "type": "act",

@@ -30,7 +30,7 @@ from feltroom.store import open_storage
 from server.live import Client
 from services import NginxServer, PostgresServer, RedisServer
 
-from .support import PASSWORD, SMALL_CALL, Workers, leases, players, until, wait_for
+from .support import PASSWORD, Workers, choose, leases, players, until, wait_for
 
 pytestmark = pytest.mark.slow
 
@@ -77,14 +77,7 @@ class Player:
                 continue
             kind = message["type"]
             if kind == "turn" and message.get("seat") == seat and message.get("legal"):
-                legal = message["legal"]
-                call = legal.get("call")
-                if legal.get("check"):
-                    action = "check"
-                elif call is not None and call <= SMALL_CALL:
-                    action = "call"
-                else:
-                    action = "fold"
+                action = choose(message["legal"])
                 act = {
                     "type": "act",
                     "table": self.table,
@@ -141,6 +134,7 @@ def test_the_cluster_under_faults_loses_and_doubles_no_acknowledged_action(
         nginx = NginxServer(list(gateways.values()))
         chaos = Chaos(cluster, database, redis_server, url, gateways)
         acks = asyncio.run(chaos.run(f"ws://127.0.0.1:{nginx.port}/ws", tokens))
+        print(f"chaos: {sum(p.reconnects for p in chaos.players)} reconnections")
     finally:
         if nginx is not None:
             nginx.stop()
@@ -322,6 +316,7 @@ def _check_the_books(store: Any, acks: list[dict[str, Any]]) -> None:
             done = [str(a) for s, a in record["actions"] if s == seat]
             assert _within(mine, done), f"hand {hand_id}, seat {seat}: {mine} not in {done}"
     assert counted["settled"] > 10, counted
+    print(f"chaos: {len(acks)} actions acknowledged in {len(hands)} hands {counted}")
 
 
 def _within(acked: list[str], done: list[str]) -> bool:
