@@ -187,10 +187,16 @@ class Leases:
         """Give the table up (between hands): its lease lapses now."""
         epoch = self.fence.epoch(table_id)
         self.fence.drop(table_id)
-        self.renewed.pop(table_id, None)
         if epoch is not None:
+            began = time.monotonic()
             with self.storage.transaction() as tx:
-                tx.release_lease(table_id, self.owner, epoch)
+                running = tx.release_lease(table_id, self.owner, epoch)
+            # Valid until it was given up: what this worker did at the table before (the
+            # operator's retire-table, which gives it up) it did as the table's owner.
+            if running:
+                self.renewed[table_id] = began
+            else:
+                self.renewed.pop(table_id, None)
 
     def held(self) -> list[str]:
         with self.fence._lock:
