@@ -176,8 +176,9 @@ class Leases:
             tx.limit_statements(self.seconds / 2)
             renewed = tx.renew_leases(self.owner, held, self.seconds)
         lost = [t for t in table_ids if t not in renewed]
-        for table_id in renewed:
-            self.renewed[table_id] = began
+        for table_id, now in renewed.items():
+            if now:  # (a row locked this moment is renewed next time: not shown valid now)
+                self.renewed[table_id] = began
         for table_id in lost:
             self.fence.drop(table_id)
             self.renewed.pop(table_id, None)

@@ -430,9 +430,12 @@ class Transaction(Protocol):
         """Extend a running lease held by ``owner`` at ``epoch``; False if it lapsed or moved."""
         ...
 
-    def renew_leases(self, owner: str, held: list[tuple[str, int]], seconds: float) -> set[str]:
+    def renew_leases(
+        self, owner: str, held: list[tuple[str, int]], seconds: float
+    ) -> dict[str, bool]:
         """``renew_lease`` for many (table, epoch) pairs at once, without waiting for a row
-        another transaction holds locked (renewed next time); returns the tables still held."""
+        another transaction holds locked (renewed next time); returns the tables still held,
+        each with whether it was renewed now (not: its row was locked)."""
         ...
 
     def release_lease(self, table_id: str, owner: str, epoch: int) -> bool:

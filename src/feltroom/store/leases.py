@@ -66,7 +66,8 @@ _POSTGRES_RENEW_ALL = text(
         WHERE table_id IN (SELECT table_id FROM locked)
         RETURNING table_id
     )
-    SELECT table_id FROM mine
+    SELECT m.table_id, r.table_id IS NOT NULL AS renewed
+    FROM mine AS m LEFT JOIN renewed AS r ON r.table_id = m.table_id
     """
 )
 # A fenced write's check in one statement: the lease row, locked, and the clock.
@@ -159,16 +160,18 @@ class LeaseQueries:
         result = self.c.execute(_RENEW, {**values, "now": 0.0, "until": now + seconds})
         return bool(result.rowcount == 1)
 
-    def renew_leases(self, owner: str, held: list[tuple[str, int]], seconds: float) -> set[str]:
+    def renew_leases(
+        self, owner: str, held: list[tuple[str, int]], seconds: float
+    ) -> dict[str, bool]:
         # One statement (PostgreSQL) or a few (SQLite) for all of a worker's tables (a statement
         # each cost the database and the worker a round trip per table twice a second:
         # docs/performance.md). The rows are locked in one order and a row locked this moment
         # (a settlement checking its lease, FOR SHARE) is skipped, not waited for: waiting while
         # holding the others' locks could close a cycle with settlements. A skipped row stays
         # the worker's and is renewed next time; the tables returned are those still the
-        # worker's.
+        # worker's, each with whether it was renewed now.
         if not held:
-            return set()
+            return {}
         if not self.is_sqlite:
             rows = self.c.execute(
                 _POSTGRES_RENEW_ALL,
@@ -179,7 +182,7 @@ class LeaseQueries:
                     "seconds": seconds,
                 },
             )
-            return {row.table_id for row in rows}
+            return {row.table_id: bool(row.renewed) for row in rows}
         mine = and_(
             table_leases.c.owner == owner,
             tuple_(table_leases.c.table_id, table_leases.c.epoch).in_(held),
@@ -194,7 +197,7 @@ class LeaseQueries:
                 .where(table_leases.c.table_id.in_(locked))
                 .values(expires_at=until)
             )
-        return {row.table_id for row in self.c.execute(ids)}
+        return {row.table_id: row.table_id in locked for row in self.c.execute(ids)}
 
     def release_lease(self, table_id: str, owner: str, epoch: int) -> bool:
         # Lapsed for good (0, not now): a renewal that waited on this row's lock with an
