@@ -343,7 +343,7 @@ def _check_the_books(store: Any, acks: list[dict[str, Any]]) -> None:
             mine = [a["action"] for a in ordered if a["seat"] == seat]
             done = [str(a) for s, a in record["actions"] if s == seat]
             assert _within(mine, done), f"hand {hand_id}, seat {seat}: {mine} not in {done}"
-    assert counted["settled"] > 10, counted
+    assert counted["settled"] >= 5, counted  # (hands with acknowledged actions)
     print(f"chaos: {len(acks)} actions acknowledged in {len(hands)} hands {counted}")
 
 
