@@ -1,7 +1,11 @@
 """The cluster tests start several processes each (workers, gateways) beside a throwaway
 PostgreSQL and Redis: on the project's 2-core machine two of them at once starve each other's
 clocks (leases, turn clocks), so they take turns: each holds a lock file shared by the
-pytest-xdist workers (and by any other run of the suite on the machine) while it runs."""
+pytest-xdist workers (and by any other run of the suite on the machine) while it runs.
+
+The workers and gateways run on uvloop's event loop (``feltroom serve``): so do the tests' own
+loops here (``asyncio.run`` makes a uvloop loop), whose handles differ from the standard loop's
+(``call_later(0)`` returns a plain Handle, without ``when``)."""
 
 from __future__ import annotations
 
@@ -12,10 +16,23 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import uvloop
+from sqlalchemy import create_engine, text
 
 from feltroom.cluster.broker import connect
+from services import PostgresServer
 
 LOCK = Path(tempfile.gettempdir()) / "feltroom-cluster-tests.lock"
+
+
+@pytest.fixture(autouse=True)
+def on_uvloop() -> Iterator[None]:
+    before = asyncio.get_event_loop_policy()
+    asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
+    try:
+        yield
+    finally:
+        asyncio.set_event_loop_policy(before)
 
 
 @pytest.fixture(autouse=True)
@@ -39,3 +56,18 @@ async def _flush(url: str) -> None:
         await broker.flushall()
     finally:
         await broker.aclose()
+
+
+@pytest.fixture
+def own_postgres() -> Iterator[tuple[PostgresServer, str]]:
+    """A PostgreSQL server of the test's own (the test restarts it) and a database on it."""
+    pytest.importorskip("psycopg")
+    server = PostgresServer()
+    try:
+        admin = create_engine(server.url, isolation_level="AUTOCOMMIT")
+        with admin.connect() as connection:
+            connection.execute(text('CREATE DATABASE "restarts"'))
+        admin.dispose()
+        yield server, server.url.rsplit("/", 1)[0] + "/restarts"
+    finally:
+        server.remove()

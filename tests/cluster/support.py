@@ -88,9 +88,11 @@ class Workers:
         self.processes[name] = process
         return process
 
-    def start_gateway(self, name: str) -> int:
-        """A gateway on a free loopback port; returns the port once it serves."""
-        port = free_port()
+    def start_gateway(self, name: str, port: int | None = None) -> int:
+        """A gateway on ``port`` (a free loopback port by default: a gateway started again
+        takes its old one); returns the port once it serves."""
+        port = port or free_port()
+        before = len(self.log(name)) if (self.folder / f"{name}.log").exists() else 0
         command = [
             sys.executable,
             "-m",
@@ -114,7 +116,7 @@ class Workers:
         def serving() -> bool:
             if process.poll() is not None:
                 raise AssertionError(f"gateway {name} ended: {self.log(name)[-2000:]}")
-            return f":{port}/" in self.log(name)
+            return f":{port}/" in self.log(name)[before:]
 
         # A loaded machine: the interpreter's start and the database's migration take a while.
         wait_for(f"gateway {name} to serve", serving, 180)
@@ -266,6 +268,16 @@ async def ws_client(port: int, name: str, token: str) -> AsyncIterator[tuple[Cli
         yield client, welcome
 
 
+def choose(legal: dict[str, Any]) -> str:
+    """A test player's action: check, or call a small bet, else fold (``play_along``)."""
+    call = legal.get("call")
+    if legal.get("check"):
+        return "check"
+    if call is not None and call <= SMALL_CALL:
+        return "call"
+    return "fold"
+
+
 async def play_along(client: Client, table_id: str, seat: int) -> None:
     """Check, or call a small bet, whenever it is the client's turn (a turn it was shown
     before this began, too), and fold to a larger one: a house bot's shove called would bust
@@ -275,14 +287,7 @@ async def play_along(client: Client, table_id: str, seat: int) -> None:
     while True:
         message = pending.pop() if pending else await client.recv(60)
         if message["type"] == "turn" and message["seat"] == seat and message.get("legal"):
-            legal = message["legal"]
-            call = legal.get("call")
-            if legal.get("check"):
-                action = "check"
-            elif call is not None and call <= SMALL_CALL:
-                action = "call"
-            else:
-                action = "fold"
+            action = choose(message["legal"])
             await client.send(
                 {
                     "type": "act",

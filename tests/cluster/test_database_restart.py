@@ -10,13 +10,11 @@ import asyncio
 import contextlib
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
+import httpx
 from redis.exceptions import RedisError
-from sqlalchemy import create_engine, text
 
 from feltroom.cluster.client import RemoteError, TableClient
 from feltroom.room import Accounts, Argon2Settings, Cashier, audit
@@ -36,21 +34,6 @@ time_bank_seconds = 0
 protect_on = "any_timeout"
 """
 LEASE = 2.0
-
-
-@pytest.fixture
-def own_postgres() -> Iterator[tuple[PostgresServer, str]]:
-    """A PostgreSQL server of the test's own (the test restarts it) and a database on it."""
-    pytest.importorskip("psycopg")
-    server = PostgresServer()
-    try:
-        admin = create_engine(server.url, isolation_level="AUTOCOMMIT")
-        with admin.connect() as connection:
-            connection.execute(text('CREATE DATABASE "restarts"'))
-        admin.dispose()
-        yield server, server.url.rsplit("/", 1)[0] + "/restarts"
-    finally:
-        server.remove()
 
 
 def _settled(store: object) -> int:
@@ -191,3 +174,61 @@ async def _away_and_back(
             await recorder
         with contextlib.suppress(RedisError, OSError):
             await client.close()
+
+
+def test_http_calls_that_need_the_database_answer_503_while_it_restarts(
+    own_postgres: tuple[PostgresServer, str], redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """A gateway's sign-in, sign-up and the player's own calls while PostgreSQL is away: 503
+    with ``Retry-After`` and a sentence (not 500); the log says so once, without a traceback;
+    once the database is back they answer again."""
+    server, url = own_postgres
+    store = open_storage(url)
+    Accounts(store, argon2=Argon2Settings.cheap()).sign_up("alice", "correct horse")
+    store.close()
+    workers = Workers(tmp_path, url, redis_server.url)
+    try:
+        port = workers.start_gateway("gateway")
+        asyncio.run(_calls_while_away(server, port))
+    finally:
+        workers.stop_all()
+    log = workers.log("gateway")
+    assert log.count("the database is out of reach") == 1, log[-3000:]
+    assert "Traceback" not in log, log[-3000:]
+
+
+async def _calls_while_away(server: PostgresServer, port: int) -> None:
+    signin = {"name": "alice", "password": "correct horse"}
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30) as http:
+        token = (await http.post("/api/signin", json=signin)).json()["token"]
+        me = {"Authorization": f"Bearer {token}"}
+        assert (await http.get("/api/me", headers=me)).status_code == 200
+        await asyncio.to_thread(server.stop)
+        try:
+            calls = [
+                http.post("/api/signin", json=signin),
+                http.post("/api/signup", json={"name": "bob", "password": "correct horse"}),
+                http.get("/api/me", headers=me),
+                http.get("/api/balance", headers=me),
+                http.get("/api/hands", headers=me),
+            ]
+            for call in calls:
+                answer = await call
+                assert answer.status_code == 503, (answer.request.url, answer.text)
+                assert answer.headers["Retry-After"] == "2"
+                error = answer.json()["error"]
+                assert error["code"] == "database_unavailable"
+                assert "try again" in error["message"]
+        finally:
+            await asyncio.to_thread(server.start)
+
+        async def back() -> bool:
+            answer = await http.post("/api/signin", json=signin)
+            assert answer.status_code in (200, 503), answer.text
+            return answer.status_code == 200
+
+        end = time.monotonic() + 30
+        while not await back():
+            assert time.monotonic() < end, "sign-in did not come back with the database"
+            await asyncio.sleep(0.5)  # (as Retry-After asks, a little sooner)
+        assert (await http.get("/api/me", headers=me)).status_code == 200

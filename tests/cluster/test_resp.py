@@ -27,7 +27,15 @@ Run = Callable[[Coroutine[Any, Any, None]], None]
 @pytest.fixture(params=["asyncio", "uvloop"])
 def run(request: pytest.FixtureRequest) -> Run:
     """Each test on the standard event loop and on uvloop's (the room's processes use it)."""
-    return asyncio.run if request.param == "asyncio" else uvloop.run
+    if request.param == "uvloop":
+        return uvloop.run
+
+    def standard(main: Coroutine[Any, Any, None]) -> None:
+        # (asyncio.run would take uvloop's: the cluster tests' policy, conftest.py)
+        with asyncio.Runner(loop_factory=asyncio.SelectorEventLoop) as runner:
+            runner.run(main)
+
+    return standard
 
 
 def test_a_pipeline_returns_every_reply_in_order(redis_server: RedisServer, run: Run) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from pathlib import Path
 from typing import Any
@@ -40,7 +41,7 @@ async def _until(what: str, check: Any, seconds: float = 5.0) -> None:
 
 
 def test_a_table_state_is_stored_soon_together_and_not_again_when_it_comes_back(
-    storage: SqlStorage, tmp_path: Path
+    storage: SqlStorage, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     accounts = Accounts(storage, argon2=Argon2Settings.cheap())
     for name in ("alice", "bob", "carol"):
@@ -119,6 +120,40 @@ def test_a_table_state_is_stored_soon_together_and_not_again_when_it_comes_back(
     def _waiting(table_id: str) -> list[str] | None:
         state = _stored(storage, table_id)
         return None if state is None else list(state["waiting"])
+
+    asyncio.run(scenario())  # on uvloop's loop, as a worker runs (conftest.py)
+    assert not [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+def test_a_write_due_at_once_then_another_change_on_uvloop(storage: SqlStorage) -> None:
+    """A takeover's first change is stored at once (a timer of 0 s), and the next change comes
+    before that timer runs: uvloop's ``call_later(0)`` returns a plain Handle, without
+    ``when`` (each takeover logged "a listener failed"); the worker keeps the deadline."""
+    leases = Leases(storage, "w1", seconds=30)
+    runtime = WorkerRuntime(
+        Settlement(storage, fence=leases.fence, shard="w1"),
+        Accounts(storage, argon2=Argon2Settings.cheap()),
+        Cashier(storage),
+        leases,
+    )
+    stored: list[float] = []
+
+    async def scenario() -> None:
+        assert "uvloop" in type(asyncio.get_running_loop()).__module__
+
+        async def store(only: object = None) -> None:
+            stored.append(time.monotonic())
+
+        runtime.store_states = store  # type: ignore[method-assign]
+        runtime._store_states_in(0.0)
+        runtime._store_states_in(KEEP_STATE_WITHIN)  # later than the one due: nothing more
+        runtime._store_states_in(0.0)
+        await _until("the write due at once", lambda: stored)
+        runtime._store_states_in(KEEP_STATE_WITHIN)
+        runtime._store_states_in(0.0)  # sooner than the one due: it replaces it
+        await _until("the second write", lambda: len(stored) == 2, KEEP_STATE_WITHIN / 2)
+        await asyncio.sleep(KEEP_STATE_WITHIN + 0.2)
+        assert len(stored) == 2
 
     asyncio.run(scenario())
 

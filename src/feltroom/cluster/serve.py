@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
+import os
 import signal
 import sys
 import time
@@ -21,7 +23,7 @@ from feltroom.server.timeouts import READ_TIMEOUTS, ReadTimeouts
 __all__ = ["serve_gateway", "serve_worker"]
 
 
-def _open(url: str) -> Any:
+def _open(url: str, engine_options: dict[str, Any] | None = None) -> Any:
     """Open the cluster's database; several processes may start at once, and the migration of
     a fresh database must run once: the others wait and try again."""
     from alembic.util.exc import CommandError
@@ -31,7 +33,7 @@ def _open(url: str) -> Any:
 
     for attempt in range(10):
         try:
-            return open_storage(url)
+            return open_storage(url, engine_options=engine_options)
         except (SQLAlchemyError, CommandError) as error:
             if attempt == 9:
                 raise
@@ -40,7 +42,9 @@ def _open(url: str) -> Any:
     raise AssertionError("unreachable")
 
 
-def _cluster_storage(role: str, db: str | None, broker: str | None) -> Any:
+def _cluster_storage(
+    role: str, db: str | None, broker: str | None, engine_options: dict[str, Any] | None = None
+) -> Any:
     """The cluster's database, once both URLs are checked; None (and the reason printed) when
     they are not what a cluster needs."""
     from alembic.util.exc import CommandError
@@ -67,7 +71,7 @@ def _cluster_storage(role: str, db: str | None, broker: str | None) -> Any:
         print(f"feltroom serve: error: {error}", file=sys.stderr)
         return None
     try:
-        return _open(db)
+        return _open(db, engine_options)
     except (SQLAlchemyError, CommandError, ValueError, OSError) as error:
         print(f"feltroom serve: cannot open the database {db!r}: {error}", file=sys.stderr)
         return None
@@ -148,7 +152,13 @@ def serve_worker(
 
     from feltroom.cluster.worker import ClusterWorker, load_definitions
 
-    storage = _cluster_storage("worker", db, broker)
+    # A new connection to the database gives up after half the lease (libpq's least is 2 s),
+    # as a renewal's or a fenced write's statement does (``Leases``); the worker's connections
+    # are named after its process (pg_stat_activity).
+    timeout = max(2, math.ceil(lease_seconds / 2))
+    name_ = f"feltroom-worker-{os.getpid()}"
+    connect = {"connect_args": {"connect_timeout": timeout, "application_name": name_}}
+    storage = _cluster_storage("worker", db, broker, connect)
     if storage is None:
         return 2
     assert broker is not None

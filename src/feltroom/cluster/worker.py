@@ -198,6 +198,7 @@ class ClusterWorker:
         self._closed = threading.Event()  # the leases are no longer kept (after the hand-over)
         self._tasks: set[asyncio.Task[None]] = set()
         self.takeovers = 0
+        self._renewal = asyncio.Event()  # set (and replaced) as each round of renewals ends
 
     # -------------------------------------------------------------- the tables' clock
 
@@ -247,9 +248,14 @@ class ClusterWorker:
             self._on_events(runner, [TableReloaded()])
 
     async def _health_loop(self, every: float = 0.5) -> None:
-        """Hold the clocks while the broker does not answer."""
+        """Hold the clocks while the broker does not answer, or while a lease has gone
+        unrenewed for longer than the lease (a renewal that hangs: the database's backend
+        stopped); the keeper's next renewal lets them go on."""
         while True:
             assert self.redis is not None
+            unrenewed = self.leases.unrenewed_for()
+            if unrenewed > self.lease_seconds:
+                self._hold(f"no lease renewed for {unrenewed:.1f} s", "database")
             try:
                 await asyncio.wait_for(self.redis.ping(), max(1.0, every * 2))
             except (RedisError, OSError, TimeoutError) as error:
@@ -392,6 +398,8 @@ class ClusterWorker:
             else:
                 with contextlib.suppress(RuntimeError):
                     loop.call_soon_threadsafe(self._release, "database")
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self._renewal_round)
             for table_id in lost:
                 asyncio.run_coroutine_threadsafe(self.runtime.lost(table_id), loop)
             time.sleep(max(0.0, period - (time.monotonic() - started)))
@@ -596,14 +604,17 @@ class ClusterWorker:
             del started[next(iter(started))]
 
     def _readable(self, tables: Iterable[str]) -> list[str]:
-        """Those of ``tables`` whose commands this worker reads now: its tables, but one being
-        handed over only while its last hand here is in play (its players act in it); after
-        that its commands wait in the stream for the next owner."""
-        runners, giving_up = self.runtime.runners, self.runtime.giving_up
+        """Those of ``tables`` whose commands this worker reads now: its tables whose lease it
+        can show valid now (``Leases.valid``: a worker paused past its lease runs tables that
+        may be another's), but one being handed over only while its last hand here is in play
+        (its players act in it); the others' commands wait in the stream for the owner (this
+        worker once it renewed the lease, or the next)."""
+        runners, giving_up, valid = self.runtime.runners, self.runtime.giving_up, self.leases.valid
         return [
             t
             for t in tables
             if (runner := runners.get(t)) is not None
+            and valid(t)
             and (t not in giving_up or (runner.table.in_hand and runner.status == "running"))
         ]
 
@@ -630,6 +641,10 @@ class ClusterWorker:
         fields = _decode(command)
         table_id = str(fields.pop("table", ""))
         if self._start(table_id, fields, peer):
+            return
+        if table_id in self.runtime.runners and "database" in self._holds:
+            # (its lease cannot be renewed now: the player hears so at once, nothing changed)
+            peer.send(b"R", _encode({"id": fields.get("id"), **_unavailable(table_id)}))
             return
         stream = command_stream(table_id)
         items = itertools.chain(*((k, str(v)) for k, v in fields.items()))
@@ -685,7 +700,10 @@ class ClusterWorker:
                 return
             args = _decode(fields.get("args", "{}"))
             result = await self._execute(table_id, fields["op"], fields["player"], args)
-            reply.update(ok=True, result=result)
+            if await self._owned(table_id, float(fields.get("deadline", "inf"))):
+                reply.update(ok=True, result=result)
+            else:  # (applied here while the table was another's, or may have been: lost)
+                reply.update(_unavailable(table_id))
         except FeltroomError as error:
             reply.update(ok=False, error={"type": type(error).__name__, "message": str(error)})
         except Exception as error:
@@ -703,6 +721,25 @@ class ClusterWorker:
         # publisher's next round trip.
         self._done_with(table_id, ack)
         self._outbox.put_nowait(("PUBLISH", reply_channel(fields.get("reply", "")), _encode(reply)))
+
+    async def _owned(self, table_id: str, deadline: float) -> bool:
+        """Whether a command just applied here was applied by the table's owner: its lease is
+        valid now, or a renewal shows it kept (same epoch: nobody took the table meanwhile);
+        false once the lease moved or lapsed, or at the command's deadline (its sender gave up
+        on it)."""
+        leases = self.leases
+        while not leases.valid(table_id):
+            if leases.fence.epoch(table_id) is None or time.time() >= deadline:
+                return False
+            renewal = self._renewal
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(renewal.wait(), min(1.0, deadline - time.time()))
+        return True
+
+    def _renewal_round(self) -> None:
+        """A round of the lease keeper ended (on the loop): wake the commands waiting for it."""
+        renewal, self._renewal = self._renewal, asyncio.Event()
+        renewal.set()
 
     def _done_with(self, table_id: str, ack: tuple[str, ...] | None) -> None:
         """A command is done with: the one read is acknowledged, the hinted one's entry read."""
@@ -869,6 +906,13 @@ class ClusterWorker:
 
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder(dict[str, Any]).decode
+
+
+def _unavailable(table_id: str) -> dict[str, Any]:
+    """The answer to a command of a table whose lease this worker cannot show valid: nothing
+    changed, and the sender may send it again (to the table's owner)."""
+    message = f"table {table_id} is changing hands or cannot reach its books; nothing changed"
+    return {"ok": False, "error": {"type": "table_unavailable", "message": message}}
 
 
 def _settle(waiter: asyncio.Future[None]) -> None:

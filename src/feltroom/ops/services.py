@@ -227,9 +227,10 @@ class NginxServer:
         assert binary is not None
         self.folder = Path(tempfile.mkdtemp(prefix="feltroom-nginx-"))
         self.port = port or free_port()
-        servers = "\n".join(
-            f"        server 127.0.0.1:{port} max_fails=1 fail_timeout=2s;" for port in upstreams
-        )
+        # max_fails=0: a gateway is never marked down (a mark is cleared only by a request that
+        # finishes, and a websocket never does: docs/cluster.md); a refused connection goes to
+        # the next gateway at once, a host that is down costs proxy_connect_timeout.
+        servers = "\n".join(f"        server 127.0.0.1:{port} max_fails=0;" for port in upstreams)
         folder = self.folder
         user = "user root;" if os.geteuid() == 0 else ""
         (folder / "nginx.conf").write_text(
@@ -262,6 +263,7 @@ http {{
             proxy_set_header Connection $connection_upgrade;
             proxy_set_header Host $http_host;
             proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+            proxy_connect_timeout 2s;
             proxy_read_timeout 3600s;
         }}
     }}

@@ -13,7 +13,9 @@
 
 from __future__ import annotations
 
+import math
 import threading
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -32,6 +34,8 @@ class Fence:
 
     owner: str
     epochs: dict[str, int] = field(default_factory=dict)
+    # Each statement of a fenced write is cut off after this many seconds (half the lease).
+    time_limit: float | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def hold(self, table_id: str, epoch: int) -> None:
@@ -50,6 +54,8 @@ class Fence:
         epoch = self.epoch(table_id)
         if epoch is None:
             raise LeaseLost(f"worker {self.owner} holds no lease on table {table_id}")
+        if self.time_limit is not None:
+            tx.limit_statements(self.time_limit)
         lease, clock = tx.lease_for_write(table_id)
         refusal = self._refusal(table_id, epoch, lease, clock)
         if refusal is not None:
@@ -64,6 +70,8 @@ class Fence:
             for t, epoch in epochs.items()
             if epoch is None
         }
+        if self.time_limit is not None:
+            tx.limit_statements(self.time_limit)
         leases, clock = tx.leases_for_write([t for t in epochs if t not in refused])
         for table_id, epoch in epochs.items():
             if epoch is not None:
@@ -108,18 +116,36 @@ class Leases:
         self.storage = storage
         self.owner = owner
         self.seconds = seconds
-        self.fence = Fence(owner)
+        # A renewal's, a takeover's and a fenced write's statements are cut off after half the
+        # lease: one that hangs (the database's backend stopped) fails before the lease lapses.
+        self.fence = Fence(owner, time_limit=seconds / 2)
+        # When each lease was last taken or renewed (this process's monotonic clock, read
+        # before the statement: the lease runs at least ``seconds`` from then).
+        self.renewed: dict[str, float] = {}
+
+    def valid(self, table_id: str) -> bool:
+        """Whether this worker can show the lease valid now: taken or renewed less than half
+        the lease ago (a worker paused past its lease shows none, whatever it still runs)."""
+        return time.monotonic() - self.renewed.get(table_id, -math.inf) < self.seconds / 2
+
+    def unrenewed_for(self) -> float:
+        """Seconds since the oldest of the held leases was last taken or renewed (0 for none)."""
+        now = time.monotonic()
+        return max((now - self.renewed.get(t, now) for t in self.held()), default=0.0)
 
     def take(self, table_id: str) -> TakenTable | None:
         """Take the table if its lease is free or lapsed; ``None`` while another worker's runs.
         The previous owner's unsettled hands at the table are voided in the same transaction."""
         valid_name(table_id, "table id")
+        began = time.monotonic()
         with self.storage.transaction() as tx:
+            tx.limit_statements(self.seconds / 2)
             lease = tx.acquire_lease(table_id, self.owner, self.seconds)
             if lease is None:
                 return None
             reason = f"takeover by {self.owner}"
             voided = void_hands(tx, table_id, reason, tx.database_time())
+        self.renewed[table_id] = began
         self.fence.hold(table_id, lease.epoch)
         return TakenTable(lease, tuple(voided))
 
@@ -129,10 +155,15 @@ class Leases:
         epoch = self.fence.epoch(table_id)
         if epoch is None:
             return False
+        began = time.monotonic()
         with self.storage.transaction() as tx:
+            tx.limit_statements(self.seconds / 2)
             kept = tx.renew_lease(table_id, self.owner, epoch, self.seconds)
-        if not kept:
+        if kept:
+            self.renewed[table_id] = began
+        else:
             self.fence.drop(table_id)
+            self.renewed.pop(table_id, None)
         return kept
 
     def renew_all(self, table_ids: list[str]) -> list[str]:
@@ -140,11 +171,17 @@ class Leases:
         from the fence)."""
         epochs = {t: self.fence.epoch(t) for t in table_ids}
         held = [(t, epoch) for t, epoch in epochs.items() if epoch is not None]
+        began = time.monotonic()
         with self.storage.transaction() as tx:
+            tx.limit_statements(self.seconds / 2)
             renewed = tx.renew_leases(self.owner, held, self.seconds)
         lost = [t for t in table_ids if t not in renewed]
+        for table_id, now in renewed.items():
+            if now:  # (a row locked this moment is renewed next time: not shown valid now)
+                self.renewed[table_id] = began
         for table_id in lost:
             self.fence.drop(table_id)
+            self.renewed.pop(table_id, None)
         return lost
 
     def release(self, table_id: str) -> None:
@@ -152,8 +189,15 @@ class Leases:
         epoch = self.fence.epoch(table_id)
         self.fence.drop(table_id)
         if epoch is not None:
+            began = time.monotonic()
             with self.storage.transaction() as tx:
-                tx.release_lease(table_id, self.owner, epoch)
+                running = tx.release_lease(table_id, self.owner, epoch)
+            # Valid until it was given up: what this worker did at the table before (the
+            # operator's retire-table, which gives it up) it did as the table's owner.
+            if running:
+                self.renewed[table_id] = began
+            else:
+                self.renewed.pop(table_id, None)
 
     def held(self) -> list[str]:
         with self.fence._lock:

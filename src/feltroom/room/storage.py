@@ -405,6 +405,12 @@ class Transaction(Protocol):
         """The database's clock, epoch seconds (the one clock all hosts share)."""
         ...
 
+    def limit_statements(self, seconds: float) -> None:
+        """Cut off each of this transaction's later statements after ``seconds`` (PostgreSQL's
+        ``statement_timeout``; SQLite has none): a lease's renewal and a fenced write fail
+        rather than hang past half the lease."""
+        ...
+
     def lease_for_write(self, table_id: str) -> tuple[LeaseRow | None, float]:
         """The table's lease, locked against changes until the transaction ends, and the
         database's clock as it was read (one statement: a fenced write's check)."""
@@ -424,9 +430,12 @@ class Transaction(Protocol):
         """Extend a running lease held by ``owner`` at ``epoch``; False if it lapsed or moved."""
         ...
 
-    def renew_leases(self, owner: str, held: list[tuple[str, int]], seconds: float) -> set[str]:
+    def renew_leases(
+        self, owner: str, held: list[tuple[str, int]], seconds: float
+    ) -> dict[str, bool]:
         """``renew_lease`` for many (table, epoch) pairs at once, without waiting for a row
-        another transaction holds locked (renewed next time); returns the tables still held."""
+        another transaction holds locked (renewed next time); returns the tables still held,
+        each with whether it was renewed now (not: its row was locked)."""
         ...
 
     def release_lease(self, table_id: str, owner: str, epoch: int) -> bool:

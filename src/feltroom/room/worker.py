@@ -85,7 +85,10 @@ class WorkerRuntime(RoomRuntime):
         self._stored_state: dict[str, dict[str, Any]] = {}
         self._storing_state: dict[str, dict[str, Any]] = {}
         self._pending_state: dict[str, dict[str, Any]] = {}
-        self._state_timer: asyncio.TimerHandle | None = None
+        # (the timer's deadline kept beside it: uvloop's ``call_later(0)`` returns a plain
+        # Handle, without ``when``)
+        self._state_timer: asyncio.Handle | None = None
+        self._state_due = 0.0
         self._state_lock = asyncio.Lock()
         self._state_tasks: set[asyncio.Task[None]] = set()
 
@@ -157,12 +160,12 @@ class WorkerRuntime(RoomRuntime):
 
     def _store_states_in(self, delay: float) -> None:
         loop = asyncio.get_running_loop()
-        timer = self._state_timer
+        timer, due = self._state_timer, loop.time() + delay
         if timer is not None:
-            if timer.when() <= loop.time() + delay:
+            if self._state_due <= due:
                 return
             timer.cancel()
-        self._state_timer = loop.call_later(delay, self._store_states_now)
+        self._state_timer, self._state_due = loop.call_later(delay, self._store_states_now), due
 
     def _store_states_now(self) -> None:
         self._state_timer = None

@@ -64,8 +64,10 @@ from feltroom.server.operator_api import LocalRoom, operator_routes
 from feltroom.server.protection_api import protection_routes
 from feltroom.server.protocol import MAX_FRAME
 from feltroom.server.rest import (
+    DATABASE_AWAY,
     RestLimits,
     RoomServices,
+    database_away,
     error_response,
     rest_routes,
     tournament_routes,
@@ -145,6 +147,12 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     return error_response(
         exc.status_code, _HTTP_CODES.get(exc.status_code, "http_error"), message, exc.headers
     )
+
+
+async def _database_away(request: Request, exc: Exception) -> Response:
+    if request.scope.get("type") != "http":  # (a websocket's own handling closes it)
+        raise exc
+    return database_away.response(exc)
 
 
 def create_app(
@@ -269,7 +277,11 @@ def room_app(
             *extra_routes,
             WebSocketRoute("/ws", websocket_endpoint(hub)),
         ],
-        exception_handlers={HTTPException: _http_error},
+        exception_handlers={
+            HTTPException: _http_error,
+            # (the routes outside the API's guard: the database out of reach, 503)
+            **dict.fromkeys(DATABASE_AWAY, _database_away),
+        },
         middleware=[Middleware(AccessLog), Middleware(SecurityHeaders)],
         lifespan=lifespan,
     )

@@ -67,6 +67,7 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlsplit
 
+from sqlalchemy.exc import InterfaceError, OperationalError
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
@@ -102,10 +103,13 @@ from feltroom.server.hand_files import (
 from feltroom.server.metrics import SIGN_INS, count_error
 
 __all__ = [
+    "DATABASE_AWAY",
     "ApiError",
+    "DatabaseAway",
     "RestLimits",
     "RoomServices",
     "authenticated",
+    "database_away",
     "guard",
     "phh_of_view",
     "rest_routes",
@@ -547,6 +551,46 @@ async def authenticated(request: Request, accounts: Accounts) -> tuple[str, str]
 
 Handler = Callable[[Request], Awaitable[Response]]
 
+DATABASE_AWAY = (OperationalError, InterfaceError)
+"""The errors of a database out of reach this moment (a restart): the driver's connection
+errors, as SQLAlchemy raises them."""
+
+DATABASE_RETRY_SECONDS = 2
+"""What a call that needed the database while it was out of reach is told to wait
+(``Retry-After``) before it tries again."""
+
+
+class DatabaseAway:
+    """The answer to an HTTP call that needed the database while it is out of reach: 503 with
+    ``Retry-After`` and a sentence. The log says it once an outage, without a traceback
+    (nothing is wrong with the call or the room); an outage ends after a quiet minute."""
+
+    QUIET = 60.0
+
+    def __init__(self) -> None:
+        self.last: float | None = None
+
+    def response(self, error: Exception) -> JSONResponse:
+        now = time.monotonic()
+        if self.last is None or now - self.last > self.QUIET:
+            first = str(error).strip().splitlines()
+            log.warning(
+                "the database is out of reach (%s); the calls that need it answer 503 until "
+                "it is back",
+                first[0] if first else type(error).__name__,
+            )
+        self.last = now
+        return error_response(
+            503,
+            "database_unavailable",
+            "the room's database is not answering this moment (a restart, most likely); "
+            f"nothing was changed: try again in {DATABASE_RETRY_SECONDS} s",
+            {"Retry-After": str(DATABASE_RETRY_SECONDS)},
+        )
+
+
+database_away = DatabaseAway()
+
 
 def guard(handler: Handler) -> Handler:
     """An endpoint of the API: requests from another web origin refused (403), ``ApiError``
@@ -564,6 +608,8 @@ def guard(handler: Handler) -> Handler:
             return await handler(request)
         except ApiError as error:
             return error.response()
+        except DATABASE_AWAY as error:
+            return database_away.response(error)
         except Exception:
             log.exception("%s %s failed", request.method, request.url.path)
             return error_response(500, "internal", "the room could not answer; try again")

@@ -9,6 +9,7 @@ takeover and the old owner's settlement cannot both commit.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from sqlalchemy import Connection, and_, bindparam, literal_column, select, text, tuple_, update
@@ -44,6 +45,8 @@ _RENEW = (
 _POSTGRES_CLOCK = "EXTRACT(EPOCH FROM clock_timestamp())"
 _SQLITE_CLOCK = "(julianday('now') - 2440587.5) * 86400.0"
 _POSTGRES_NOW = text(f"SELECT {_POSTGRES_CLOCK}")
+# (for the rest of the transaction only: SET LOCAL takes no bound value, set_config does)
+_LIMIT = text("SELECT set_config('statement_timeout', :limit, true)")
 _SQLITE_NOW = text(f"SELECT {_SQLITE_CLOCK}")
 # A worker's renewal of all its leases in one statement (PostgreSQL): lock its rows in one order,
 # skipping those locked this moment, move their expiry, and return the tables still its own (as
@@ -63,7 +66,8 @@ _POSTGRES_RENEW_ALL = text(
         WHERE table_id IN (SELECT table_id FROM locked)
         RETURNING table_id
     )
-    SELECT table_id FROM mine
+    SELECT m.table_id, r.table_id IS NOT NULL AS renewed
+    FROM mine AS m LEFT JOIN renewed AS r ON r.table_id = m.table_id
     """
 )
 # A fenced write's check in one statement: the lease row, locked, and the clock.
@@ -89,9 +93,18 @@ class LeaseQueries:
 
     c: Connection
     is_sqlite: bool
+    _statement_limit: int | None = None
 
     def database_time(self) -> float:
         return float(self.c.execute(_SQLITE_NOW if self.is_sqlite else _POSTGRES_NOW).scalar_one())
+
+    def limit_statements(self, seconds: float) -> None:
+        # Once a transaction (a group commit fences many writes: one statement for them all).
+        milliseconds = max(1, math.ceil(seconds * 1000))
+        if self.is_sqlite or self._statement_limit == milliseconds:
+            return
+        self.c.execute(_LIMIT, {"limit": str(milliseconds)})
+        self._statement_limit = milliseconds
 
     def lease_for_write(self, table_id: str) -> tuple[LeaseRow | None, float]:
         statement = _LEASE_AND_CLOCK["sqlite" if self.is_sqlite else "postgresql"]
@@ -147,16 +160,18 @@ class LeaseQueries:
         result = self.c.execute(_RENEW, {**values, "now": 0.0, "until": now + seconds})
         return bool(result.rowcount == 1)
 
-    def renew_leases(self, owner: str, held: list[tuple[str, int]], seconds: float) -> set[str]:
+    def renew_leases(
+        self, owner: str, held: list[tuple[str, int]], seconds: float
+    ) -> dict[str, bool]:
         # One statement (PostgreSQL) or a few (SQLite) for all of a worker's tables (a statement
         # each cost the database and the worker a round trip per table twice a second:
         # docs/performance.md). The rows are locked in one order and a row locked this moment
         # (a settlement checking its lease, FOR SHARE) is skipped, not waited for: waiting while
         # holding the others' locks could close a cycle with settlements. A skipped row stays
         # the worker's and is renewed next time; the tables returned are those still the
-        # worker's.
+        # worker's, each with whether it was renewed now.
         if not held:
-            return set()
+            return {}
         if not self.is_sqlite:
             rows = self.c.execute(
                 _POSTGRES_RENEW_ALL,
@@ -167,7 +182,7 @@ class LeaseQueries:
                     "seconds": seconds,
                 },
             )
-            return {row.table_id for row in rows}
+            return {row.table_id: bool(row.renewed) for row in rows}
         mine = and_(
             table_leases.c.owner == owner,
             tuple_(table_leases.c.table_id, table_leases.c.epoch).in_(held),
@@ -182,7 +197,7 @@ class LeaseQueries:
                 .where(table_leases.c.table_id.in_(locked))
                 .values(expires_at=until)
             )
-        return {row.table_id for row in self.c.execute(ids)}
+        return {row.table_id: row.table_id in locked for row in self.c.execute(ids)}
 
     def release_lease(self, table_id: str, owner: str, epoch: int) -> bool:
         # Lapsed for good (0, not now): a renewal that waited on this row's lock with an
