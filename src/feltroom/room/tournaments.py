@@ -3,7 +3,8 @@
 The director (``feltroom.tournament``) decides; this books its money events in the double-entry
 ledger, each call in one transaction (all or nothing):
 
-- ``Registered``: the buy-in from the wallet into ``prizepool:<id>`` (transfer kind ``entry``)
+- ``Registered``: checked (balance, loss limits, cool-off, exclusion, verification) and, in the
+  same transaction, the buy-in from the wallet into ``prizepool:<id>`` (transfer kind ``entry``)
   and the fee from the wallet to the house (``entry_fee``);
 - ``Refunded``: the buy-in from the prize pool and the fee from the house back to the wallet
   (``refund``);
@@ -81,25 +82,34 @@ class TournamentBooks:
         self.clock = clock
 
     def verify_entry(self, account: str, buy_in: int, fee: int) -> None:
+        """``check_entry`` in a read-only transaction of its own: the room's early refusal
+        before the director registers the entry (``book_in`` checks again as it books)."""
+        with self.storage.transaction(write=False) as tx:
+            self.check_entry(tx, account, buy_in, fee, lock=False)
+
+    def check_entry(
+        self, tx: Transaction, account: str, buy_in: int, fee: int, *, lock: bool = True
+    ) -> None:
         """Raise ``InsufficientFunds`` (or ``UnknownAccount``) unless ``account`` can pay an
         entry now, ``ProtectionRefused`` during its cool-off or self-exclusion, at real money
         when it is unverified (``require_verified``) or the entry would take its net losses
-        over a loss limit; the room checks this before the director registers the entry."""
-        with self.storage.transaction(write=False) as tx:
-            if tx.get_user(account) is None:
-                raise UnknownAccount(f"no player account named {account!r}")
-            check_stake(
-                tx,
-                account,
-                self.code,
-                buy_in + fee,
-                self.clock(),
-                require_verified=self.require_verified,
-                what="tournament entry",
-            )
-            key = player_wallet_key(tx, account, self.code)
-            wallet = tx.get_account(key)
-            balance = wallet.balance if wallet is not None else 0
+        over a loss limit. ``book_in`` makes this check in the transaction that books the entry
+        (the account's row locked, ``lock``, on PostgreSQL), so that entries sent at once are
+        checked one after the other, each against what the others booked."""
+        if tx.get_user(account, lock=lock) is None:
+            raise UnknownAccount(f"no player account named {account!r}")
+        check_stake(
+            tx,
+            account,
+            self.code,
+            buy_in + fee,
+            self.clock(),
+            require_verified=self.require_verified,
+            what="tournament entry",
+        )
+        key = player_wallet_key(tx, account, self.code)
+        wallet = tx.get_account(key)
+        balance = wallet.balance if wallet is not None else 0
         cost = buy_in + fee
         if balance < cost:
             text = format_units
@@ -117,7 +127,13 @@ class TournamentBooks:
             return self.book_in(tx, outputs)
 
     def book_in(self, tx: Transaction, outputs: Iterable[Output]) -> list[Transfer]:
-        """``book`` within the caller's transaction ``tx`` (with other writes of its own)."""
+        """``book`` within the caller's transaction ``tx`` (with other writes of its own). Each
+        entry (``Registered``) is checked first (``check_entry``): a refusal raises and books
+        nothing."""
+        outputs = list(outputs)
+        for out in outputs:
+            if isinstance(out, Registered):
+                self.check_entry(tx, out.account, out.buy_in, out.fee)
         now = self.clock()
         house = ensure_system_account(tx, AccountKind.HOUSE, self.code).key
         owner = f"tournament:{self.tournament_id}"  # never a player's name

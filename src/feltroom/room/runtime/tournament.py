@@ -11,7 +11,8 @@ times out the absent (R-TOURN-6), a new hand is dealt ``between_hands`` after th
   (``TournamentBooks``: buy-ins into ``prizepool:<id>``, fees to the house, the overlay, each
   prize into the winner's wallet when the place is final), the stored hand (no escrow: tournament
   chips are not money) and the instance's status. Should a write fail, the runner rebuilds
-  itself from the books (``load``).
+  itself from the books (``load``); a player's entry, checked in the transaction that books it,
+  only restores the director when refused (``_restore``): the tables play on.
 - **Crash:** ``load`` replays the journal into a new director, rebuilds the tables from it (who
   sits where with the stacks at the start of any hand in progress), voids each hand in progress
   (an input ``hand_finished`` with ``void``: the stacks do not change) and lets the level clock
@@ -213,6 +214,19 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
             outputs = director.resume(stopped, now)
             await self._input("resume", {"stopped_at": stopped}, now, outputs, reload=False)
         self.next_bot = now + self.room.settings.tournament_bot_wait
+
+    async def _restore(self, now: float) -> None:
+        """After a player's request whose write was refused or failed (nothing of it holds):
+        the director as the books hold it, replayed from the journal, while the tables play on
+        (their hands in progress are not void). Only when the books moved on meanwhile (an
+        operator's cancellation) is the whole runner rebuilt (``load``)."""
+        row, journal = await self.room.writer.call(self._read)
+        last = journal[-1].seq if journal else 0
+        if row.status != self.status or last != self.seq:
+            await self.load(now)
+            return
+        done = await asyncio.to_thread(replay, row, journal)
+        self.director = done.director
 
     def _read(self) -> tuple[TournamentRow, list[Any]]:
         with self.room.books.transaction(write=False) as tx:

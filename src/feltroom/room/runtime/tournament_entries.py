@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +24,8 @@ from feltroom.table import TableEvent
 from feltroom.tournament import Director, Disqualified, Output, TournamentSettings
 
 __all__ = ["TournamentEntries"]
+
+log = logging.getLogger("feltroom.room.tournaments")
 
 
 class _Reloaded(Exception):
@@ -46,6 +49,7 @@ class TournamentEntries:
     wake: asyncio.Event
     error: str | None
     status: str
+    seq: int
 
     if TYPE_CHECKING:  # (TournamentRunner's)
 
@@ -53,12 +57,22 @@ class TournamentEntries:
         def done(self) -> bool: ...
 
         async def _input(
-            self, kind: str, payload: dict[str, Any], now: float, outputs: Sequence[Output]
+            self,
+            kind: str,
+            payload: dict[str, Any],
+            now: float,
+            outputs: Sequence[Output],
+            *,
+            reload: bool = True,
         ) -> int | None: ...
 
         async def _events(
             self, tab: TournamentTableRef, events: Sequence[TableEvent], now: float
         ) -> None: ...
+
+        async def _restore(self, now: float) -> None: ...
+
+        def fail(self, error: BaseException, now: float) -> float: ...
 
     async def _register_bot(self, now: float) -> None:
         taken = {e.account for e in self.director.entries if not e.unregistered}
@@ -69,15 +83,37 @@ class TournamentEntries:
         cost = self.settings.buy_in + self.settings.fee
         await self.room.writer.call(self.room.fund_bot, account, cost)
         self.bot_names.add(account)
-        await self._register(account, now)
+        try:
+            await self._register(account, now)
+        except RoomError as error:  # nothing changed: a bot tries again later
+            log.warning(
+                "tournament %s: house bot %s not entered: %s", self.tournament_id, account, error
+            )
 
     async def _register(self, account: str, now: float) -> dict[str, Any]:
+        """The entry checked and booked in ONE transaction with its journal input (the books'
+        ``book_in`` checks it): entries sent at once, to this tournament or others, are checked
+        one after the other. A refused or failed write changes nothing: the director is
+        restored from the books and the tables play on (no hand is void)."""
         if self.done or self.error is not None:
             raise RoomError(f"tournament {self.tournament_id} is {self.director.state}")
         cfg = self.settings
+        # the early refusal, before the director changes (a read)
         await self.room.writer.call(self.books.verify_entry, account, cfg.buy_in, cfg.fee)
         outputs = self.director.register(account, now)
-        await self._input("register", {"account": account}, now, outputs)
+        seq = self.seq
+        try:
+            await self._input("register", {"account": account}, now, outputs, reload=False)
+        except Exception as error:
+            if self.seq != seq:
+                raise  # written: what failed came after the booking
+            try:
+                await self._restore(now)
+            except Exception as failure:  # the books cannot be read: rebuilt later
+                self.fail(failure, now)
+            if isinstance(error, RoomError):
+                raise  # refused in the booking transaction (another entry took the money)
+            raise RoomError(f"the entry could not be booked ({error}); try again") from error
         entry = self.director.entries[-1]
         return {
             "tournament": self.tournament_id,
@@ -92,10 +128,7 @@ class TournamentEntries:
         """A player's entry (R-TOURN-2): the wallet pays buy-in and fee; refused with a
         ``RoomError`` or ``IllegalAction`` saying why, nothing changed."""
         async with self.lock:
-            try:
-                result = await self._register(account, now)
-            except _Reloaded as error:
-                raise RoomError(f"the entry could not be booked ({error}); try again") from None
+            result = await self._register(account, now)
         self.wake.set()
         return result
 
