@@ -61,6 +61,7 @@ def test_the_browser_client_plays_through_nginx_and_the_gateways(
         row = admin.locator('#tables tr[data-table="c2"]')
         expect(row.locator('li[data-player="alice"]')).to_be_visible()
         admin.fill("#reason", "slow play")
+        admin.once("dialog", lambda dialog: dialog.accept())  # Kick asks first
         row.locator('li[data-player="alice"] button[data-action="kick"]').click()
         expect(admin.locator("#result")).to_contain_text("kick done (log entry")
         [kick] = [e for e in OperatorLog(store).entries() if e["action"] == "kick"]
