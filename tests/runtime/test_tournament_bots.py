@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from feltroom.room import Cashier
-from feltroom.room.tournament_bots import FILL_SECONDS
+from feltroom.room.runtime.tournament_bots import FILL_SECONDS
 
 from .support import HEADS_UP, Clock, Room, run_for
 

@@ -21,7 +21,7 @@ times out the absent (R-TOURN-6), a new hand is dealt ``between_hands`` after th
 - **House bots** fill a play-money sit-and-go: one registers every ``tournament_bot_wait``
   seconds while it is open (people register in between), and only while no other instance of
   the same tournament is running (so bots keep one instance of each going, not a flood); once a
-  person has registered, they fill it quickly whatever else runs (``room/tournament_bots.py``).
+  person has registered, they fill it quickly whatever else runs (``tournament_bots.py``).
 - A recurring sit-and-go opens its next instance when one starts (the room's
   ``tournament_started``).
 - **Histories:** each hand is stored with its players, the table's settings and the tournament
@@ -53,11 +53,11 @@ from feltroom.room.runtime.clocked import (
 )
 from feltroom.room.runtime.host import RoomHost
 from feltroom.room.runtime.outcomes import hand_record, hand_rows
+from feltroom.room.runtime.tournament_bots import bot_wait, bots_may_register, waiting_for
 from feltroom.room.runtime.tournament_entries import TournamentEntries, _Reloaded
 from feltroom.room.runtime.tournament_views import TournamentViews
 from feltroom.room.storage import HandDealRow, HandPlayerRow, TournamentRow
 from feltroom.room.tables_config import settings_of
-from feltroom.room.tournament_bots import bot_wait, bots_may_register, waiting_for
 from feltroom.room.tournament_journal import (
     DONE,
     replay,
@@ -508,11 +508,11 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
         return wake
 
     def bot_can_register(self) -> bool:
-        """House bots fill play-money sit-and-gos (``room/tournament_bots.py``)."""
+        """House bots fill play-money sit-and-gos (``tournament_bots.py``)."""
         return bots_may_register(self)
 
     def waiting(self, now: float) -> dict[str, Any] | None:
-        """What the tournament waits for while open for entries (``room/tournament_bots.py``)."""
+        """What the tournament waits for while open for entries (``tournament_bots.py``)."""
         return waiting_for(self, now)
 
     def _bot_of(self, account: str) -> HouseBot | None:

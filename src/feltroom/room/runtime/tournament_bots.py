@@ -11,18 +11,37 @@ instance to end, showing "Entries 1 of 6" and no word why).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from feltroom.room.runtime.tournament import TournamentRunner
+from feltroom.room.runtime.host import HostedTournament, RoomHost
+from feltroom.room.storage import TournamentRow
+from feltroom.tournament import Director, TournamentSettings
 
-__all__ = ["FILL_SECONDS", "bot_wait", "bots_may_register", "people_registered", "waiting_for"]
+__all__ = [
+    "FILL_SECONDS",
+    "FilledTournament",
+    "bot_wait",
+    "bots_may_register",
+    "people_registered",
+    "waiting_for",
+]
 
 FILL_SECONDS = 40.0
 """Within how long of a person's entry the house bots fill the rest of a sit-and-go."""
 
 
-def people_registered(runner: TournamentRunner) -> int:
+class FilledTournament(HostedTournament, Protocol):
+    """What the house bots' filling reads of a tournament's runner (``TournamentRunner``)."""
+
+    room: RoomHost
+    row: TournamentRow
+    settings: TournamentSettings
+    director: Director
+    bot_names: set[str]
+    next_bot: float
+
+
+def people_registered(runner: FilledTournament) -> int:
     """How many people (not house bots) are registered."""
     return sum(
         1
@@ -31,7 +50,7 @@ def people_registered(runner: TournamentRunner) -> int:
     )
 
 
-def _fills(runner: TournamentRunner) -> bool:
+def _fills(runner: FilledTournament) -> bool:
     """A play-money sit-and-go not yet started, in a room with house bots."""
     return (
         runner.room.settings.house_bots > 0
@@ -41,7 +60,7 @@ def _fills(runner: TournamentRunner) -> bool:
     )
 
 
-def bots_may_register(runner: TournamentRunner) -> bool:
+def bots_may_register(runner: FilledTournament) -> bool:
     """Whether a house bot may register now: at a play-money sit-and-go not started, when a
     person waits in it or no other instance of the tournament is running."""
     if not _fills(runner):
@@ -56,16 +75,16 @@ def bots_may_register(runner: TournamentRunner) -> bool:
     )
 
 
-def _wanted(runner: TournamentRunner) -> int:
+def _wanted(runner: FilledTournament) -> int:
     """The entries that start the sit-and-go."""
     return runner.settings.max_entries or runner.settings.min_players
 
 
-def _seats_left(runner: TournamentRunner) -> int:
+def _seats_left(runner: FilledTournament) -> int:
     return max(0, _wanted(runner) - runner.director.entry_count)
 
 
-def bot_wait(runner: TournamentRunner) -> float:
+def bot_wait(runner: FilledTournament) -> float:
     """Seconds until the next house bot registers: ``tournament_bot_wait``, shorter while a
     person waits (every seat but the person's filled within ``FILL_SECONDS``)."""
     wait = runner.room.settings.tournament_bot_wait
@@ -74,7 +93,7 @@ def bot_wait(runner: TournamentRunner) -> float:
     return min(wait, FILL_SECONDS / max(1, _wanted(runner) - 1))
 
 
-def waiting_for(runner: TournamentRunner, now: float) -> dict[str, Any] | None:
+def waiting_for(runner: FilledTournament, now: float) -> dict[str, Any] | None:
     """What a tournament open for entries waits for (the lobby's ``waiting``): a sit-and-go the
     entries it still needs (``entries_wanted``) and whether house bots fill them
     (``house_bots``: ``filling``, with ``next_bot_in`` seconds; ``after_a_player``, once a
