@@ -66,6 +66,7 @@ from feltroom.tournament import (
     CancellationPaid,
     CloseTable,
     Director,
+    ForfeitPaid,
     HoldTable,
     MovePlayer,
     OpenTable,
@@ -192,6 +193,7 @@ class _Run:
         self.chips = 0
         self.table_chips: dict[int, int] = {}
         self.places: list[PlaceFinal] = []
+        self.forfeits = 0  # first place's prize forfeited to the best entry not disqualified
         self.winners = 0
         self.closed_with: RegistrationClosed | None = None
         self.cancel_paid = 0
@@ -251,6 +253,8 @@ class _Run:
                 self.places.append(out)
                 if out.place == 1 and out.shared == 1:
                     self.winners += 1
+            elif isinstance(out, ForfeitPaid):
+                self.forfeits += out.amount
             elif isinstance(out, RegistrationClosed):
                 self.closed_with = out
 
@@ -538,7 +542,7 @@ class _Run:
         if sorted(covered) != list(range(1, entries + 1)):
             report.add(f"places given: {len(covered)} for {entries} entries")
         report.prize_pool = self.director.pool
-        report.paid = sum(p.prize for p in self.places)
+        report.paid = sum(p.prize for p in self.places) + self.forfeits
         if report.paid != report.prize_pool:
             report.add(f"prizes {report.paid} for a prize pool of {report.prize_pool}")
 

@@ -333,6 +333,51 @@ def test_R_TOURN_15_a_suspended_account_is_disqualified_at_its_tournament_table(
     assert books["pool_left"] == 0
 
 
+def test_R_TOURN_15_the_last_two_suspended_in_one_hand_leave_the_pool_to_the_best_other(
+    make_room: Room, clock: Clock, storage: SqlStorage
+) -> None:
+    """R-TOURN-15: both players of the heads-up hand are suspended during it. Both finish
+    without a prize (the first place's is forfeited, and no better place can take it), so the
+    whole pool goes to the best-placed entry not disqualified (third); the pool is empty and the
+    audit balances."""
+    names = [f"bot.dq2.{k}" for k in range(1, 5)]
+
+    async def scenario() -> tuple[list[str], str]:
+        room = make_room(HEADS_UP, tournaments=SNG, house_bots=0, bot_think=(0.5, 0.5))
+        await room.start()
+        try:
+            await enter(room, "sng4-1", names)
+            runner = room.tournaments["sng4-1"]
+            end = clock.now + 20_000.0
+            while clock.now < end and runner.director.remaining > 2:
+                await run_for(room, clock, 0.5, step=0.5)
+            tab = runner.tables[1]
+            while clock.now < end and not tab.table.in_hand:
+                await run_for(room, clock, 0.5, step=0.5)
+            assert runner.director.remaining == 2
+            assert tab.table.in_hand
+            last = sorted(p.account for p in tab.table.seats.values())
+            third = next(e.account for e in runner.director.entries if e.place == 3)
+            for account in last:
+                entry = OperatorLog(storage).record("op", "suspend", account, "collusion")
+                await room.remove_account(account, entry)
+            await play_out(room, clock, "sng4-1")
+            assert runner.status == "finished"
+            return last, third
+        finally:
+            await room.stop()
+
+    last, third = asyncio.run(scenario())
+    fourth = next(n for n in names if n not in {*last, third})
+    assert wallet(storage, third) - wallet(storage, fourth) == 2000
+    assert {wallet(storage, a) for a in last} == {wallet(storage, fourth)}
+    report = audit(storage, shuffles=0)
+    assert report["problems"] == []
+    books = report["tournaments"]["sng4-1"]
+    assert books["prizes"] == 2000
+    assert books["pool_left"] == 0
+
+
 def view_seat(view: dict[str, object], account: str) -> int:
     players = view["players"]
     assert isinstance(players, list)

@@ -21,6 +21,7 @@ from feltroom.tournament import (
     Disqualified,
     Eliminated,
     Finished,
+    ForfeitPaid,
     HandForHandEnded,
     HandForHandStarted,
     HoldTable,
@@ -719,6 +720,38 @@ def test_R_TOURN_15_disqualified_below_the_players_out_in_the_same_hand() -> Non
     places = {p.account: (p.place, p.prize) for p in of(PlaceFinal, out)}
     assert places == {dq_account: (5, 0), bust_account: (4, 0)}
     assert d.remaining == 3
+
+
+@pytest.mark.parametrize("busted_first", [3, 0])
+def test_R_TOURN_15_first_place_disqualified_forfeits_to_the_best_entry_not_disqualified(
+    busted_first: int,
+) -> None:
+    """Every entry left in play is disqualified in the same hand: first place's prize (with
+    what the second place's forfeit gave it) has no better place to go to, so it goes to the
+    best-placed entry not disqualified (``ForfeitPaid``), and the pool is paid out in full;
+    when every entry is disqualified, to the entry in first place (nobody else is left)."""
+    d, _ = started(5, starting_stack=100)
+    for _ in range(busted_first):
+        hand(d, 1, busts=[max(d.tables[1].seats)])
+    seats = sorted(d.tables[1].seats)
+    accounts = [account_at(d, 1, seat) for seat in seats]
+    d.hand_started(1, 0, seats[0], 5.0)
+    for account in accounts:
+        assert d.disqualify(account, 5.0) == []
+    out = hand(d, 1, begun=True, now=6.0)
+    assert d.state == "finished"
+    (paid,) = of(ForfeitPaid, out)
+    assert paid.amount == 500
+    assert all(e.disqualified == (e.account in accounts) for e in d.entries)
+    if busted_first:
+        best = min((e for e in d.entries if not e.disqualified), key=lambda e: e.place or 0)
+        assert (best.place, best.account) == (3, paid.account)
+        assert best.prize == 500
+    else:
+        first = next(e for e in d.entries if e.place == 1)
+        assert first.account == paid.account
+        assert first.prize == 500
+    assert sum(e.prize for e in d.entries) == d.pool == d.paid_out == 500
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,8 @@ ledger, each call in one transaction (all or nothing):
 - ``Refunded``: the buy-in from the prize pool and the fee from the house back to the wallet
   (``refund``);
 - ``RegistrationClosed``: a guarantee's overlay from the house into the prize pool (``overlay``);
-- ``PlaceFinal`` and ``CancellationPaid``: the prize from the prize pool into the wallet
-  (``prize``).
+- ``PlaceFinal``, ``ForfeitPaid`` and ``CancellationPaid``: the prize from the prize pool into
+  the wallet (``prize``).
 
 Tournament chips are not money: tournament tables have no escrow and no hand of theirs is
 settled here. Every prize comes out of the prize pool, so a finished tournament's pool is empty
@@ -43,6 +43,7 @@ from feltroom.room.protection import check_stake
 from feltroom.room.storage import Storage, Transaction
 from feltroom.tournament import (
     CancellationPaid,
+    ForfeitPaid,
     Output,
     PlaceFinal,
     Refunded,
@@ -174,6 +175,10 @@ class TournamentBooks:
             amount = out.prize if isinstance(out, PlaceFinal) else out.amount
             ref = f"tournament:{tid}:prize:{out.entry}"
             moves.append((TransferKind.PRIZE, pool, wallet, amount, ref))
+        elif isinstance(out, ForfeitPaid):
+            wallet = ensure_wallet(tx, out.account, code).key
+            ref = f"tournament:{tid}:forfeit:{out.entry}"
+            moves.append((TransferKind.PRIZE, pool, wallet, out.amount, ref))
         entry = self.operator_entry
         if entry is not None:
             moves = [(k, d, c, a, operator_reference(ref, entry)) for k, d, c, a, ref in moves]

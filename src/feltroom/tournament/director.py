@@ -35,6 +35,7 @@ from feltroom.tournament.outputs import (
     Disqualified,
     Eliminated,
     Finished,
+    ForfeitPaid,
     HandForHandEnded,
     HandForHandStarted,
     HoldTable,
@@ -578,13 +579,21 @@ class Director:
         self._out.append(Disqualified(entry.number, entry.account, model.number, chips))
         return entry.number, -1
 
-    def _forfeit(self, place: int) -> None:
-        """The prize of ``place``, which a disqualified entry took, goes equally to the better
-        places (still to be decided), any remainder to first place."""
+    def _forfeit(self, place: int, taker: EntryState) -> list[Output]:
+        """The prize of ``place``, which the disqualified ``taker`` took, goes equally to the better
+        places (still to be decided), any remainder to first place. First place itself (every
+        entry left in play disqualified) has no better place: its prize goes to the best-placed
+        entry not disqualified (``ForfeitPaid``; every entry disqualified, to first place's)."""
         amount = self._prize(place)
         better = min(place - 1, len(self.prizes))
-        if not amount or not better:
-            return
+        if not amount:
+            return []
+        if not better:
+            fair = [e for e in self.entries if e.place is not None and not e.disqualified]
+            entry = min(fair, key=lambda e: (e.place or 0, e.number)) if fair else taker
+            entry.prize += amount
+            self.paid_out += amount
+            return [ForfeitPaid(entry.number, entry.account, amount)]
         share, remainder = divmod(amount, better)
         prizes = list(self.prizes)
         prizes[place - 1] = 0
@@ -592,6 +601,7 @@ class Director:
             prizes[index] += share
         prizes[0] += remainder
         self.prizes = tuple(prizes)
+        return []
 
     # ------------------------------------------------------------------ places and prizes
 
@@ -614,9 +624,9 @@ class Director:
         disqualified = [n for n, _ in group if self.entries[n - 1].disqualified]
         for number in sorted(disqualified, reverse=True):
             entry = self.entries[number - 1]
-            self._forfeit(worst)
             entry.place, entry.shared, entry.prize = worst, 1, 0
             out.append(PlaceFinal(number, entry.account, worst, 1, 0))
+            out += self._forfeit(worst, entry)
             worst -= 1
         by_stack: dict[int, list[int]] = {}
         for number, stack in group:

@@ -3,8 +3,8 @@
 The director never touches a table: it returns these values and whoever runs the tables (the
 simulation, the room's worker) carries the commands out in order and reports back what the tables
 did (``Director.hand_started``, ``Director.hand_finished``). Money moves only by the events
-``Registered``, ``Refunded``, ``RegistrationClosed`` (the overlay), ``PlaceFinal`` (a prize) and
-``CancellationPaid``; the chips of a tournament never leave it.
+``Registered``, ``Refunded``, ``RegistrationClosed`` (the overlay), ``PlaceFinal`` (a prize),
+``ForfeitPaid`` and ``CancellationPaid``; the chips of a tournament never leave it.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ __all__ = [
     "Disqualified",
     "Eliminated",
     "Finished",
+    "ForfeitPaid",
     "HandForHandEnded",
     "HandForHandStarted",
     "HoldTable",
@@ -229,6 +230,18 @@ class PlaceFinal:
 
 
 @dataclass(frozen=True, slots=True)
+class ForfeitPaid:
+    """R-TOURN-15: first place went to a disqualified entry (every entry left in play was
+    disqualified in the same hand or round), so no better place can take the prize it forfeits:
+    ``amount`` goes into the wallet of the best-placed entry not disqualified (the entry in first
+    place when every entry was disqualified), and the prize pool is paid out in full."""
+
+    entry: int
+    account: str
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
 class Finished:
     winner: int
     account: str
@@ -274,6 +287,7 @@ Output = (
     | Eliminated
     | Disqualified
     | PlaceFinal
+    | ForfeitPaid
     | Finished
     | CancellationPaid
     | Cancelled

@@ -81,6 +81,7 @@ from feltroom.tournament import (
     CloseTable,
     Director,
     Disqualified,
+    ForfeitPaid,
     HandForHandEnded,
     HandForHandStarted,
     HoldTable,
@@ -408,7 +409,7 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
         """Who should see the tournament's new standing after ``outputs``: everyone in play
         when the level, a break, the registration or hand-for-hand changed, else the players
         of the tables a hand ended at (``_events`` adds those) and whoever's place is final."""
-        results = tuple(out.account for out in outputs if isinstance(out, PlaceFinal))
+        results = tuple(out.account for out in outputs if isinstance(out, PlaceFinal | ForfeitPaid))
         general = any(
             isinstance(
                 out,
