@@ -242,6 +242,7 @@ def _replay(record: HandRecord, unknown: Collection[int] | None) -> tuple[Hand, 
             build_deck(record, keep_mucked=unknown is not None, unknown=unknown or ()),
             rule,
             show_losing=shows,
+            straddle_full_raise=record.straddle_full_raise,
         )
     except FeltroomError as error:
         raise ReplayError(f"cannot set up the hand: {error}") from error
@@ -553,7 +554,7 @@ def _direct(source: str, fields: Mapping[str, Any]) -> ReplayResult | None:
         elif index == 1:
             kind = _BIG
         else:
-            kind = _STRADDLE
+            return None  # a straddle: its raise size depends on _straddle_full_raise
         forced.append(_forced_bet(seats[1 - index if heads_up else index], kind, amount))
 
     actions = get("actions")
@@ -994,4 +995,5 @@ def record_from_hand(
         ante_trimming=not (has_ante or has_dead),
         hand_id=hand_id,
         protections=tuple(protections),
+        straddle_full_raise=setup.straddle_full_raise,
     )
