@@ -396,8 +396,14 @@ class _Reader:
             hand_id=fields.get("hand"),
             protections=tuple(protections),
             # Real hands (the PHH corpus, PokerKit) take a straddle's increment as the raise
-            # size; feltroom's own files say ``_straddle_full_raise = true`` (R-HOME-3).
-            straddle_full_raise=bool(fields.get("_straddle_full_raise", False)),
+            # size; feltroom's own files say ``_straddle_full_raise = true`` (R-HOME-3). Without
+            # a straddle the flag changes nothing and stays at its default.
+            straddle_full_raise=bool(
+                fields.get(
+                    "_straddle_full_raise",
+                    not any(bet.kind is ForcedKind.STRADDLE for bet in forced),
+                )
+            ),
             metadata=MappingProxyType(
                 {key: value for key, value in fields.items() if key not in _INTERPRETED}
             ),

@@ -554,7 +554,7 @@ def _direct(source: str, fields: Mapping[str, Any]) -> ReplayResult | None:
         elif index == 1:
             kind = _BIG
         else:
-            return None  # a straddle: its raise size depends on _straddle_full_raise
+            kind = _STRADDLE
         forced.append(_forced_bet(seats[1 - index if heads_up else index], kind, amount))
 
     actions = get("actions")
@@ -668,6 +668,11 @@ def _direct(source: str, fields: Mapping[str, Any]) -> ReplayResult | None:
     for card, offset in zip(board, (1, 2, 3, 5, 7), strict=False):
         deck[2 * count + offset] = card
 
+    # A straddle's raise size: its increment (PokerKit, real hands) unless the file says
+    # ``_straddle_full_raise = true`` (R-HOME-3, feltroom's own files); see phh.py.
+    full = get("_straddle_full_raise", False)
+    if type(full) is not bool:
+        return None
     hand = Hand(
         structure,
         list(zip(seats, stacks, strict=True)),
@@ -676,6 +681,7 @@ def _direct(source: str, fields: Mapping[str, Any]) -> ReplayResult | None:
         deck,
         rule,
         show_losing=showing,
+        straddle_full_raise=full,
     )
     check_or_call = hand.check_or_call
     act = hand.act
@@ -995,5 +1001,7 @@ def record_from_hand(
         ante_trimming=not (has_ante or has_dead),
         hand_id=hand_id,
         protections=tuple(protections),
-        straddle_full_raise=setup.straddle_full_raise,
+        # the flag matters only with a straddle: without one it keeps the default
+        straddle_full_raise=setup.straddle_full_raise
+        or not any(bet.kind is Forced.STRADDLE for bet in setup.forced),
     )
