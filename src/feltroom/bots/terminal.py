@@ -431,9 +431,9 @@ def render(screen: Screen) -> list[str]:
     mine = state.my_seat
     sitting = "i=sit in" if mine is not None and mine.sitting_out else "o=sit out"
     settings = state.settings or {}
-    straddle = (
-        f"s=straddle ({'on' if settings['straddle'] else 'off'})  " if "straddle" in settings else ""
-    )
+    straddle = ""
+    if "straddle" in settings:  # a table that allows straddles (R-HOME-3)
+        straddle = f"s=straddle ({'on' if settings['straddle'] else 'off'})  "
     lines.append(
         f"Keys: {sitting}  a=auto-post ({'on' if screen.auto_post else 'off'})  {straddle}"
         "m=add chips  l=leave  q=quit"
