@@ -5,10 +5,12 @@ and the books balancing after."""
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
 from feltroom.errors import IllegalAction
+from feltroom.history.stored import replay_stored
 from feltroom.room import Accounts, Cashier, audit
 from feltroom.rules import Call, Check, Fold, Forced, ForcedBet
 from feltroom.store import SqlStorage
@@ -74,10 +76,26 @@ def test_R_HOME_3_the_room_deals_the_straddle_of_the_players_toggle(
         legal = hand.legal_actions()
         assert legal is not None
         assert (legal.seat, legal.raise_min) == (1, 8)
+        hand_id = runner.playing
+        assert hand_id is not None
         for name in ("alice", "bob", "carol"):
             await room.act("str", name, Fold())
         assert hand.is_over
         assert runner.table.seats[4].stack == 103
+        # the stored hand replays with its straddle (the HTTP export and the integrity report
+        # read stored hands this way)
+        row = None
+        for _ in range(50):
+            with storage.transaction(write=False) as tx:
+                row = tx.get_hand(hand_id)
+            if row is not None and row.status == "settled":
+                break
+            await tick(room, clock, 0.1)
+        assert row is not None
+        assert row.status == "settled"
+        stored = replay_stored(json.loads(row.record), json.loads(row.settings), {})
+        assert ForcedBet(4, Forced.STRADDLE, 4) in stored.setup.forced
+        assert stored.setup.straddle_full_raise
         await room.stop()
 
     asyncio.run(scenario())
