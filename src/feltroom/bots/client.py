@@ -36,8 +36,8 @@ API in short:
   (``code``, ``message``, ``legal``) unless ``check=False``. A connection that ends first raises
   ``ConnectionLost``, no reply in time ``RequestTimeout``. ``send(message)`` sends without
   waiting. Shortcuts: ``ping``, ``lobby``, ``observe``, ``unobserve``, ``sit``, ``leave``,
-  ``sit_in``, ``sit_out``, ``post_blind``, ``decline_blind``, ``auto_post``, ``wait_list``,
-  ``act`` (a strategy ``Action``), ``chat``.
+  ``sit_in``, ``sit_out``, ``post_blind``, ``decline_blind``, ``auto_post``, ``straddle``,
+  ``wait_list``, ``act`` (a strategy ``Action``), ``chat``.
 - Server messages: ``messages()`` yields every message that is not a reply (events, turns,
   snapshots, prompts, offers, chat, lobby updates, errors without a ``ref``), after the table
   state has taken it in, and ends when the connection ends. Or pass ``on_message`` (called
