@@ -14,6 +14,13 @@ than two players dealt we switch it off, since PokerKit cannot change the cap mi
 Cases that cannot be configured are excluded, each with the rule it concerns (see ``_avoid`` and
 the odd-chip check in ``compare_hand``).
 
+With ``straddle`` (``--straddle``), pot- and no-limit hands of three or more players have a live
+straddle of twice the big blind from the first player after the big blind (PokerKit's third
+``blinds_or_straddles`` entry). PokerKit takes the straddle's increment as the raise size; our
+tables take its size (R-HOME-3: after a straddle of 4 at big blind 2 the minimum raise is to 8,
+PokerKit's 6), so the comparison builds our hands with ``straddle_full_raise=False``, the
+reading the PHH replays of real hands use.
+
 Run: ``.venv/bin/python benchmarks/differential.py --hands 1000000 --seed 1``.
 """
 
@@ -44,6 +51,8 @@ from feltroom.rules import (
     Check,
     FixedLimit,
     Fold,
+    Forced,
+    ForcedBet,
     Hand,
     LegalActions,
     NoLimit,
@@ -140,8 +149,9 @@ def _streets(small: int, big: int, caps: tuple[int | None, int | None]) -> tuple
     )
 
 
-def _setup(rng: random.Random, kind: str) -> tuple[Hand, State]:
-    n = rng.randint(2, 10)
+def _setup(rng: random.Random, kind: str, straddle: bool = False) -> tuple[Hand, State]:
+    straddle = straddle and kind != "FL"
+    n = rng.randint(3 if straddle else 2, 10)
     bb = rng.choice((2, 2, 4, 10))
     sb = bb // 2
     ante = rng.choice((0, 0, 0, 1, bb // 2))
@@ -155,6 +165,8 @@ def _setup(rng: random.Random, kind: str) -> tuple[Hand, State]:
         # Every player can post their forced bets and keep a chip: PokerKit treats a short
         # blind's posted amount as the bet to call, we keep the full big blind (documented).
         forced = ante + (bb if (p == 0 and n == 2) or (p == 1 and n > 2) else sb)
+        if straddle and p == 2:
+            forced = ante + 2 * bb
         if rng.random() < 0.35:
             stack = rng.randint(forced + 1, forced + 12 * bb)
         else:
@@ -177,7 +189,12 @@ def _setup(rng: random.Random, kind: str) -> tuple[Hand, State]:
         structure = NoLimit(bb)
         pk_structure = BettingStructure.NO_LIMIT
         streets = _streets(bb, bb, (None, None))
-    hand = Hand(structure, players, button, blinds(players, button, sb, bb, ante), deck)
+    posts = blinds(players, button, sb, bb, ante)
+    blinds_or_straddles: tuple[int, ...] = (sb, bb)
+    if straddle:
+        posts = (*posts, ForcedBet(order[2], Forced.STRADDLE, 2 * bb))
+        blinds_or_straddles = (sb, bb, 2 * bb)
+    hand = Hand(structure, players, button, posts, deck, straddle_full_raise=not straddle)
     state = State(
         _AUTOMATIONS,
         [_PK_CARDS[card] for card in deck],
@@ -186,7 +203,7 @@ def _setup(rng: random.Random, kind: str) -> tuple[Hand, State]:
         pk_structure,
         True,
         ante,
-        (sb, bb),
+        blinds_or_straddles,
         0,
         stacks,
         n,
@@ -264,15 +281,15 @@ def _avoid(hand: Hand, state: State, kind: str, action: RaiseTo, summed: bool) -
     return summed and increment < max(state.completion_betting_or_raising_amount, bb)
 
 
-def compare_hand(seed: int, kind: str) -> HandOutcome:
+def compare_hand(seed: int, kind: str, straddle: bool = False) -> HandOutcome:
     """Play one random hand of ``kind`` ("FL", "PL", "NL") in both engines and compare."""
     with _oracle_patches():
-        return _compare_hand(seed, kind)
+        return _compare_hand(seed, kind, straddle)
 
 
-def _compare_hand(seed: int, kind: str) -> HandOutcome:
+def _compare_hand(seed: int, kind: str, straddle: bool = False) -> HandOutcome:
     rng = random.Random(seed)
-    hand, state = _setup(rng, kind)
+    hand, state = _setup(rng, kind, straddle)
     out = HandOutcome()
     n = len(hand.seats)
     summed_street = -1  # the street on which short all-ins added up to a full raise
@@ -353,7 +370,12 @@ def _pokerkit_odd_chips(hand: Hand) -> list[int]:
 
 
 def run(
-    hands: int, seed: int, kinds: tuple[str, ...] = KINDS, progress: int = 0, start: int = 0
+    hands: int,
+    seed: int,
+    kinds: tuple[str, ...] = KINDS,
+    progress: int = 0,
+    start: int = 0,
+    straddle: bool = False,
 ) -> Summary:
     """Compare ``hands`` hands cycling through ``kinds``; hand i uses seed ``seed * 10**9 + i``.
 
@@ -370,7 +392,7 @@ def run(
             )
         kind = kinds[i % len(kinds)]
         with _oracle_patches():
-            out = _compare_hand(seed * 1_000_000_000 + i, kind)
+            out = _compare_hand(seed * 1_000_000_000 + i, kind, straddle)
         summary.hands += 1
         summary.decisions += out.decisions
         summary.avoided += out.avoided
@@ -389,10 +411,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kinds", default=",".join(KINDS), help="comma-separated: FL,PL,NL")
     parser.add_argument("--progress", type=int, default=0, help="print a count every N hands")
     parser.add_argument("--start", type=int, default=0, help="skip the first N hands of the seed")
+    parser.add_argument(
+        "--straddle", action="store_true", help="PL/NL hands with a straddle (R-HOME-3)"
+    )
     args = parser.parse_args(argv)
     kinds = tuple(k.strip().upper() for k in args.kinds.split(","))
     started = time.perf_counter()
-    summary = run(args.hands, args.seed, kinds, args.progress, args.start)
+    summary = run(args.hands, args.seed, kinds, args.progress, args.start, args.straddle)
     elapsed = time.perf_counter() - started
     print(f"hands: {summary.hands}")
     print(f"decisions compared: {summary.decisions}")

@@ -4,6 +4,7 @@ and play hundreds of hands over websockets, then the room's audit on the books t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 
 import pytest
@@ -11,8 +12,10 @@ import pytest
 from feltroom.bots.runner import BotSettings, plan_seats, run_bots
 from feltroom.cli import main
 from feltroom.errors import InvalidConfiguration
-from feltroom.room import audit
+from feltroom.room import NotSeated, audit
+from feltroom.rules import Forced
 from feltroom.store import SqlStorage
+from feltroom.table import HandStarted
 from server.live import live_server, room_for
 
 TABLES = "".join(
@@ -192,5 +195,56 @@ def test_a_bot_that_cannot_buy_in_stops_the_run_instead_of_waiting_for_ever(
             assert "20000" in problems[0] or "20,000" in problems[0], problems
             assert room.runners["deep"].table.seats == {}
         assert audit(storage, shuffles=0)["pass"] is True
+
+    _run(scenario())
+
+
+# Rules: R-HOME-3
+def test_R_HOME_3_network_bots_play_at_a_straddle_table(storage: SqlStorage) -> None:
+    """Network bots leave the straddle toggle alone; here the room turns it on for every seat,
+    and the bots play the straddled hands from the legal options they are given: nothing is
+    refused and the books balance."""
+    tables = """
+[[table]]
+id = "net-str"
+structure = "no_limit"
+big_blind = 2
+small_blind = 1
+max_seats = 4
+min_buy_in = 40
+max_buy_in = 200
+act_seconds = 30
+straddle = true
+"""
+    straddles: list[int] = []
+
+    def listen(runner: Any, events: Any) -> None:
+        for event in events:
+            if isinstance(event, HandStarted):
+                straddles.extend(f.seat for f in event.forced if f.kind is Forced.STRADDLE)
+
+    async def scenario() -> None:
+        room = room_for(storage, tables)
+        room.add_listener(listen)
+        async with live_server(room) as live:
+            settings = BotSettings(live.http, count=4, hands=12, think=0.0, style="random", seed=5)
+            task = asyncio.create_task(run_bots(settings))
+            table = room.runners["net-str"].table
+            toggled: set[str] = set()
+            while not task.done():
+                for seat in list(table.seats.values()):
+                    if seat.account not in toggled:
+                        with contextlib.suppress(NotSeated):  # a bot that just left
+                            await room.set_straddle("net-str", seat.account, True)
+                        toggled.add(seat.account)
+                await asyncio.sleep(0.02)
+            report = await task
+            assert report.ok, [b.problem for b in report.bots]
+            assert all(b.refused == 0 for b in report.bots)
+            assert report.hands >= 12
+            assert straddles
+        result = audit(storage, shuffles=0)
+        assert result["problems"] == []
+        assert result["pass"] is True
 
     _run(scenario())

@@ -458,3 +458,31 @@ def test_describe_the_draw_for_the_first_button() -> None:
     event = {"type": "event", "table": "holdem-1", "hand": 1, "kind": "first_button_drawn",
              "cards": [[1, "Kh"], [3, "2d"]], "button": 1}  # fmt: skip
     assert describe(event, state) == "Button draw: bob Kh, alice 2d; the button is seat 1"
+
+
+# Rules: R-HOME-3
+def test_R_HOME_3_the_straddle_key_and_the_straddle_post() -> None:
+    """``s`` toggles the standing straddle where the table allows it (the snapshot's
+    ``view.settings`` carries ``straddle``), the keys line shows the choice, and the log shows
+    the straddle as a post; elsewhere ``s`` says the table has none."""
+    plain = _state()
+    assert isinstance(key_command("s", plain), Notice)
+    assert "s=straddle" not in _line(render(Screen(plain, "alice")), "Keys:")
+    snapshot = json.loads(json.dumps(SNAPSHOT))
+    snapshot["view"]["settings"] = {
+        "auto_post": True,
+        "auto_muck": True,
+        "auto_rebuy": False,
+        "straddle": False,
+    }
+    state = TableState("holdem-1")
+    state.apply(snapshot)
+    assert key_command("s", state) == Send({"type": "straddle", "table": "holdem-1", "on": True})
+    assert "s=straddle (off)" in _line(render(Screen(state, "alice")), "Keys:")
+    assert state.settings is not None
+    state.settings["straddle"] = True
+    assert key_command("s", state) == Send({"type": "straddle", "table": "holdem-1", "on": False})
+    assert "s=straddle (on)" in _line(render(Screen(state, "alice")), "Keys:")
+    event = {"type": "event", "table": "holdem-1", "hand": 4711, "kind": "posted", "seat": 5}
+    posted = describe({**event, "forced": "straddle", "amount": 4, "all_in": False}, state)
+    assert posted == "carol posts a straddle 4"

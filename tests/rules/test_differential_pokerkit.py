@@ -9,12 +9,16 @@ The hands are split into chunks so that pytest-xdist spreads them over the cores
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
+import random
 import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+
+from feltroom.rules import Hand
 
 CHUNKS = 8
 HANDS_PER_CHUNK = 2_500  # 20,000 hands in all
@@ -58,3 +62,36 @@ def test_R_POT_1_differential_detects_a_wrong_engine(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(PotLimit, "raise_bounds", too_generous)
     summary = differential.run(60, seed=5, kinds=("PL",))
     assert summary.disagreements
+
+
+# Rules: R-HOME-3
+def test_R_HOME_3_straddled_hands_agree_with_pokerkit_under_its_reading() -> None:
+    """Pot- and no-limit hands with a straddle, our engine built with PokerKit's reading (the
+    straddle's increment is the raise size, ``straddle_full_raise=False``, as PHH replays of
+    real hands use): no disagreement."""
+    summary = differential.run(400, seed=46, kinds=("PL", "NL"), straddle=True)
+    assert summary.hands == 400
+    assert summary.decisions > 5 * 400
+    assert summary.disagreements == []
+
+
+# Rules: R-HOME-3
+def test_R_HOME_3_the_tables_straddle_differs_from_pokerkit_in_the_minimum_raise() -> None:
+    """The documented difference: at our tables the straddle's size is the last full raise, so
+    the first player to act may raise to twice the straddle (4 big blinds) where PokerKit allows
+    the straddle plus a big blind (3 big blinds)."""
+    rng = random.Random(46)
+    compared = 0
+    with differential._oracle_patches():
+        for _ in range(60):
+            hand, state = differential._setup(rng, rng.choice(("PL", "NL")), straddle=True)
+            ours = Hand.from_setup(dataclasses.replace(hand.setup, straddle_full_raise=True))
+            bb = hand.setup.structure.min_bet(0)
+            legal = ours.legal_actions()
+            if legal is None or legal.raise_max is None or legal.raise_max < 4 * bb:
+                continue
+            assert state.can_complete_bet_or_raise_to()
+            assert state.min_completion_betting_or_raising_to_amount == 3 * bb
+            assert legal.raise_min == 4 * bb
+            compared += 1
+    assert compared >= 30

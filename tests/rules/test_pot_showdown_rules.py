@@ -159,7 +159,7 @@ def test_R_MISS_1_dead_small_blind_goes_to_the_pot_not_the_bet() -> None:
     assert options.check
 
 
-# Rules: R-BLIND-1
+# Rules: R-BLIND-1, R-HOME-3
 def test_R_BLIND_1_antes_and_straddle() -> None:
     forced = [
         *(ForcedBet(s, Forced.ANTE, 1) for s in range(1, 5)),
@@ -172,7 +172,7 @@ def test_R_BLIND_1_antes_and_straddle() -> None:
     assert options is not None
     assert options.seat == 4
     assert options.call == 4
-    assert options.raise_min == 6
+    assert options.raise_min == 8  # R-HOME-3: the straddle's size is the last full raise
     assert hand.pot_total == 11
 
 

@@ -36,8 +36,8 @@ API in short:
   (``code``, ``message``, ``legal``) unless ``check=False``. A connection that ends first raises
   ``ConnectionLost``, no reply in time ``RequestTimeout``. ``send(message)`` sends without
   waiting. Shortcuts: ``ping``, ``lobby``, ``observe``, ``unobserve``, ``sit``, ``leave``,
-  ``sit_in``, ``sit_out``, ``post_blind``, ``decline_blind``, ``auto_post``, ``wait_list``,
-  ``act`` (a strategy ``Action``), ``chat``.
+  ``sit_in``, ``sit_out``, ``post_blind``, ``decline_blind``, ``auto_post``, ``straddle``,
+  ``wait_list``, ``act`` (a strategy ``Action``), ``chat``.
 - Server messages: ``messages()`` yields every message that is not a reply (events, turns,
   snapshots, prompts, offers, chat, lobby updates, errors without a ``ref``), after the table
   state has taken it in, and ends when the connection ends. Or pass ``on_message`` (called
@@ -231,6 +231,9 @@ class TableState:
     last_result: Message | None = None
     strength: str | None = None
     """The client's own hand in words (``hand_strength``: "Two Pair, Kings and Sevens")."""
+    settings: Message | None = None
+    """The client's own seat settings from the last snapshot (``view.settings``: ``auto_post``,
+    ``auto_muck``, ``auto_rebuy``, and ``straddle`` where the table allows straddles)."""
 
     @property
     def my_turn(self) -> bool:
@@ -322,6 +325,8 @@ class TableState:
         self.deadline = view.get("deadline")
         self.turn_id = view.get("turn_id")
         self.legal = view.get("legal") if self.to_act is not None else None
+        settings = view.get("settings")
+        self.settings = dict(settings) if isinstance(settings, dict) else None
         self.seats = {}
         for s in view.get("seats", []):
             cards = tuple(s["cards"]) if s.get("cards") is not None else None
@@ -757,6 +762,15 @@ class Client:
     async def auto_post(self, table: str, on: bool = True) -> Message:
         """Post blinds without being asked (or be asked each time)."""
         return await self.request({"type": "auto_post", "table": table, "on": on})
+
+    async def straddle(self, table: str, on: bool = True) -> Message:
+        """Straddle whenever the seat may (R-HOME-3), or never: a standing choice, at tables
+        that allow straddles (refused elsewhere)."""
+        reply = await self.request({"type": "straddle", "table": table, "on": on})
+        state = self.tables.get(table)
+        if state is not None and state.settings is not None:
+            state.settings["straddle"] = on
+        return reply
 
     async def wait_list(self, table: str) -> Message:
         """Join the table's waiting list (a ``seat_offer`` comes when a seat is free)."""

@@ -240,6 +240,11 @@ def key_command(
         return Send({"type": "sit_in", "table": table})
     if key == "a":
         return Send({"type": "auto_post", "table": table, "on": not auto_post})
+    if key == "s":
+        settings = state.settings or {}
+        if "straddle" not in settings:
+            return Notice("this table does not allow straddles")
+        return Send({"type": "straddle", "table": table, "on": not settings["straddle"]})
     if key == "m":
         if mine is None:
             return Notice("you have no seat here")
@@ -257,7 +262,7 @@ def key_command(
 
 _KEYS = (
     "keys: f=fold c=check/call r=bet/raise p=post blind d=decline blind o=sit out i=sit in "
-    "a=auto-post m=add chips l=leave q=quit"
+    "a=auto-post s=straddle m=add chips l=leave q=quit"
 )
 
 
@@ -425,9 +430,13 @@ def render(screen: Screen) -> list[str]:
         lines.append(f"Your turn: {_offered(state.legal)}")
     mine = state.my_seat
     sitting = "i=sit in" if mine is not None and mine.sitting_out else "o=sit out"
+    settings = state.settings or {}
+    straddle = ""
+    if "straddle" in settings:  # a table that allows straddles (R-HOME-3)
+        straddle = f"s=straddle ({'on' if settings['straddle'] else 'off'})  "
     lines.append(
-        f"Keys: {sitting}  a=auto-post ({'on' if screen.auto_post else 'off'})  m=add chips  "
-        "l=leave  q=quit"
+        f"Keys: {sitting}  a=auto-post ({'on' if screen.auto_post else 'off'})  {straddle}"
+        "m=add chips  l=leave  q=quit"
     )
     if screen.entry:
         lines.append(screen.entry)
@@ -834,6 +843,8 @@ class TerminalClient:
                 state.blind_prompt = None
             elif kind == "auto_post":
                 self.auto_post = bool(message["on"])
+            elif kind == "straddle" and state.settings is not None:
+                state.settings["straddle"] = bool(message["on"])
 
     async def _amount(self, ask: AskAmount, state: TableState) -> None:
         """Type an amount (Enter sends it, Escape cancels); the server judges it."""

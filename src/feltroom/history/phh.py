@@ -13,7 +13,9 @@ which PHH reserves for user-defined data and other readers ignore: ``_button`` (
 ``_rake`` and ``_rake_pots`` (the rake rule, the rake taken and, for imported hands, each pot's
 recorded rake), ``_protected`` (the table's protections,
 R-ALLIN-5: ``[[action index, player number], ...]``, each player protected just before that entry
-of ``actions``). docs/phh.md has the full mapping.
+of ``actions``), ``_straddle_full_raise`` (written for a hand with a straddle: ``true`` when the
+straddle's size is the last full raise, R-HOME-3; a file without it follows PokerKit, where a
+straddle's increment is). docs/phh.md has the full mapping.
 """
 
 from __future__ import annotations
@@ -88,6 +90,7 @@ _INTERPRETED = frozenset(
         "_rake",
         "_rake_pots",
         "_protected",
+        "_straddle_full_raise",
     }
 )
 _STRUCTURES = {structure.value: structure for structure in Structure}
@@ -392,6 +395,15 @@ class _Reader:
             ante_trimming=bool(fields.get("ante_trimming_status", False)),
             hand_id=fields.get("hand"),
             protections=tuple(protections),
+            # Real hands (the PHH corpus, PokerKit) take a straddle's increment as the raise
+            # size; feltroom's own files say ``_straddle_full_raise = true`` (R-HOME-3). Without
+            # a straddle the flag changes nothing and stays at its default.
+            straddle_full_raise=bool(
+                fields.get(
+                    "_straddle_full_raise",
+                    not any(bet.kind is ForcedKind.STRADDLE for bet in forced),
+                )
+            ),
             metadata=MappingProxyType(
                 {key: value for key, value in fields.items() if key not in _INTERPRETED}
             ),
@@ -662,6 +674,8 @@ def _fields(record: HandRecord) -> list[tuple[str, Any]]:
                 ],
             )
         )
+    if any(bet.kind is ForcedKind.STRADDLE for bet in record.forced_bets):
+        fields.append(("_straddle_full_raise", record.straddle_full_raise))
     fields.extend((key, value) for key, value in record.metadata.items() if key not in _INTERPRETED)
     return fields
 

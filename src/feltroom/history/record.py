@@ -164,6 +164,10 @@ class HandRecord:
     the main pot (the engine's reading of every ante and dead blind), true for antes counted as
     contributions. ``protections`` are the table's protections (R-ALLIN-5) and where they fall
     among ``actions``.
+    ``straddle_full_raise`` says how a straddle sets the pre-flop raise size: true (feltroom's
+    rule, R-HOME-3) when the straddle's size is the last full raise (a straddle of 4 at big blind
+    2: the minimum raise is to 8); false for PHH files of real hands, which follow PokerKit (the
+    straddle's increment over the big blind: a raise to 6).
     ``metadata`` keeps the fields a format carries that the record does not interpret
     (event, venue, time...), so that writing a read record loses nothing.
     """
@@ -184,6 +188,7 @@ class HandRecord:
     ante_trimming: bool = False
     hand_id: str | int | None = None
     protections: tuple[Protection, ...] = ()
+    straddle_full_raise: bool = True
     metadata: Mapping[str, object] = field(default_factory=_empty_metadata)
 
     @property

@@ -242,6 +242,7 @@ def _replay(record: HandRecord, unknown: Collection[int] | None) -> tuple[Hand, 
             build_deck(record, keep_mucked=unknown is not None, unknown=unknown or ()),
             rule,
             show_losing=shows,
+            straddle_full_raise=record.straddle_full_raise,
         )
     except FeltroomError as error:
         raise ReplayError(f"cannot set up the hand: {error}") from error
@@ -667,6 +668,11 @@ def _direct(source: str, fields: Mapping[str, Any]) -> ReplayResult | None:
     for card, offset in zip(board, (1, 2, 3, 5, 7), strict=False):
         deck[2 * count + offset] = card
 
+    # A straddle's raise size: its increment (PokerKit, real hands) unless the file says
+    # ``_straddle_full_raise = true`` (R-HOME-3, feltroom's own files); see phh.py.
+    full = get("_straddle_full_raise", False)
+    if type(full) is not bool:
+        return None
     hand = Hand(
         structure,
         list(zip(seats, stacks, strict=True)),
@@ -675,6 +681,7 @@ def _direct(source: str, fields: Mapping[str, Any]) -> ReplayResult | None:
         deck,
         rule,
         show_losing=showing,
+        straddle_full_raise=full,
     )
     check_or_call = hand.check_or_call
     act = hand.act
@@ -994,4 +1001,7 @@ def record_from_hand(
         ante_trimming=not (has_ante or has_dead),
         hand_id=hand_id,
         protections=tuple(protections),
+        # the flag matters only with a straddle: without one it keeps the default
+        straddle_full_raise=setup.straddle_full_raise
+        or not any(bet.kind is Forced.STRADDLE for bet in setup.forced),
     )

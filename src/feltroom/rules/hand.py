@@ -85,6 +85,7 @@ class HandSetup:
     deck: tuple[Card | None, ...]
     rake: RakeRule | None = None
     show_losing: frozenset[int] = frozenset()
+    straddle_full_raise: bool = True
 
 
 def blinds(
@@ -188,6 +189,7 @@ class Hand:
         "_showdown_seats",
         "_shown",
         "_stacks",
+        "_straddle_full_raise",
         "_street",
         "_structure",
         "_winner",
@@ -204,6 +206,7 @@ class Hand:
         rake: RakeRule | None = None,
         *,
         show_losing: Iterable[int] = (),
+        straddle_full_raise: bool = True,
     ) -> None:
         players = tuple(players)
         forced = tuple(forced)
@@ -216,6 +219,7 @@ class Hand:
         self._deck = cards
         self._rake_rule = rake
         self._show_losing = frozenset(show_losing)
+        self._straddle_full_raise = straddle_full_raise
         self._structure = structure
         stack_of = dict(players)
         n = len(stack_of)
@@ -292,6 +296,7 @@ class Hand:
                 self._deck,
                 self._rake_rule,
                 self._show_losing,
+                self._straddle_full_raise,
             )
         return setup
 
@@ -374,9 +379,14 @@ class Hand:
         size = self._structure.min_bet(0)
         count = 1 if top else 0
         if straddled:
+            # R-HOME-3: a straddle counts as the current bet and its size as the last full raise
+            # (after a straddle of 4 at big blind 2 the minimum raise is to 8). Replays of
+            # recorded hands that follow PokerKit/PHH (``straddle_full_raise=False``) take the
+            # straddle's increment over the bet before it instead (a raise to 6 there).
+            full = self._straddle_full_raise
             for f in forced:
                 if f.kind is _STRADDLE_KIND and f.amount > top:
-                    size = max(size, f.amount - top)
+                    size = max(size, f.amount if full else f.amount - top)
                     top = f.amount
                     count += 1
         self._raise_size = size if level else 0
@@ -1019,6 +1029,7 @@ class Hand:
             setup.deck,
             setup.rake,
             show_losing=setup.show_losing,
+            straddle_full_raise=setup.straddle_full_raise,
         )
 
     @classmethod

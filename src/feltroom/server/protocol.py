@@ -69,6 +69,7 @@ __all__ = [
     "Sit",
     "SitIn",
     "SitOut",
+    "Straddle",
     "Tournament",
     "Unobserve",
     "WaitList",
@@ -272,6 +273,14 @@ class AutoRebuy(_Message, frozen=True, tag="auto_rebuy"):
     on: bool
 
 
+class Straddle(_Message, frozen=True, tag="straddle"):
+    """Straddle whenever the seat may (on), or never (off): a standing choice (R-HOME-3), at
+    tables that allow straddles; it applies from the next deal."""
+
+    table: _Name
+    on: bool
+
+
 class Act(_Message, frozen=True, tag="act"):
     """Act in one's turn; ``amount`` is the raise-to total, given for bet and raise only.
     ``turn_id``, when given, must name the turn in progress (the ``turn_id`` of its ``turn``
@@ -347,6 +356,7 @@ Inbound: TypeAlias = (
     | DeclineBlind
     | AutoPost
     | AutoRebuy
+    | Straddle
     | Act
     | PreAction
     | Show
@@ -375,6 +385,7 @@ _CLASSES: tuple[type[_Message], ...] = (
     DeclineBlind,
     AutoPost,
     AutoRebuy,
+    Straddle,
     Act,
     PreAction,
     Show,

@@ -824,6 +824,9 @@ class Hub:
         if kind == "auto_rebuy":
             await set_auto_rebuy(runtime, m.table, player, m.on)
             return None
+        if kind == "straddle":
+            await runtime.set_straddle(m.table, player, m.on)
+            return None
         if kind == "act":
             try:
                 action = self._action(runner, seat, m)

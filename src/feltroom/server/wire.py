@@ -392,11 +392,19 @@ def messages_for(
     return out
 
 
-def seat_settings(seat: Seat | None) -> dict[str, bool] | None:
-    """The settings of the viewer's own seat a snapshot carries (``None`` without a seat)."""
+def seat_settings(seat: Seat | None, straddle: bool = False) -> dict[str, bool] | None:
+    """The settings of the viewer's own seat a snapshot carries (``None`` without a seat);
+    ``straddle`` only at a table that allows straddles (R-HOME-3)."""
     if seat is None:
         return None
-    return {"auto_post": seat.auto_post, "auto_muck": seat.auto_muck, "auto_rebuy": seat.auto_rebuy}
+    settings = {
+        "auto_post": seat.auto_post,
+        "auto_muck": seat.auto_muck,
+        "auto_rebuy": seat.auto_rebuy,
+    }
+    if straddle:
+        settings["straddle"] = seat.straddle
+    return settings
 
 
 def snapshot(
@@ -469,7 +477,9 @@ def snapshot_messages(
     seat's settings, and while a hand is played the pots once there is a board and the seat's
     hand strength."""
     table = runner.table
-    settings = seat_settings(table.seats.get(viewer) if viewer is not None else None)
+    settings = seat_settings(
+        table.seats.get(viewer) if viewer is not None else None, table.config.straddle
+    )
     out = [snapshot(runner.table_id, runner.playing, table.view(viewer), muted, settings)]
     hand = table.hand
     if hand is not None and not hand.is_over and hand.board:

@@ -92,6 +92,9 @@ class TableConfig:
     ``sb_rounding_unit`` (default: one whole currency unit) is the unit the computed small blind is
     rounded down to (to the smallest unit when that gives zero). ``rake_cap`` is the rake's cap
     per hand in the table's units; ``None`` (the default) is 6 big blinds (R-RAKE-3).
+    ``straddle`` lets the first player dealt in after the big blind post a live straddle of twice
+    the big blind (R-HOME-3; off by default; pot- and no-limit cash tables of three or more
+    seats only).
     """
 
     structure: str = "no_limit"
@@ -131,6 +134,7 @@ class TableConfig:
     seat_offer_seconds: int = 60
     mode: str = "cash"
     reset_stacks: bool = False
+    straddle: bool = False
     _derived: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -218,6 +222,31 @@ class TableConfig:
             _int("max_buy_in", high, low)
         derived["min_buy_in"], derived["max_buy_in"] = low, high
         self._check_reset_stacks(low, high)
+        self._check_straddle()
+
+    def _check_straddle(self) -> None:
+        """R-HOME-3: a straddle is never posted at Fixed-Limit, heads-up or in a tournament."""
+        if not isinstance(self.straddle, bool):
+            raise InvalidConfiguration(
+                f"straddle: {self.straddle!r} is not valid; valid values are True, False"
+            )
+        if not self.straddle:
+            return
+        if self.structure == "fixed_limit":
+            raise InvalidConfiguration(
+                "straddle: True is not valid at a fixed-limit table (R-HOME-3); valid values "
+                "are False (straddles are for pot- and no-limit tables)"
+            )
+        if self.mode != "cash":
+            raise InvalidConfiguration(
+                "straddle: True is not valid at a tournament table; valid values are False "
+                "(straddles are for cash tables)"
+            )
+        if self.max_seats < 3:
+            raise InvalidConfiguration(
+                "straddle: True is not valid at a heads-up table (R-HOME-3: never heads-up); "
+                "valid values are False (or give the table 3 seats or more)"
+            )
 
     def _check_reset_stacks(self, low: int, high: int | None) -> None:
         """``reset_stacks``: every stack is set back to the table's one buy-in before each hand

@@ -68,6 +68,9 @@ class Seat:
     auto_rebuy: bool = False
     """The room buys in again from the wallet when the stack is empty (room/rebuys.py); the
     table only keeps it with the seat."""
+    straddle: bool = False
+    """Straddle when this seat is the first dealt in after the big blind (R-HOME-3): a standing
+    choice, used only where the table allows straddles."""
     disconnected: bool = False
     leave_after_hand: bool = False
     sit_out_after_hand: bool = False

@@ -22,6 +22,8 @@ from feltroom.rules import (
     Call,
     Check,
     Fold,
+    Forced,
+    ForcedBet,
     Hand,
     HandView,
     LegalActions,
@@ -411,6 +413,38 @@ class Table:
         applies from the next deal."""
         self._seat(seat).auto_muck = on
 
+    def set_straddle(self, seat: int, on: bool) -> None:
+        """The standing straddle choice (R-HOME-3): straddle whenever this seat is the first
+        dealt in after the big blind and may straddle; it applies from the next deal. Refused
+        (nothing changes) at a table that does not allow straddles."""
+        player = self._seat(seat)
+        if on and not self.config.straddle:
+            raise IllegalAction(
+                "this table does not allow straddles (R-HOME-3): the only valid choice is off"
+            )
+        player.straddle = on
+
+    def straddler(self, plan: Plan, dealt: list[int], forced: tuple[ForcedBet, ...]) -> int | None:
+        """The seat that straddles in a hand planned as ``plan`` with ``dealt`` (clockwise from
+        the button's left) and ``forced``, or ``None`` (R-HOME-3): the first player dealt in after
+        the big blind, never heads-up nor the button (three-handed), who asked for it, posts
+        nothing else this hand (no entry post or missed blind owed) and holds more than two big
+        blinds. Under the dead-button rule the button may be an empty seat: the first player
+        after the big blind is still the only one who may straddle."""
+        cfg = self.config
+        if not cfg.straddle or len(dealt) < 3 or plan.big not in dealt:
+            return None
+        seat = dealt[(dealt.index(plan.big) + 1) % len(dealt)]
+        player = self.seats[seat]
+        if (
+            seat == plan.button
+            or not player.straddle
+            or any(f.seat == seat for f in forced)
+            or player.stack <= 2 * cfg.big
+        ):
+            return None
+        return seat
+
     def set_pre_action(self, seat: int, pre_action: PreAction | None) -> None:
         """A pre-action choice, used at the player's turn if still valid (R-AUTO-1)."""
         self._seat(seat).pre_action = pre_action
@@ -633,6 +667,9 @@ class Table:
         self._before = {s: self.seats[s].stack for s in dealt}
         self._timed_out = set()
         forced = tuple(f for f in plan.forced if f.seat in self._before)
+        straddler = self.straddler(plan, dealt, forced)
+        if straddler is not None:  # R-HOME-3: a live straddle of twice the big blind
+            forced = (*forced, ForcedBet(straddler, Forced.STRADDLE, 2 * cfg.big))
         deal = self._deal_committed = self._decks.next_committed()
         deck = deal.deck
         self.hand = Hand(

@@ -159,6 +159,7 @@ class TableRunner(ClockedRunner):
                 was, seat = old.seats[before], table.seats[row.seat]
                 seat.auto_post, seat.auto_muck = was.auto_post, was.auto_muck
                 seat.auto_rebuy = was.auto_rebuy
+                seat.straddle = was.straddle and table.config.straddle
                 if was.disconnected:
                     events += table.disconnect(row.seat, now)
         waiting = list(old.waiting)

@@ -274,6 +274,15 @@ class SeatCommands:
             runner.table.set_auto_muck(runner.seat_of(player), on)
             await runner.command([], now)
 
+    async def set_straddle(self, table_id: str, player: str, on: bool) -> None:
+        """The standing straddle choice (R-HOME-3), from the next deal; refused with
+        ``IllegalAction`` at a table that does not allow straddles."""
+        runner = self.runner(table_id)
+        async with runner.lock:
+            now = self.clock()
+            runner.table.set_straddle(runner.seat_of(player), on)
+            await runner.command([], now)
+
     async def show(self, table_id: str, player: str, hand_id: int) -> None:
         """Show one's cards after hand ``hand_id``, before the next deal: the uncontested winner
         or a player who mucked at the showdown (R-SHOW-4, R-BET-5)."""

@@ -27,6 +27,7 @@ const state = {
   autoMuck: new Map(),
   autoPost: new Map(),
   autoRebuy: new Map(),
+  straddle: new Map(),
   grant: null, // GET /api/grant: { available, next_grant_at, ... } and when it was asked (at)
   history: null,
   limits: null, // the player's protection settings (GET /api/me/limits)
@@ -619,6 +620,7 @@ function onMessage(m) {
     state.autoPost.delete(t.id); // the snapshot's settings are the server's: they win
     state.autoMuck.delete(t.id);
     state.autoRebuy.delete(t.id);
+    state.straddle.delete(t.id);
   }
   else if (m.type === "event") {
     line = applyEvent(t, m, { me: state.player });
@@ -1638,6 +1640,12 @@ function renderSeatControls(t, entry) {
   toggle(autoRebuy, "auto_rebuy", state.autoRebuy);
   box.append(h("label", {}, autoPost, " Auto-post blinds"), h("label", {}, autoMuck, " Auto-muck losing hands"),
     h("label", { title: "when your stack is empty, buy in again from your wallet and play on" }, autoRebuy, " Auto-rebuy"));
+  if (t.settings && typeof t.settings.straddle === "boolean") {
+    // R-HOME-3: only at a table that allows straddles (its snapshot's settings carry the choice)
+    const straddle = h("input", { type: "checkbox", id: "straddle", checked: setting("straddle", state.straddle, false) });
+    toggle(straddle, "straddle", state.straddle);
+    box.append(h("label", { title: "post twice the big blind when you are first after the big blind: you act last before the flop" }, straddle, " Straddle"));
+  }
   box.append(h("button", { type: "button", id: "add-chips-open", onclick: () => addChipsDialog(t) }, "Add chips"));
   if (t.pendingChips) box.append(h("span", { class: "pending-chips", id: "pending-chips" }, `+${chips(t.pendingChips)} after this hand`));
   if (me.sittingOut && !busted(me, t.pendingChips)) { // busted: the rebuy panel instead (renderBusted)
