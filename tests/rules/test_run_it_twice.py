@@ -71,19 +71,26 @@ def all_in_heads_up(deck: list[Card], stacks: tuple[int, int] = (100, 100), **kw
 def test_R_HOME_4_the_hand_waits_for_the_run_out_decision() -> None:
     deck = twice_deck(["AhAd", "KsKc"], "2c7d9hJs3c", "KdQh4s8c2d")
     hand = all_in_heads_up(deck)
-    assert hand.runs_pending and not hand.is_over
-    assert hand.to_act is None and hand.legal_actions() is None and hand.board == []
+    assert hand.runs_pending
+    assert not hand.is_over
+    assert hand.to_act is None
+    assert hand.legal_actions() is None
+    assert hand.board == []
     with pytest.raises(IllegalAction, match="run-out decision"):
         hand.act(Call(), 1)
     with pytest.raises(IllegalAction, match="1 or 2"):
         hand.run_out(3)
-    assert hand.runs_pending and hand.board == [] and len(hand.log) == 2  # nothing changed
+    assert hand.runs_pending
+    assert hand.board == []
+    assert len(hand.log) == 2
     before = hand.chips_in_play()
     events = hand.run_out(2)
-    assert isinstance(events[0], RunsChosen) and events[0].runs == 2
+    assert isinstance(events[0], RunsChosen)
+    assert events[0].runs == 2
     runs = [(e.run, e.street) for e in events if isinstance(e, BoardDealt)]
     assert runs == [(1, 1), (1, 2), (1, 3), (2, 1), (2, 2), (2, 3)]
-    assert hand.is_over and hand.runs == 2
+    assert hand.is_over
+    assert hand.runs == 2
     assert [str(c) for c in hand.board] == ["2c", "7d", "9h", "Js", "3c"]
     assert [str(c) for c in hand.second_board] == ["Kd", "Qh", "4s", "8c", "2d"]
     # each run burns before each of its streets: the second run from 2n + 8
@@ -91,8 +98,10 @@ def test_R_HOME_4_the_hand_waits_for_the_run_out_decision() -> None:
     (pot,) = awards(hand)
     # aces win the first run, the kings' set the second: 200 in halves of 100
     assert pot.runs == (((1,), (100,)), ((2,), (100,)))
-    assert pot.winners == (1, 2) and pot.shares == (100, 100)
-    assert hand.final_stacks == (100, 100) and hand.chips_in_play() == before
+    assert pot.winners == (1, 2)
+    assert pot.shares == (100, 100)
+    assert hand.final_stacks == (100, 100)
+    assert hand.chips_in_play() == before
     with pytest.raises(IllegalAction, match="no run-out decision"):
         hand.run_out(2)
 
@@ -100,8 +109,11 @@ def test_R_HOME_4_the_hand_waits_for_the_run_out_decision() -> None:
 def test_R_HOME_4_no_pause_without_the_setting_nor_on_the_river() -> None:
     deck = twice_deck(["AhAd", "KsKc"], "2c7d9hJs3c", "KdQh4s8c2d")
     hand = all_in_heads_up(deck, twice=False)
-    assert hand.is_over and not hand.runs_pending and hand.runs == 0
-    assert hand.second_board == () and awards(hand)[0].runs == ()
+    assert hand.is_over
+    assert not hand.runs_pending
+    assert hand.runs == 0
+    assert hand.second_board == ()
+    assert awards(hand)[0].runs == ()
     with pytest.raises(IllegalAction, match="no run-out decision"):
         hand.act(RunOut(2))
     # all-in on the river: nothing left to run
@@ -110,7 +122,8 @@ def test_R_HOME_4_no_pause_without_the_setting_nor_on_the_river() -> None:
         hand.check_or_call()
     hand.act(RaiseTo(98), 1)
     hand.act(Call(), 2)
-    assert hand.is_over and not hand.runs_pending
+    assert hand.is_over
+    assert not hand.runs_pending
 
 
 def test_R_HOME_4_odd_chip_to_the_first_run() -> None:
@@ -123,7 +136,8 @@ def test_R_HOME_4_odd_chip_to_the_first_run() -> None:
     assert hand.runs_pending
     hand.run_out(2)
     (pot,) = awards(hand)
-    assert pot.amount == 99 and pot.rake == 0
+    assert pot.amount == 99
+    assert pot.rake == 0
     # 99 halves: 50 to the first run (aces), 49 to the second (kings)
     assert pot.runs == (((1,), (50,)), ((2,), (49,)))
     assert hand.final_stacks == (50, 49, 0)
@@ -140,7 +154,8 @@ def test_R_HOME_4_a_tie_in_one_run_is_split_by_R_POT_1() -> None:
     (pot,) = awards(hand)
     assert pot.amount == 102
     assert pot.runs == (((1,), (51,)), ((1, 2), (26, 25)))
-    assert pot.winners == (1, 2) and pot.shares == (77, 25)
+    assert pot.winners == (1, 2)
+    assert pot.shares == (77, 25)
     assert hand.final_stacks == (77, 25)
     assert sum(hand.final_stacks) == 102
 
@@ -175,15 +190,19 @@ def test_R_HOME_4_a_pot_with_one_eligible_player_is_not_run_twice() -> None:
     hand.act(RaiseTo(10), 3)
     hand.act(RaiseTo(50), 1)
     hand.act(Call(), 2)
-    assert hand.street == 1 and not hand.runs_pending
+    assert hand.street == 1
+    assert not hand.runs_pending
     hand.act(RaiseTo(20), 1)
     hand.act(Fold(), 2)
     assert hand.runs_pending
     hand.run_out(2)
     assert [str(c) for c in hand.second_board] == ["2c", "7d", "9h", "Qh", "4d"]
     main, side = awards(hand)
-    assert main.amount == 30 and main.runs == (((1,), (15,)), ((3,), (15,)))
-    assert side.amount == 80 and side.runs == () and side.winners == (1,)
+    assert main.amount == 30
+    assert main.runs == (((1,), (15,)), ((3,), (15,)))
+    assert side.amount == 80
+    assert side.runs == ()
+    assert side.winners == (1,)
     assert hand.final_stacks == (245, 150, 15)
 
 
@@ -194,7 +213,8 @@ def test_R_HOME_4_rake_taken_once_before_the_halves() -> None:
     twice = all_in_heads_up(deck, rake=rake)
     twice.run_out(2)
     (pot,) = awards(twice)
-    assert twice.rake == once.rake == 6 and pot.rake == 6
+    assert twice.rake == once.rake == 6
+    assert pot.rake == 6
     # 200 - 6 = 194 in halves of 97
     assert pot.runs == (((1,), (97,)), ((2,), (97,)))
     assert sum(twice.final_stacks) + twice.rake == 200
@@ -204,11 +224,16 @@ def test_R_HOME_4_refusal_runs_once() -> None:
     deck = twice_deck(["AhAd", "KsKc"], "2c7d9hJs3c", "KdQh4s8c2d")
     hand = all_in_heads_up(deck)
     events = hand.run_out(1)
-    assert isinstance(events[0], RunsChosen) and events[0].runs == 1
+    assert isinstance(events[0], RunsChosen)
+    assert events[0].runs == 1
     assert [e.run for e in events if isinstance(e, BoardDealt)] == [0, 0, 0]
-    assert hand.is_over and hand.runs == 1 and hand.second_board == ()
+    assert hand.is_over
+    assert hand.runs == 1
+    assert hand.second_board == ()
     (pot,) = awards(hand)
-    assert pot.runs == () and pot.winners == (1,) and hand.final_stacks == (200, 0)
+    assert pot.runs == ()
+    assert pot.winners == (1,)
+    assert hand.final_stacks == (200, 0)
 
 
 def test_R_HOME_4_replay_reproduces_both_runs() -> None:
@@ -218,10 +243,12 @@ def test_R_HOME_4_replay_reproduces_both_runs() -> None:
     hand.act(Call(), 1)
     hand.act(Call(), 2)
     hand.run_out(2)
-    assert hand.log[-1] == (0, RunOut(2)) and str(RunOut(2)) == "run twice"
+    assert hand.log[-1] == (0, RunOut(2))
+    assert str(RunOut(2)) == "run twice"
     again = Hand.replay(hand.setup, hand.log)
     assert again.setup.run_twice
-    assert again.boards == hand.boards and again.results == hand.results
+    assert again.boards == hand.boards
+    assert again.results == hand.results
     assert again.final_stacks == hand.final_stacks
 
 
