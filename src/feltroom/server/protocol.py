@@ -308,6 +308,21 @@ class AutoMuck(_Message, frozen=True, tag="auto_muck"):
     on: bool
 
 
+class RunTwiceChoice(_Message, frozen=True, tag="run_twice_choice"):
+    """The standing choice for running it twice at a table that allows it (R-HOME-4):
+    ``always`` agree, ``ask`` (a ``run_twice`` question each time) or ``never``."""
+
+    table: _Name
+    choice: Literal["always", "ask", "never"]
+
+
+class RunTwice(_Message, frozen=True, tag="run_twice"):
+    """Answer the ``run_twice`` question of the hand in progress (R-HOME-4)."""
+
+    table: _Name
+    agree: bool
+
+
 class Chat(_Message, frozen=True, tag="chat"):
     """Say something at a table (decoded text is stripped of surrounding whitespace)."""
 
@@ -351,6 +366,8 @@ Inbound: TypeAlias = (
     | PreAction
     | Show
     | AutoMuck
+    | RunTwiceChoice
+    | RunTwice
     | Chat
     | Mute
     | Tournament
@@ -379,6 +396,8 @@ _CLASSES: tuple[type[_Message], ...] = (
     PreAction,
     Show,
     AutoMuck,
+    RunTwiceChoice,
+    RunTwice,
     Chat,
     Mute,
     Tournament,

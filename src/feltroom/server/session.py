@@ -824,6 +824,12 @@ class Hub:
         if kind == "auto_rebuy":
             await set_auto_rebuy(runtime, m.table, player, m.on)
             return None
+        if kind == "run_twice_choice":
+            await runtime.set_run_twice(m.table, player, m.choice)
+            return None
+        if kind == "run_twice":
+            await runtime.answer_run_twice(m.table, player, m.agree)
+            return None
         if kind == "act":
             try:
                 action = self._action(runner, seat, m)

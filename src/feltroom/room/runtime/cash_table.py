@@ -158,7 +158,7 @@ class TableRunner(ClockedRunner):
             if before is not None:
                 was, seat = old.seats[before], table.seats[row.seat]
                 seat.auto_post, seat.auto_muck = was.auto_post, was.auto_muck
-                seat.auto_rebuy = was.auto_rebuy
+                seat.auto_rebuy, seat.run_twice = was.auto_rebuy, was.run_twice
                 if was.disconnected:
                     events += table.disconnect(row.seat, now)
         waiting = list(old.waiting)
