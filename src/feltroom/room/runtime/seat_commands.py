@@ -1,8 +1,8 @@
 """A person's commands at a cash table: sit with a buy-in, act, leave, sit out and in, answer a
 blind prompt, add or buy chips, the waiting list, pre-actions, auto-post and auto-muck, run it
 twice (the standing choice and the answer), show, disconnect and resume; and seating a house
-bot the caller made. Each runs under the table's lock and is refused with a typed error, changing nothing, when it is not valid.
-``SeatCommands`` is a part of ``RoomRuntime``."""
+bot the caller made. Each runs under the table's lock and is refused with a typed error,
+changing nothing, when it is not valid. ``SeatCommands`` is a part of ``RoomRuntime``."""
 
 from __future__ import annotations
 
