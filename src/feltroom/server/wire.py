@@ -225,16 +225,10 @@ def _hand_result(table: str, hand_id: int | None, event: HandFinished) -> Messag
                 "rake": pot.rake,
                 "winners": list(pot.winners),
                 "shares": list(pot.shares),
-                **(
-                    {
-                        "runs": [
-                            {"winners": list(winners), "shares": list(shares)}
-                            for winners, shares in pot.runs
-                        ]
-                    }
-                    if pot.runs
-                    else {}
-                ),
+                "runs": [
+                    {"winners": list(winners), "shares": list(shares)}
+                    for winners, shares in pot.runs
+                ],
             }
             for pot in hand.results
         ],
@@ -253,10 +247,11 @@ def _hand_result(table: str, hand_id: int | None, event: HandFinished) -> Messag
 
 
 def _second_run(hand: Hand, shown: frozenset[int]) -> Message:
-    """A board run twice (R-HOME-4): the second run's board and the shown hands on it."""
+    """A board run twice (R-HOME-4): the second run's board and the shown hands on it (empty
+    for a board dealt once)."""
     board = hand.second_board
     if not board:
-        return {}
+        return {"second_board": [], "second_hands": {}}
     return {
         "second_board": [str(card) for card in board if card is not None],
         "second_hands": {
