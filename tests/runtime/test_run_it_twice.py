@@ -7,6 +7,8 @@ import asyncio
 import json
 
 from feltroom.cards import parse_cards
+from feltroom.deal_proof import verify
+from feltroom.room import HandHistories
 from feltroom.history.stored import replay_stored
 from feltroom.rules import Call, RaiseTo, RunsChosen
 from feltroom.store import SqlStorage
@@ -67,6 +69,14 @@ def test_R_HOME_4_agreed_hand_is_settled_stored_and_replayed(
         again = replay_stored(record, stored["settings"], stored["holes"])  # type: ignore[arg-type]
         assert again.boards == hand.boards
         assert again.results == hand.results
+        # the proof opens every card dealt in both runs (never a burned card)
+        proof = HandHistories(storage).proof_for_player(hand_id, "bob")
+        assert verify(proof) == []
+        roles = {c["card"]: c["role"] for c in proof["cards"]}
+        assert [roles[str(c)] for c in hand.board] == ["board"] * 5
+        assert [roles[str(c)] for c in hand.second_board] == ["board2"] * 5  # all-in pre-flop
+        burned = {str(c) for c in (*hand.burned, *hand.second_burned)}
+        assert not burned & set(roles)
         await room.stop()
 
     asyncio.run(scenario())

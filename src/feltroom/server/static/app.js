@@ -2258,6 +2258,12 @@ async function checkDeal(id) {
   }
 }
 
+/** A board run twice (R-HOME-4): both runs' verified boards, for the proof line. */
+function runsText(proof) {
+  if (!proof.runs || proof.runs.length < 2) return "";
+  return `; run it twice — first run ${proof.runs[0].join(" ")}, second run ${proof.runs[1].join(" ")}`;
+}
+
 async function openHand(id) {
   // the hand, its streets and its proof come one after another: drawn while the history shows
   const redraw = () => { if (state.view === "history") renderHistory(); };
@@ -2513,7 +2519,7 @@ function renderHistory() {
     };
     const proof = open.proof;
     const proofText = !proof ? "checking the deal…"
-      : proof.status === "verified" ? `${verdictText(proof)} (${proof.checked} cards open to the commitment${proof.seen ? " this page saw announced before the deal" : " the proof publishes; this page did not see it announced before the deal"})`
+      : proof.status === "verified" ? `${verdictText(proof)} (${proof.checked} cards open to the commitment${proof.seen ? " this page saw announced before the deal" : " the proof publishes; this page did not see it announced before the deal"})${runsText(proof)}`
         : proof.status === "failed" ? `deal NOT verified: ${proof.problems.join("; ")}`
           : `no deal proof: ${proof.problems.join("; ")}`;
     detail = h("article", { class: "hand-detail", dataset: { hand: open.id } },
