@@ -8,8 +8,8 @@ import json
 
 from feltroom.cards import parse_cards
 from feltroom.deal_proof import verify
-from feltroom.room import HandHistories
 from feltroom.history.stored import replay_stored
+from feltroom.room import HandHistories
 from feltroom.rules import Call, RaiseTo, RunsChosen
 from feltroom.store import SqlStorage
 from feltroom.table import HandFinished, RunTwiceOffered, RunTwiceTimedOut
