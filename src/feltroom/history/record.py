@@ -164,6 +164,7 @@ class HandRecord:
     the main pot (the engine's reading of every ante and dead blind), true for antes counted as
     contributions. ``protections`` are the table's protections (R-ALLIN-5) and where they fall
     among ``actions``.
+    ``second_board`` is the second run of a board run twice (R-HOME-4).
     ``metadata`` keeps the fields a format carries that the record does not interpret
     (event, venue, time...), so that writing a read record loses nothing.
     """
@@ -185,6 +186,9 @@ class HandRecord:
     hand_id: str | int | None = None
     protections: tuple[Protection, ...] = ()
     metadata: Mapping[str, object] = field(default_factory=_empty_metadata)
+    second_board: tuple[Card | None, ...] = ()
+    """A board run twice (R-HOME-4): the second run's whole board (the cards both runs share,
+    then the second run's own); ``board`` is the first run's. Empty for a board dealt once."""
 
     @property
     def board(self) -> tuple[Card | None, ...]:
