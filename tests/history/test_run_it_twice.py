@@ -10,7 +10,7 @@ from fractions import Fraction
 import pytest
 
 from feltroom.cards import CARDS, Card, parse_cards
-from feltroom.history import pokerstars, pokerstars_import
+from feltroom.history import ohh, ohh_import, phh, pokerstars, pokerstars_import
 from feltroom.history.replay import record_from_hand, replay
 from feltroom.money import Currency
 from feltroom.rules import Call, Fold, Hand, NoLimit, RaiseTo, RakeRule, blinds
@@ -156,3 +156,45 @@ def test_R_HOME_4_pokerstars_text_is_imported_and_replayed_exactly(make: object)
     assert record.rake is None or sum(record.rake.pots or ()) == hand.rake
     # written again, the text is the same
     assert _text(again) == _text(hand)
+
+
+# Rules: R-HOME-4
+@pytest.mark.parametrize("make", HANDS)
+def test_R_HOME_4_ohh_flags_the_hand_and_reads_back_both_runs(make: object) -> None:
+    hand = make()  # type: ignore[operator]
+    names = {seat: f"player {seat}" for seat in hand.seats}
+    document = ohh.to_dict(
+        hand, hand_id=46, table_name="Home", hero=None, names=names, currency=USD, show_all=True
+    )
+    assert document["flags"] == ["Run_It_Twice"]
+    assert ohh.validate({"ohh": document}) == []
+    streets = [round_["street"] for round_ in document["rounds"]]
+    assert streets[-1] == "Showdown"
+    assert streets.count("River") == 2
+    result = ohh_import.loads(
+        ohh.dumps(
+            hand, hand_id=46, table_name="Home", hero=None, names=names, currency=USD, show_all=True
+        )
+    )
+    assert result.problems == ()
+    (record,) = result.records
+    assert record.second_board == hand.second_board
+    again = replay(record)
+    assert again.boards == hand.boards
+    assert [(p.winners, p.shares, p.runs) for p in again.results] == [
+        (p.winners, p.shares, p.runs) for p in hand.results
+    ]
+
+
+# Rules: R-HOME-4
+@pytest.mark.parametrize("make", HANDS)
+def test_R_HOME_4_phh_keeps_the_second_run_and_replays_exactly(make: object) -> None:
+    hand = make()  # type: ignore[operator]
+    text = phh.dumps(record_from_hand(hand, names=["a", "b", "c"][: len(hand.seats)]))
+    assert f"_second_board = '{''.join(str(c) for c in hand.second_board)}'" in text
+    record = phh.loads(text)
+    assert record.second_board == hand.second_board
+    again = replay(record)
+    assert again.boards == hand.boards
+    assert again.results == hand.results
+    assert phh.dumps(record_from_hand(again, names=["a", "b", "c"][: len(hand.seats)])) == text
