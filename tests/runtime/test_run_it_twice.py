@@ -9,7 +9,10 @@ import json
 from feltroom.cards import parse_cards
 from feltroom.deal_proof import verify
 from feltroom.history.stored import replay_stored
+from feltroom.integrity.hands import played
 from feltroom.room import HandHistories
+from feltroom.room.integrity import room_integrity_report, stored_hands
+from feltroom.room.player_stats import PlayerStatistics
 from feltroom.rules import Call, RaiseTo, RunsChosen
 from feltroom.store import SqlStorage
 from feltroom.table import HandFinished, RunTwiceOffered, RunTwiceTimedOut
@@ -77,6 +80,15 @@ def test_R_HOME_4_agreed_hand_is_settled_stored_and_replayed(
         assert [roles[str(c)] for c in hand.second_board] == ["board2"] * 5  # all-in pre-flop
         burned = {str(c) for c in (*hand.burned, *hand.second_burned)}
         assert not burned & set(roles)
+        # the statistics and the integrity report read the hand, both runs
+        stats = PlayerStatistics(storage).stats("bob")
+        assert stats["hands"] == 1
+        assert stats["unreadable"] == []
+        assert room_integrity_report(storage)["unreadable_hands"] == []
+        (stored_hand,) = stored_hands(storage)
+        replayed = played(stored_hand)
+        assert replayed.board == tuple(hand.board)
+        assert replayed.second_board == hand.second_board
         await room.stop()
 
     asyncio.run(scenario())
