@@ -153,6 +153,7 @@ class TableRunner(ClockedRunner):
             events += table.restore_seat(row.player, row.seat, row.stack, now, sitting_out=out)
             if bot:
                 self.bots[row.player] = self._bot(row.player)
+                table.set_run_twice(row.seat, "always")  # R-HOME-4: a house bot agrees
                 continue
             before = old.seat_of(row.player)
             if before is not None:
@@ -363,6 +364,7 @@ class TableRunner(ClockedRunner):
                 del self.bots[account]
                 await self.writer.call(self.books_settlement.leave, self.table_id, account)
                 return
+            table.set_run_twice(seat, "always")  # R-HOME-4: a house bot never holds the table up
             await self._handle(events, now)
 
     def _publish(self, events: Sequence[TableEvent | RoomEvent]) -> None:

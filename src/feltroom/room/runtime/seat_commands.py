@@ -355,4 +355,5 @@ class SeatCommands:
                 del runner.bots[bot.account]
                 await self.writer.call(self.books_settlement.leave, table_id, bot.account)
                 raise
+            table.set_run_twice(seat, "always")  # R-HOME-4: a house bot agrees
             await runner.command(events, now)
