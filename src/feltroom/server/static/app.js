@@ -861,6 +861,20 @@ function showPotsInTurn(t) {
 const POT_STEP_MS = 1500;
 
 /** The pots shown so far (all of them during a hand's end before the result, one by one after). */
+/** The halves of a pot run twice (R-HOME-4): who won each run's half, with what. */
+function potRunsText(t, pot) {
+  const hands = [t.result && t.result.hands, t.result && t.result.second_hands];
+  // pot_awarded gives each run as [winners, shares], hand_result as {winners, shares}
+  return pot.runs.map((run, k) => {
+    const [winners, shares] = Array.isArray(run) ? run : [run.winners, run.shares];
+    return `${k === 0 ? "first run" : "second run"}: ` + winners.map((w, i) => {
+      const made = hands[k] ? hands[k][String(w)] : null;
+      const name = t.seats.get(w) ? t.seats.get(w).player : `seat ${w}`;
+      return `${name} wins ${chips(shares[i])}${made ? ` with ${handPhrase(made.description)}` : ""}`;
+    }).join(", ");
+  }).join("; ");
+}
+
 function potsShown(t) {
   return t.result ? t.pots.slice(0, (t.potStep || 0) + 1) : t.pots;
 }
@@ -1369,7 +1383,13 @@ function renderTable(t) {
   const felt = h("div", { class: seats >= 9 ? "felt many" : "felt", role: "group", "aria-label": "the table", dataset: { seats } },
     h("div", { class: "oval" }),
     h("div", { class: "center" },
-      h("div", { class: "board", role: "group", "aria-label": "board" }, t.board.map((c) => cardEl(c, bestCards(t), dealClass(t, "board", c)))),
+      t.secondBoard && t.secondBoard.length
+        ? h("div", { class: "boards", id: "boards" }, // a board run twice (R-HOME-4): both runs
+          h("div", { class: "board first-run", role: "group", "aria-label": "first run" },
+            h("span", { class: "run-label" }, "1st"), t.board.map((c) => cardEl(c, null, dealClass(t, "board", c)))),
+          h("div", { class: "board second-run", role: "group", "aria-label": "second run" },
+            h("span", { class: "run-label" }, "2nd"), t.secondBoard.map((c) => cardEl(c, null, dealClass(t, "board", c)))))
+        : h("div", { class: "board", role: "group", "aria-label": "board" }, t.board.map((c) => cardEl(c, bestCards(t), dealClass(t, "board", c)))),
       h("div", { class: "pot", dataset: { pot: t.pot } }, t.hand !== null || t.pot > 0 && !t.result ? `Pot ${chips(t.pot)}` : ""),
       !t.pots.length && t.hand !== null && t.livePots && t.livePots.length > 1
         ? h("div", { class: "pots live-pots" }, t.livePots.map((p, i) =>
@@ -1380,11 +1400,13 @@ function renderTable(t) {
         ? h("div", { class: "pots" }, potsShown(t).map((p, k, all) =>
           h("div", { class: `pot-line${k === all.length - 1 ? " current" : ""}`, dataset: { index: p.index, amount: p.amount } },
             `${p.index === 0 ? "Main pot" : `Side pot ${p.index}`} ${chips(p.amount)}${p.rake ? ` (rake ${chips(p.rake)})` : ""}: `,
-            p.winners.map((w, i) => {
-              const made = t.result && t.result.hands ? t.result.hands[String(w)] : null;
-              const name = t.seats.get(w) ? t.seats.get(w).player : `seat ${w}`;
-              return `${name} wins ${chips(p.shares[i])}${made ? ` with ${handPhrase(made.description)}` : ""}`;
-            }).join(", "))))
+            p.runs && p.runs.length
+              ? potRunsText(t, p) // R-HOME-4: each half's winner
+              : p.winners.map((w, i) => {
+                const made = t.result && t.result.hands ? t.result.hands[String(w)] : null;
+                const name = t.seats.get(w) ? t.seats.get(w).player : `seat ${w}`;
+                return `${name} wins ${chips(p.shares[i])}${made ? ` with ${handPhrase(made.description)}` : ""}`;
+              }).join(", "))))
         : null),
     [...Array(seats).keys()].map((i) => renderSeat(t, i + 1, seats)));
   const mine = me && me.cards
@@ -1443,6 +1465,15 @@ function renderActions(t, entry) {
       h("button", { type: "button", id: "post-blind", onclick: () => { t.prompt = null; send(t, { type: "post_blind" }); } }, `Post ${chips(t.prompt.amount)}`),
       h("button", { type: "button", id: "decline-blind", onclick: () => { t.prompt = null; send(t, { type: "decline_blind" }); } }, "Wait"),
       h("span", { class: "expires", dataset: { expires: t.prompt.expires } })));
+  }
+  if (t.runTwice) {
+    // R-HOME-4: the question, two buttons and the time left (no answer: one run)
+    const answer = (agree) => { t.runTwice = null; send(t, { type: "run_twice", agree }); renderTable(t); };
+    box.append(h("div", { class: "prompt run-twice", id: "run-twice", role: "group", "aria-label": "run it twice?" },
+      h("p", {}, "Everyone is all in. Run the rest of the board twice?"),
+      h("button", { type: "button", id: "run-twice-yes", onclick: () => answer(true) }, "Run it twice"),
+      h("button", { type: "button", id: "run-twice-no", onclick: () => answer(false) }, "Run it once"),
+      h("span", { class: "expires", dataset: { expires: t.runTwice.deadline } })));
   }
   const legal = t.legal;
   if (legal && t.toAct === t.you && t.hand !== null) {
@@ -1638,6 +1669,19 @@ function renderSeatControls(t, entry) {
   toggle(autoRebuy, "auto_rebuy", state.autoRebuy);
   box.append(h("label", {}, autoPost, " Auto-post blinds"), h("label", {}, autoMuck, " Auto-muck losing hands"),
     h("label", { title: "when your stack is empty, buy in again from your wallet and play on" }, autoRebuy, " Auto-rebuy"));
+  if (entry && entry.settings && entry.settings.run_it_twice) {
+    // R-HOME-4: the standing choice, as the server keeps it
+    const current = t.settings && t.settings.run_twice ? t.settings.run_twice : "ask";
+    const choice = h("select", { id: "run-twice-choice" },
+      [["always", "always"], ["ask", "ask me"], ["never", "never"]].map(([value, text]) =>
+        h("option", { value, selected: value === current }, text)));
+    choice.addEventListener("change", async () => {
+      const reply = await send(t, { type: "run_twice_choice", choice: choice.value });
+      if (reply.type === "ok") t.settings = { ...(t.settings || {}), run_twice: choice.value };
+      if (state.current === t.id) renderTable(t);
+    });
+    box.append(h("label", {}, "Run it twice: ", choice));
+  }
   box.append(h("button", { type: "button", id: "add-chips-open", onclick: () => addChipsDialog(t) }, "Add chips"));
   if (t.pendingChips) box.append(h("span", { class: "pending-chips", id: "pending-chips" }, `+${chips(t.pendingChips)} after this hand`));
   if (me.sittingOut && !busted(me, t.pendingChips)) { // busted: the rebuy panel instead (renderBusted)
@@ -1741,6 +1785,8 @@ function tick() {
   tickTournament();
   if (state.view !== "table") return;
   const t = state.tables.get(state.current);
+  const question = app.querySelector("#run-twice .expires");
+  if (question) question.textContent = `${Math.max(0, Math.ceil(Number(question.dataset.expires) - state.socket.now()))}s`;
   if (!t || t.toAct === null || t.deadline === null) return;
   const now = state.socket.now();
   // the base time (act + countdown) and the time bank apart (R-TIME-1)
