@@ -3,10 +3,12 @@ question with the table's short timer, refusal and time-out falling back to one 
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from feltroom.errors import IllegalAction, InvalidConfiguration
-from feltroom.rules import BoardDealt, Call, PotAwarded, RaiseTo, RunsChosen
+from feltroom.rules import BoardDealt, Call, Check, Fold, PotAwarded, RaiseTo, RunsChosen
 from feltroom.shuffle import SeededDeckSource
 from feltroom.table import (
     HandFinished,
@@ -151,3 +153,65 @@ def test_R_HOME_4_no_answer_in_time_runs_once() -> None:
     assert any(isinstance(e, HandFinished) for e in events)
     assert table.next_due() == float("inf") or table.next_due() > offer.deadline
     _balanced(table)
+
+
+# Rules: R-HOME-4
+def test_R_HOME_4_random_hands_keep_the_books_and_halve_every_contested_pot() -> None:
+    """Random play at a run-it-twice table (players shoving often, random standing choices,
+    answers and time-outs): after every hand the books balance and each pot run twice is two
+    halves of what its rake left, the odd chip in the first."""
+    rng = random.Random(46)
+    table = Table(
+        TableConfig(**{**CONFIG, "max_seats": 6}),  # type: ignore[arg-type]
+        deck_source=SeededDeckSource(460),
+    )
+    for seat in range(1, 7):
+        table.sit(f"p{seat}", seat, rng.randint(40, 200), 0.0)
+    now, twice = 1.0, 0
+    for _ in range(150):
+        for seat, player in list(table.seats.items()):
+            table.set_run_twice(seat, rng.choice(("always", "ask", "never", "always")))
+            if player.sitting_out and player.stack > 0:
+                table.sit_in(seat, now)
+            elif player.stack == 0:
+                table.leave(seat, now)
+                table.sit(f"p{seat}", seat, rng.randint(40, 200), now)
+        if not table.can_start():
+            break
+        table.start_hand(now)
+        hand = table.hand
+        assert hand is not None
+        while not hand.is_over:
+            now += 1.0
+            if hand.runs_pending:
+                asked = table.view().run_twice_asked
+                if asked and rng.random() < 0.8:
+                    table.answer_run_twice(rng.choice(asked), rng.random() < 0.8, now)
+                else:
+                    now += table.config.act_seconds
+                    table.tick(now)
+                continue
+            seat = hand.to_act
+            legal = hand.legal_actions()
+            assert seat is not None
+            assert legal is not None
+            roll = rng.random()
+            if legal.raise_max is not None and roll < 0.4:
+                action: object = RaiseTo(legal.raise_max)
+            elif legal.call is not None and roll < 0.9:
+                action = Call()
+            elif legal.check:
+                action = Check()
+            else:
+                action = Fold()
+            table.act(seat, action, now)  # type: ignore[arg-type]
+        _balanced(table)
+        for pot in hand.results:
+            assert sum(pot.shares) == pot.amount - pot.rake
+            if pot.runs:
+                twice += 1
+                net = pot.amount - pot.rake
+                assert [sum(shares) for _, shares in pot.runs] == [net - net // 2, net // 2]
+                assert len(pot.eligible) > 1
+        now += 5.0
+    assert twice > 10
