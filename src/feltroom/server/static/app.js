@@ -2402,8 +2402,9 @@ function replaySteps(hand, streets) {
     [seat, { seat, name, stack, bet: 0, folded: false, cards: holes.get(seat) || null, last: "", winner: false }]));
   const steps = [];
   let board = [];
+  let board2 = []; // a board run twice (R-HOME-4): the second run, once dealt
   let pot = 0;
-  const step = (text) => steps.push({ text, board: board.slice(), pot, seats: [...seats.values()].map((x) => ({ ...x })) });
+  const step = (text) => steps.push({ text, board: board.slice(), board2: board2.slice(), pot, seats: [...seats.values()].map((x) => ({ ...x })) });
   const gather = () => {
     for (const x of seats.values()) {
       pot += x.bet;
@@ -2431,6 +2432,10 @@ function replaySteps(hand, streets) {
   };
   const pending = streets && streets.length ? streets.slice() : null;
   r.actions.forEach(([seat, action], i) => {
+    if (seat === 0) { // R-HOME-4: the table's run-out decision ("run twice" / "run once")
+      step(action === "run twice" ? "Everyone agreed: the board is run twice" : "The board is run once");
+      return;
+    }
     while (pending && pending.length && pending[0][0] === i) dealAt(pending.shift()[1]);
     const x = seats.get(seat);
     const top = Math.max(...[...seats.values()].map((y) => y.bet));
@@ -2454,6 +2459,10 @@ function replaySteps(hand, streets) {
     board = allBoard;
     step(`Board: ${r.board}`);
   }
+  if (r.second_board) { // a board run twice: the second run, under the first
+    board2 = r.second_board.split(" ");
+    step(`Second run: ${r.second_board}`);
+  }
   for (const [seat, cards] of Object.entries(r.shown || {})) {
     seats.get(Number(seat)).cards = cards.split(" ");
     step(`${names.get(Number(seat))} shows ${cards}`);
@@ -2467,7 +2476,11 @@ function replaySteps(hand, streets) {
       pot = 0; // what no pot holds was an uncalled bet, returned
       for (const x of seats.values()) if (final.has(x.seat)) x.stack = final.get(x.seat);
     }
-    step(`${i === 0 ? "Main pot" : `Side pot ${i}`} ${amount} (rake ${rake}): ${winners.map((w, k) => `${names.get(w)} wins ${shares[k]}`).join(", ")}`);
+    const halves = r.runs && r.runs[i] && r.runs[i].length ? r.runs[i] : null; // R-HOME-4
+    const won = halves
+      ? halves.map(([ws, ss], k) => `${k ? "second" : "first"} run: ${ws.map((w, j) => `${names.get(w)} wins ${ss[j]}`).join(", ")}`).join("; ")
+      : winners.map((w, k) => `${names.get(w)} wins ${shares[k]}`).join(", ");
+    step(`${i === 0 ? "Main pot" : `Side pot ${i}`} ${amount} (rake ${rake}): ${won}`);
   });
   return steps;
 }
@@ -2480,6 +2493,9 @@ function replayTable(hand, at) {
     h("div", { class: "oval" }),
     h("div", { class: "center" },
       h("div", { class: "board replay-board", role: "group", "aria-label": "board at this step" }, at.board.map((c) => cardEl(c))),
+      at.board2 && at.board2.length
+        ? h("div", { class: "board replay-board second-run", role: "group", "aria-label": "second run" }, at.board2.map((c) => cardEl(c)))
+        : null,
       h("div", { class: "pot replay-pot" }, at.pot > 0 ? `Pot ${chips(at.pot)}` : "")),
     at.seats.map((x) => {
       const pos = seatPosition(x.seat, size, mine ? mine.seat : 1);
