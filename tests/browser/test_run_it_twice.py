@@ -85,5 +85,14 @@ def test_R_HOME_4_the_question_and_both_boards_on_a_phone(room: Room, browser: A
         "#boards .second-run [data-card]", "els => els.map(e => e.dataset.card)"
     )
     assert shown == [str(card) for card in hand.second_board]
+    # the hand's history: the deal verified with both runs, the replayer's second run
+    page.goto(room.url + "/#history")
+    page.locator(".hand-link").first.click()
+    second = " ".join(str(card) for card in hand.second_board)
+    expect(page.locator("#proof-status")).to_contain_text(f"second run {second}", timeout=10_000)
+    page.click("#replay-last")
+    expect(page.locator(".replay li", has_text=re.compile(r"^Second run: "))).to_have_count(1)
+    expect(page.locator(".replay-board.second-run [data-card]")).to_have_count(5)
+    expect(page.locator(".replay li.current")).to_contain_text("second run:")
     assert page.errors == []  # type: ignore[attr-defined]
     page.context.close()
