@@ -1072,9 +1072,10 @@ class Hand:
         won = self._pots_won
         taken = paid = 0
         board2 = self._board2
-        strengths2: list[int | None] = [None] * n
+        strengths2 = strengths  # the second run's hands, when the board was run twice
         shares: tuple[int, ...]
         if board2 is not None:
+            strengths2 = [None] * n
             self._strengths(board2, strengths2, live)
         for index, (amount, eligible) in enumerate(pots):
             rake = 0 if rakes is None else rakes[index]
