@@ -563,13 +563,14 @@ class Hand:
             return ()
         return tuple(self._deck[position] for position in self._second_run_positions()[0])
 
-    def _second_run_positions(self) -> tuple[list[int], list[int]]:
+    def _second_run_positions(self, shared: int | None = None) -> tuple[list[int], list[int]]:
         """Deck positions of the second run's burns and cards: from ``2n+8``, for the streets
-        after the one the betting stopped on (``_shared`` board cards)."""
+        after the ``shared`` board cards both runs have (default: those of the run-out)."""
         position = 2 * self._n + 8
         burns: list[int] = []
         cards: list[int] = []
-        for street in range({0: 1, 3: 2, 4: 3}[self._shared], 4):
+        first = {0: 1, 3: 2, 4: 3}[self._shared if shared is None else shared]
+        for street in range(first, 4):
             burns.append(position)
             count = 3 if street == 1 else 1
             cards.extend(range(position + 1, position + 1 + count))
@@ -1007,8 +1008,7 @@ class Hand:
         if type(times) is not int or times not in (1, 2):
             raise IllegalAction(f"the board is run 1 or 2 times, not {times!r}")
         if times == 2:
-            self._shared = len(self.board)
-            need = self._second_run_positions()[1][-1] + 1
+            need = self._second_run_positions(len(self.board))[1][-1] + 1
             if len(self._deck) < need:
                 raise IllegalAction(
                     f"the deck holds {len(self._deck)} cards; running twice from here needs "
