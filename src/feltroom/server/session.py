@@ -926,6 +926,11 @@ class Hub:
                 f"no hand is in progress at table {runner.table_id}", details={"to_act": None}
             )
         runner.check_turn(m.turn_id)
+        if hand.runs_pending:
+            raise _NotYourTurn(
+                "betting is over: the hand waits for the run-it-twice answers (R-HOME-4)",
+                details={"to_act": None, "seat": seat},
+            )
         if hand.to_act != seat:
             raise _NotYourTurn(
                 f"it is seat {hand.to_act}'s turn, not yours (seat {seat})",
