@@ -85,6 +85,12 @@ def test_R_HOME_4_the_question_and_both_boards_on_a_phone(room: Room, browser: A
         "#boards .second-run [data-card]", "els => els.map(e => e.dataset.card)"
     )
     assert shown == [str(card) for card in hand.second_board]
+    # the standing choice, kept by the room
+    page.select_option("#run-twice-choice", "never")
+    deadline = time.monotonic() + 10
+    while room.call(lambda: runtime.runners["twice"].table.seats[2].run_twice) != "never":
+        assert time.monotonic() < deadline, "the choice did not reach the table"
+        time.sleep(0.05)
     # the hand's history: the deal verified with both runs, the replayer's second run
     page.goto(room.url + "/#history")
     page.locator(".hand-link").first.click()
