@@ -189,7 +189,14 @@ def test_duplicates_and_impossible_roles_fail() -> None:
     assert any("at most 2" in p for p in verify(roles))
     bad = copy.deepcopy(document)
     bad["cards"][0]["role"] = "burn"
-    assert any("neither 'board' nor 'hole:<seat>'" in p for p in verify(bad))
+    assert any("none of 'board', 'board2' and 'hole:<seat>'" in p for p in verify(bad))
+    # R-HOME-4: a second run's own cards (role board2), five at most
+    second = copy.deepcopy(document)
+    second["cards"][0]["role"] = "board2"
+    assert verify(second) == []
+    for entry in second["cards"][:6]:
+        entry["role"] = "board2"
+    assert any("6 cards have role board2: at most 5" in p for p in verify(second))
     lower = copy.deepcopy(document)
     lower["cards"][0]["card"] = lower["cards"][0]["card"].lower()
     if lower["cards"][0]["card"] != document["cards"][0]["card"]:

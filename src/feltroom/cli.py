@@ -322,6 +322,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     bots.add_argument("--style", choices=("random", "station", "tag"), default="random")
     bots.add_argument(
+        "--run-twice",
+        choices=("always", "ask", "never"),
+        default="ask",
+        help="the answer to a run-it-twice question (R-HOME-4): never refuses, else agree",
+    )
+    bots.add_argument(
         "--accounts",
         default=None,
         metavar="FILE",
@@ -415,7 +421,7 @@ def _play(args: argparse.Namespace) -> int:
 
 def _bots(args: argparse.Namespace) -> int:
     """``feltroom bots --url URL --count N [--hands H] [--think SECONDS] [--style STYLE]
-    [--accounts FILE] [--tournament ID]``:
+    [--run-twice always|ask|never] [--accounts FILE] [--tournament ID]``:
     network bots over the public protocol (docs/bots.md); exit 0 when done or stopped."""
     from feltroom.bots.client import endpoints
     from feltroom.bots.runner import BotSettings
@@ -424,7 +430,13 @@ def _bots(args: argparse.Namespace) -> int:
     try:
         endpoints(args.url)
         settings = BotSettings(
-            args.url, args.count, args.hands, args.think, args.style, accounts=args.accounts
+            args.url,
+            args.count,
+            args.hands,
+            args.think,
+            args.style,
+            accounts=args.accounts,
+            run_twice=args.run_twice,
         )
         if args.tournament is not None and args.hands is not None:
             raise InvalidConfiguration(

@@ -73,7 +73,7 @@ _REAL = tuple(-(-DECK_SIZE // (1 << k)) for k in range(DEPTH + 1))
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _HEX32 = re.compile(r"[0-9a-f]{32}")
-_ROLE = re.compile(r"board|hole:([1-9][0-9]{0,2})")
+_ROLE = re.compile(r"board2?|hole:([1-9][0-9]{0,2})")
 
 
 class MalformedProof(FeltroomError, ValueError):
@@ -151,7 +151,8 @@ class CardOpening:
     path: tuple[bytes, ...]
 
     def as_json(self, role: str) -> dict[str, Any]:
-        """The card as a proof file lists it, with its ``role`` (``hole:<seat>`` or ``board``)."""
+        """The card as a proof file lists it, with its ``role`` (``hole:<seat>``, ``board``, or
+        ``board2`` for the second run's own cards of a board run twice, R-HOME-4)."""
         return {
             "position": self.position,
             "card": str(self.card),
@@ -251,7 +252,7 @@ _EXPECTED = (
     'a proof file is a JSON object {"scheme": "feltroom-merkle-sha256-v1", "hand_id": <int>, '
     '"table": "<name>", "commitment": "<64 lowercase hex>", "cards": [{"position": <int>, '
     '"card": "As", "salt": "<32 lowercase hex>", "path": [6 x "<64 lowercase hex>"], '
-    '"role": "hole:<seat>" | "board"}, ...]}'
+    '"role": "hole:<seat>" | "board" | "board2"}, ...]}'
 )
 
 
@@ -320,7 +321,8 @@ def verify(document: object) -> list[str]:
     """Check a proof document (the parsed JSON) against its commitment: every card's leaf, with
     its path, must lead to the commitment; positions are 0..51 and distinct, cards are distinct
     and written as the deck writes them ("As", "Td"), roles are ``hole:<seat>`` (two per seat
-    at most) or ``board`` (five at most).
+    at most), ``board`` (five at most) or ``board2`` (the second run's own cards of a board run
+    twice, R-HOME-4: five at most).
 
     Returns what failed, one line per problem; empty when the proof holds. A document that is
     not a proof file at all raises ``MalformedProof`` (the message says what is expected).
@@ -351,7 +353,7 @@ def verify(document: object) -> list[str]:
             problems.append(f"{name}: the card is also card {seen[card]}")
         seen.setdefault(card, number)
         if not _ROLE.fullmatch(role):
-            problems.append(f"{name}: role {role!r} is neither 'board' nor 'hole:<seat>'")
+            problems.append(f"{name}: role {role!r} is none of 'board', 'board2' and 'hole:<seat>'")
         else:
             roles[role] = roles.get(role, 0) + 1
         path = [bytes.fromhex(h) for h in entry["path"]]
@@ -360,7 +362,7 @@ def verify(document: object) -> list[str]:
                 f"{name}: the card, its salt and its path do not lead to the commitment"
             )
     for role, count in sorted(roles.items()):
-        most = 5 if role == "board" else 2
+        most = 5 if role.startswith("board") else 2
         if count > most:
             problems.append(f"{count} cards have role {role}: at most {most}")
     return problems

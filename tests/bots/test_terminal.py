@@ -486,3 +486,40 @@ def test_R_HOME_3_the_straddle_key_and_the_straddle_post() -> None:
     event = {"type": "event", "table": "holdem-1", "hand": 4711, "kind": "posted", "seat": 5}
     posted = describe({**event, "forced": "straddle", "amount": 4, "all_in": False}, state)
     assert posted == "carol posts a straddle 4"
+
+
+# Rules: R-HOME-4
+def test_R_HOME_4_the_run_it_twice_question_both_boards_and_each_halfs_winner() -> None:
+    state = _state()
+    assert isinstance(key_command("y", state), Notice)  # no question open
+    question = {"type": "run_twice", "table": "holdem-1", "hand": 4711, "deadline": 1007.0}
+    state.apply(question)
+    lines = render(Screen(state, "alice", now=1000.0))
+    assert "Run it twice? y=yes  n=no (7 s)" in lines
+    run = {"type": "run_twice", "table": "holdem-1"}
+    assert key_command("y", state) == Send({**run, "agree": True})
+    assert key_command("n", state) == Send({**run, "agree": False})
+    event = {"type": "event", "table": "holdem-1", "hand": 4711}
+    assert describe({**event, "kind": "run_twice_offered", "seats": [1, 3],
+                     "deadline": 1007.0}, state) == "Run it twice? Asked: bob, alice"  # fmt: skip
+    chosen = {**event, "kind": "runs_chosen", "runs": 2}
+    state.apply(chosen)
+    assert state.run_twice is None
+    assert describe(chosen, state) == "The board is run twice"
+    for street, cards in ((2, ["Td"]), (3, ["2c"])):
+        state.apply({**event, "kind": "board_dealt", "street": street, "cards": cards, "run": 1})
+    second = {**event, "kind": "board_dealt", "street": 2, "cards": ["9s"], "run": 2}
+    state.apply(second)
+    state.apply({**event, "kind": "board_dealt", "street": 3, "cards": ["Kh"], "run": 2})
+    assert describe(second, state) == "Second turn: 9s"
+    assert state.board == ["Ah", "7c", "2d", "Td", "2c"]
+    assert state.second_board == ["Ah", "7c", "2d", "9s", "Kh"]
+    state.apply({"type": "hand_result", "table": "holdem-1", "hand": 4711, "stacks": {},
+                 "pots": [{"amount": 41, "rake": 0, "winners": [1, 3], "shares": [21, 20],
+                           "runs": [{"winners": [1], "shares": [21]},
+                                    {"winners": [3], "shares": [20]}]}]})  # fmt: skip
+    lines = render(Screen(state, "alice", now=1000.0))
+    assert "Board, first run: Ah 7c 2d Td 2c" in lines
+    assert "Board, second run: Ah 7c 2d 9s Kh" in lines
+    assert "  first run: bob 21" in lines
+    assert "  second run: alice 20" in lines

@@ -292,14 +292,28 @@ def test_a_call_of_the_wrong_amount() -> None:
     [
         (lambda h: h.update(game_type="Omaha"), "game_type 'Omaha' is not supported"),
         (lambda h: h["bet_limit"].update(bet_cap=5), "capped games are not supported"),
-        (lambda h: h.update(flags=["Run_It_Twice"]), "two boards"),
     ],
-    ids=["omaha", "cap", "run-twice"],
+    ids=["omaha", "cap"],
 )
 def test_unsupported_games(change: Any, words: str) -> None:
     document = _side_pot_document()
     change(document["ohh"])
     assert words in _problem(document).message
+
+
+# Rules: R-HOME-4
+def test_R_HOME_4_a_second_run_round_deals_cards_and_nothing_else() -> None:
+    """With the flag Run_It_Twice a second River round is the second run's (feltroom's
+    extension); one with an action, or without the flag, is refused."""
+    document = _side_pot_document()
+    hand = document["ohh"]
+    river = next(r for r in hand["rounds"] if r["street"] == "River")
+    check = {"action_number": 1, "player_id": 0, "action": "Check", "amount": 0, "is_allin": False}
+    second = {"id": 9, "street": "River", "cards": ["2c"], "actions": [check]}
+    hand["rounds"].insert(hand["rounds"].index(river) + 1, second)
+    assert "a second River round" in _problem(document).message
+    hand["flags"] = ["Run_It_Twice"]
+    assert "a second run's River deals 1 card(s) and has no action" in _problem(document).message
 
 
 def test_an_action_after_the_hand_is_over() -> None:

@@ -3,6 +3,7 @@ the hand ends, no view shows hidden cards (R-DEAL-4), and replaying the log repr
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 
 from hypothesis import given, settings
@@ -124,3 +125,42 @@ def test_log_replay_reproduces_the_hand_exactly(hand: Hand, data: st.DataObject)
     assert again.final_stacks == hand.final_stacks
     assert again.results == hand.results
     assert again.log == hand.log
+
+
+@settings(max_examples=150, deadline=None)
+@given(hands(), st.data())
+# Rules: R-HOME-4
+def test_R_HOME_4_run_it_twice_conserves_chips_halves_pots_and_replays_exactly(
+    hand: Hand, data: st.DataObject
+) -> None:
+    hand = Hand.from_setup(replace(hand.setup, run_twice=True))
+    total = hand.chips_in_play()
+    while not hand.is_over:
+        if hand.runs_pending:
+            assert hand.legal_actions() is None
+            hand.run_out(data.draw(st.sampled_from([1, 2])))
+            continue
+        options = hand.legal_actions()
+        assert options is not None
+        choices: list[Fold | Check | Call | RaiseTo] = [Call() if options.call else Check()]
+        if options.fold:
+            choices.append(Fold())
+        if options.raise_max is not None:
+            choices.append(RaiseTo(options.raise_max))  # all-ins: run-outs come often
+        hand.act(data.draw(st.sampled_from(choices)))
+    assert hand.chips_in_play() == total
+    assert sum(hand.final_stacks) + hand.rake == total
+    for result in hand.results:
+        assert sum(result.shares) + result.rake == result.amount
+        if result.runs:
+            net = result.amount - result.rake
+            assert hand.runs == 2
+            assert [sum(shares) for _, shares in result.runs] == [net - net // 2, net // 2]
+    if hand.runs == 2:
+        first, second = hand.boards
+        assert len(first) == len(second) == 5
+        dealt = [*first, *second[len(first) - len(set(second) - set(first)) :], *hand.burned]
+        assert len(set(dealt + list(hand.second_burned))) == len(dealt) + len(hand.second_burned)
+    again = Hand.replay(hand.setup, hand.log)
+    assert again.events == hand.events
+    assert again.results == hand.results

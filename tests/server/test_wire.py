@@ -435,6 +435,36 @@ def _away() -> Fanout:
     return fan
 
 
+def _all_in(fan: Fanout, now: float) -> None:
+    """Deal, and everyone goes all in before the flop."""
+    table = fan.table
+    fan.feed(table.start_hand(now))
+    hand = table.hand
+    assert hand is not None
+    assert hand.to_act is not None
+    seat = hand.to_act
+    fan.feed(table.act(seat, RaiseTo(hand.stack_of(seat) + hand.bets[hand.seats.index(seat)]), now))
+    while hand.to_act is not None:
+        fan.feed(table.act(hand.to_act, Call(), now))
+
+
+def _run_twice() -> Fanout:
+    """A run-it-twice table (R-HOME-4): p2 always agrees, p1 is asked and agrees (two runs);
+    in the next hand p1 does not answer in time (one run)."""
+    fan = seated(2, run_it_twice=True, max_buy_in=100)
+    table = fan.table
+    table.set_run_twice(2, "always")
+    _all_in(fan, 0.0)
+    fan.feed(table.answer_run_twice(1, True, 1.0))
+    for seat in (1, 2):
+        if table.seats[seat].stack == 0:
+            fan.feed(table.add_chips(seat, 100, 2.0))
+            fan.feed(table.sit_in(seat, 2.0))
+    _all_in(fan, 10.0)
+    fan.feed(table.tick(10.0 + table.config.act_seconds))
+    return fan
+
+
 SCENARIOS = (
     _clock_and_protection,
     _showdown_tax_and_fee,
@@ -444,6 +474,7 @@ SCENARIOS = (
     _room_events,
     _reset_stacks,
     _away,
+    _run_twice,
 )
 
 
@@ -487,6 +518,7 @@ TABLE_TYPES = (
     "turn",
     "blind_prompt",
     "seat_offer",
+    "run_twice",
     "hand_result",
 )
 
@@ -703,6 +735,9 @@ def test_a_snapshot_has_the_documented_view() -> None:
         "countdown_at",
         "turn_id",
         "bank_at",
+        "second_board",
+        "run_twice_deadline",
+        "run_twice_asked",
         "waiting",
         "legal",
         "muted",
@@ -1072,3 +1107,48 @@ def test_r_show_1_the_showdown_names_each_shown_hand_and_its_five_cards() -> Non
     assert board is not None
     assert sorted(board["cards"]) == sorted(["Ts", "Js", "Qs", "Ks", "As"])  # the board plays
     assert wire.showdown_hand(parse_cards("Ah Kh"), parse_cards("2h 7h 9c")) is None
+
+
+# Rules: R-HOME-4
+def test_R_HOME_4_the_question_goes_to_the_asked_players_and_both_runs_to_everyone() -> None:
+    fan = seated(3, run_it_twice=True)
+    table = fan.table
+    table.set_run_twice(2, "always")
+    fan.feed(table.start_hand(0.0))
+    hand = table.hand
+    assert hand is not None
+    assert hand.to_act is not None
+    fan.feed(table.act(hand.to_act, RaiseTo(100), 0.0))
+    out: dict[str, list[Message]] = {}
+    while hand.to_act is not None:
+        out = fan.feed(table.act(hand.to_act, Call(), 0.0))
+    (offered,) = events_of(out[OBSERVER], "run_twice_offered")
+    assert sorted(offered["seats"]) == [1, 3]
+    for who, asked in (("p1", True), ("p2", False), ("p3", True), (OBSERVER, False)):
+        questions = of_type(out[who], "run_twice")
+        expected = [
+            {
+                "type": "run_twice",
+                "table": TABLE,
+                "hand": fan.hand_id(),
+                "deadline": offered["deadline"],
+            }
+        ]
+        assert questions == (expected if asked else [])
+    snap = wire.snapshot(
+        TABLE, fan.hand_id(), table.view(1), (), wire.seat_settings(table.seats[1])
+    )
+    assert snap["view"]["run_twice_asked"] == offered["seats"]
+    assert snap["view"]["settings"]["run_twice"] == "ask"
+    fan.feed(table.answer_run_twice(1, True, 1.0))
+    out = fan.feed(table.answer_run_twice(3, True, 1.0))
+    (chosen,) = events_of(out[OBSERVER], "runs_chosen")
+    assert chosen["runs"] == 2
+    runs = [(m["run"], m["street"]) for m in events_of(out[OBSERVER], "board_dealt")]
+    assert runs == [(1, 1), (1, 2), (1, 3), (2, 1), (2, 2), (2, 3)]
+    (result,) = of_type(out[OBSERVER], "hand_result")
+    assert result["second_board"] == text(hand.second_board)
+    assert all(len(pot["runs"]) == 2 for pot in result["pots"])
+    assert set(result["second_hands"]) == {"1", "2", "3"}
+    snap = wire.snapshot(TABLE, fan.hand_id(), table.view(None))
+    assert snap["view"]["second_board"] == text(hand.second_board)

@@ -293,6 +293,7 @@ def test_R_SHOW_4_show_after_an_uncontested_win_and_the_auto_muck_choice(
                     "auto_post": True,
                     "auto_muck": False,
                     "auto_rebuy": False,
+                    "run_twice": "ask",
                 }
                 turn = await _my_turn(alice, 1)
                 hand = turn["hand"]

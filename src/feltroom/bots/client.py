@@ -215,6 +215,11 @@ class TableState:
     big: int | None = None
     seats: dict[int, SeatState] = field(default_factory=dict)
     board: list[str] = field(default_factory=list)
+    second_board: list[str] = field(default_factory=list)
+    """A board run twice (R-HOME-4): the second run's whole board."""
+    run_twice: Message | None = None
+    """The open ``run_twice`` question to this client's seat (R-HOME-4), until answered or
+    decided."""
     pot: int = 0
     to_act: int | None = None
     deadline: float | None = None
@@ -301,6 +306,8 @@ class TableState:
             self.legal = message.get("legal") if message["seat"] == self.you else None
         elif kind == "blind_prompt":
             self.blind_prompt = message
+        elif kind == "run_twice":
+            self.run_twice = message
         elif kind == "hand_strength":
             if message.get("seat") == self.you:
                 self.strength = message.get("description")
@@ -319,6 +326,18 @@ class TableState:
         self.in_progress = view.get("hand") is not None
         self.button, self.small, self.big = view.get("button"), view.get("small"), view.get("big")
         self.board = list(view.get("board", []))
+        self.second_board = list(view.get("second_board", []))
+        asked = view.get("run_twice_asked") or []
+        self.run_twice = (
+            {
+                "type": "run_twice",
+                "table": self.table,
+                "hand": view.get("hand"),
+                "deadline": view.get("run_twice_deadline"),
+            }
+            if message.get("you") is not None and message.get("you") in asked
+            else None
+        )
         self.street = {0: 0, 3: 1, 4: 2, 5: 3}.get(len(self.board), 0)
         self.pot = view.get("pot", 0)
         self.to_act = view.get("to_act")
@@ -354,6 +373,7 @@ class TableState:
             dealt = set(message.get("dealt", []))
             self.in_progress = True
             self.street, self.board, self.pot = 0, [], 0
+            self.second_board, self.run_twice = [], None
             self.to_act, self.legal, self.hole, self.blind_prompt = None, None, None, None
             self.strength = None
             self.button, self.small, self.big = (
@@ -384,6 +404,14 @@ class TableState:
         elif kind == "hand_ended":
             self._stacks((str(s), stack) for s, stack in message.get("stacks", []))
             self._hand_over()
+        elif kind == "runs_chosen" or kind == "run_twice_timed_out":
+            self.run_twice = None
+        elif kind == "board_dealt" and message.get("run") == 2:
+            # the second run of a board run twice (R-HOME-4): from the street it deals on
+            if not self.second_board:
+                shared = {1: 0, 2: 3, 3: 4}.get(message.get("street", 1), 0)
+                self.second_board = self.board[:shared]
+            self.second_board.extend(message.get("cards", []))
         elif kind == "board_dealt":
             self.board.extend(message.get("cards", []))
             self.street = message.get("street", self.street)
@@ -640,6 +668,7 @@ class Client:
             "hole_cards",
             "turn",
             "blind_prompt",
+            "run_twice",
             "hand_strength",
             "hand_result",
         ):
@@ -758,6 +787,17 @@ class Client:
     async def decline_blind(self, table: str) -> Message:
         """Answer a ``blind_prompt`` by declining (one sits out)."""
         return await self.request({"type": "decline_blind", "table": table})
+
+    async def run_twice_choice(self, table: str, choice: str) -> Message:
+        """The standing choice for running it twice (R-HOME-4): always, ask or never."""
+        return await self.request({"type": "run_twice_choice", "table": table, "choice": choice})
+
+    async def answer_run_twice(self, table: str, agree: bool) -> Message:
+        """Answer the ``run_twice`` question (R-HOME-4): agree or not."""
+        state = self.tables.get(table)
+        if state is not None:
+            state.run_twice = None
+        return await self.request({"type": "run_twice", "table": table, "agree": agree})
 
     async def auto_post(self, table: str, on: bool = True) -> Message:
         """Post blinds without being asked (or be asked each time)."""

@@ -12,6 +12,7 @@ seconds before each action and plays what its brain chooses from its own view an
 actions of its turn.
 
 A bot copes with what a player meets: a ``blind_prompt`` is answered by posting, a
+``run_twice`` question (R-HOME-4) by its ``run_twice`` setting (agree unless ``never``), a
 ``seat_offer`` by sitting, a busted stack by leaving and buying in again (with a play-money
 grant when the wallet is short), being sat out by sitting in, being stood up by sitting down
 again, a lost connection by reconnecting with backoff (the room resumes the seats) and signing
@@ -82,8 +83,13 @@ class BotSettings:
     prefix: str = "net"
     seed: int | None = None
     accounts: str | None = None
+    run_twice: str = "ask"
+    """The answer to a ``run_twice`` question (R-HOME-4): ``always`` and ``ask`` agree, ``never``
+    refuses."""
 
     def __post_init__(self) -> None:
+        if self.run_twice not in ("always", "ask", "never"):
+            raise InvalidConfiguration(f"run_twice is always, ask or never, not {self.run_twice!r}")
         if self.count < 1:
             raise InvalidConfiguration(f"count is the number of bots, at least 1, not {self.count}")
         if self.hands is not None and self.hands < 1:
@@ -367,6 +373,8 @@ class NetworkBot:
             await self._maybe_act(table, state)
         elif kind == "blind_prompt":
             await self.client.post_blind(table)
+        elif kind == "run_twice":
+            await self._answer_run_twice(table)
         elif kind == "seat_offer" and not self._leaving and not self._seated():
             await self.client.sit(table, int(message["seat"]), buy_in=self._buy_in(table))
             if self.name in self.team.waiting:
@@ -377,6 +385,13 @@ class NetworkBot:
             await self._hand_over(table, state, message)
         elif kind == "event" and state is not None:
             await self._event(table, state, message)
+
+    async def _answer_run_twice(self, table: str) -> None:
+        """Answer the run-it-twice question as the settings say; a question already closed
+        (answered in time by others' refusal, or timed out) is not an error."""
+        agree = self.settings.run_twice != "never"
+        with contextlib.suppress(RequestRefused):
+            await self.client.answer_run_twice(table, agree)
 
     async def _event(self, table: str, state: TableState, message: dict[str, Any]) -> None:
         event = message.get("kind")

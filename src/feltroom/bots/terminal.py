@@ -140,6 +140,13 @@ def _drawn(message: Message) -> list[tuple[Any, Any]]:
     return [tuple(pair) for pair in message.get("cards", []) if isinstance(pair, list)]
 
 
+def _street(message: Message) -> str:
+    """``Flop``, ``Turn``, ``River``; for a board run twice ``First flop``, ``Second river``..."""
+    street = ("", "flop", "turn", "river")[int(message.get("street", 0)) % 4]
+    run = int(message.get("run") or 0)
+    return f"{('First', 'Second')[run - 1]} {street}" if run in (1, 2) else street.capitalize()
+
+
 def describe(message: Message, state: TableState) -> str | None:
     """One line of the action log for a table message (after ``state`` has taken it in), or
     ``None`` for a message that is not worth a line."""
@@ -170,8 +177,13 @@ def describe(message: Message, state: TableState) -> str | None:
         "raised": f"{who} {'bets' if message.get('bet') else 'raises to'} {message.get('to')}"
         + (" (all-in)" if message.get("all_in") else ""),
         "uncalled_bet_returned": f"{message.get('amount')} uncalled returned to {who}",
-        "board_dealt": f"{('', 'Flop', 'Turn', 'River')[int(message.get('street', 0)) % 4]}: "
-        f"{_cards(message)}",
+        "board_dealt": f"{_street(message)}: {_cards(message)}",
+        "run_twice_offered": "Run it twice? Asked: "
+        + ", ".join(_name(state, seat) for seat in message.get("seats") or []),
+        "run_twice_answered": f"{who} {'agrees' if message.get('agree') else 'refuses'} to run it "
+        "twice",
+        "run_twice_timed_out": "No answer in time: the board is run once",
+        "runs_chosen": "The board is run twice" if message.get("runs") == 2 else "One run",
         "cards_shown": f"{who} shows {_cards(message)}",
         "first_button_drawn": "Button draw: "
         + ", ".join(f"{_name(state, seat)} {card}" for seat, card in _drawn(message))
@@ -225,6 +237,10 @@ def key_command(
             return Notice("no bet or raise is offered now")
         return AskAmount("bet" if legal.get("bet") else "raise", int(low), int(high))
     mine = state.my_seat
+    if key == "y" or key == "n":
+        if state.run_twice is None:
+            return Notice("no run-it-twice question is open for you now")
+        return Send({"type": "run_twice", "table": table, "agree": key == "y"})
     if key == "p" or key == "d":
         if state.blind_prompt is None:
             return Notice("no blind is asked of you now")
@@ -261,7 +277,8 @@ def key_command(
 
 
 _KEYS = (
-    "keys: f=fold c=check/call r=bet/raise p=post blind d=decline blind o=sit out i=sit in "
+    "keys: f=fold c=check/call r=bet/raise p=post blind d=decline blind y/n=run it twice or not "
+    "o=sit out i=sit in "
     "a=auto-post s=straddle m=add chips l=leave q=quit"
 )
 
@@ -391,7 +408,11 @@ def render(screen: Screen) -> list[str]:
     else:
         progress = "in progress" if state.in_progress else "over"
         lines.append(f"Hand #{state.hand} ({progress})   Pot {state.pot}")
-    lines.append(f"Board: {' '.join(state.board) if state.board else '-'}")
+    if state.second_board:  # a board run twice (R-HOME-4)
+        lines.append(f"Board, first run: {' '.join(state.board)}")
+        lines.append(f"Board, second run: {' '.join(state.second_board)}")
+    else:
+        lines.append(f"Board: {' '.join(state.board) if state.board else '-'}")
     lines.append("")
     lines.append(f" {'seat':>3} {'':<5} {'player':<24} {'stack':>9} {'bet':>7}  cards")
     lines.extend(_seat_line(state, number) for number in sorted(state.seats))
@@ -414,12 +435,21 @@ def render(screen: Screen) -> list[str]:
                 for w, s in zip(pot.get("winners", []), pot.get("shares", []), strict=False)
             )
             lines.append(f"{label} {pot.get('amount')} (rake {pot.get('rake')}): {won}")
+            for run, half in enumerate(pot.get("runs") or [], start=1):  # R-HOME-4
+                names = ", ".join(
+                    f"{_name(state, w)} {s}"
+                    for w, s in zip(half.get("winners", []), half.get("shares", []), strict=False)
+                )
+                lines.append(f"  {('first', 'second')[run - 1]} run: {names}")
     if state.in_progress and state.to_act is not None:
         who = "Your turn" if state.to_act == state.you else f"To act: {_name(state, state.to_act)}"
         lines.append(who + _seconds(state.deadline, screen.now))
     lines.append("Last actions:")
     lines.extend(f"  {line}" for line in screen.log[-LOG_LINES:])
     lines.extend("" for _ in range(LOG_LINES - min(LOG_LINES, len(screen.log))))
+    question = state.run_twice
+    if question is not None:
+        lines.append("Run it twice? y=yes  n=no" + _seconds(question.get("deadline"), screen.now))
     prompt = state.blind_prompt
     if prompt is not None:
         lines.append(
@@ -841,6 +871,8 @@ class TerminalClient:
             kind = message["type"]
             if kind in ("post_blind", "decline_blind"):
                 state.blind_prompt = None
+            elif kind == "run_twice":
+                state.run_twice = None
             elif kind == "auto_post":
                 self.auto_post = bool(message["on"])
             elif kind == "straddle" and state.settings is not None:

@@ -69,8 +69,17 @@ def rake_record(amounts: Sequence[int], rakes: Sequence[int]) -> RakeRecord | No
 
 def awarded(pot: PotAwarded, net: int) -> dict[int, int]:
     """What the engine gives each winner of ``pot`` (replayed without rake) when ``net`` is left
-    of it after the rake: equal parts, odd units clockwise from the button (R-POT-1); a zero
-    share is left out, as hand histories leave it out."""
+    of it after the rake: equal parts, odd units clockwise from the button (R-POT-1), each
+    run's half apart for a pot run twice (R-HOME-4); a zero share is left out, as hand
+    histories leave it out."""
+    if pot.runs:
+        # R-HOME-4: the halves (the odd unit to the first run), each split among its run's
+        # winners
+        out: dict[int, int] = {}
+        for half, (winners, _) in zip((net - net // 2, net // 2), pot.runs, strict=True):
+            for seat, share in zip(winners, split_pot(half, winners), strict=True):
+                out[seat] = out.get(seat, 0) + share
+        return {seat: share for seat, share in out.items() if share}
     shares = split_pot(net, pot.winners)
     return {seat: share for seat, share in zip(pot.winners, shares, strict=True) if share}
 

@@ -196,7 +196,7 @@ def to_dict(
             street_bets = dict.fromkeys(hand.seats, 0)
             rounds.append(
                 {
-                    "id": event.street,
+                    "id": len(rounds) if event.run == 2 else event.street,
                     "street": _STREETS[event.street],
                     "cards": [str(card) for card in event.cards],
                     "actions": [],
@@ -204,7 +204,7 @@ def to_dict(
             )
         elif isinstance(event, CardsShown | CardsMucked):
             if showdown is None:
-                showdown = {"id": 4, "street": "Showdown", "actions": []}
+                showdown = {"id": max(4, len(rounds)), "street": "Showdown", "actions": []}
                 rounds.append(showdown)
             if isinstance(event, CardsShown):
                 shown = [str(card) for card in event.cards]
@@ -215,6 +215,10 @@ def to_dict(
             else:
                 add(showdown, event.seat, "Mucks Cards")
     document["rounds"] = rounds
+    if hand.second_board:
+        # R-HOME-4: the spec's flag; the second run's rounds (Flop, Turn or River again, no
+        # action) follow the first run's river (docs/hand-histories.md)
+        document["flags"] = ["Run_It_Twice"]
     pots = []
     for event in hand.events:
         if isinstance(event, PotAwarded):

@@ -341,9 +341,7 @@ class _Reader:
         limit = hand["bet_limit"]
         if limit.get("bet_cap", 0):
             raise _Bad(f"bet_cap {limit['bet_cap']}: capped games are not supported (expected 0)")
-        flags = hand.get("flags") or ()
-        if "Run_It_Twice" in flags:
-            raise _Bad("flag Run_It_Twice: hands with two boards are not supported")
+        self.twice = "Run_It_Twice" in (hand.get("flags") or ())
         self.structure = _STRUCTURES[limit["bet_type"]]
         currency = str(hand["currency"])
         self.exponent = max(2 if currency.upper() in _CENTS else 0, *map(_decimals, _amounts(hand)))
@@ -406,7 +404,21 @@ class _Reader:
         raised = False  # the pre-flop betting has seen a raise not all-in
         levels: list[int] = []  # the pre-flop levels it shows before that raise
         streets_seen: set[int] = set()
-        indexed = sorted(enumerate(hand["rounds"]), key=lambda item: _STREETS[item[1]["street"]])
+        rounds = list(enumerate(hand["rounds"]))
+        second_run: list[tuple[int, Any]] = []
+        if self.twice:
+            # R-HOME-4 (feltroom's extension, docs/hand-histories.md): with the flag
+            # Run_It_Twice, a second Flop, Turn or River round is the second run's
+            kept, dealt = [], set()
+            for r, round_ in rounds:
+                street = _STREETS[round_["street"]]
+                if street in _BOARD_SIZE and street in dealt:
+                    second_run.append((r, round_))
+                    continue
+                dealt.add(street)
+                kept.append((r, round_))
+            rounds = kept
+        indexed = sorted(rounds, key=lambda item: _STREETS[item[1]["street"]])
         for r, round_ in indexed:
             street = _STREETS[round_["street"]]
             if street in streets_seen:
@@ -547,7 +559,30 @@ class _Reader:
             seat_count=max(hand["table_size"], *order),
             hand_id=int(number) if number.isdigit() else number,
             metadata=MappingProxyType(self.metadata()),
+            second_board=self.second_board(actions, second_run),
         )
+
+    def second_board(
+        self, actions: list[Action], second_run: list[tuple[int, Any]]
+    ) -> tuple[Card | None, ...]:
+        """The second run's whole board: the first run's cards before the streets the second
+        run deals again, then its own (R-HOME-4)."""
+        if not second_run:
+            return ()
+        board = [card for a in actions if a.kind is ActionKind.DEAL_BOARD for card in a.cards]
+        own: list[Card | None] = []
+        for r, round_ in sorted(second_run, key=lambda item: _STREETS[item[1]["street"]]):
+            street = _STREETS[round_["street"]]
+            cards = _cards(round_.get("cards"), f"$.ohh.rounds[{r}].cards")
+            if len(cards) != _BOARD_SIZE[street] or round_["actions"]:
+                raise _Bad(
+                    f"$.ohh.rounds[{r}]: a second run's {round_['street']} deals "
+                    f"{_BOARD_SIZE[street]} card(s) and has no action"
+                )
+            own.extend(cards)
+        if len(own) not in (1, 2, 5) or len(board) != 5:
+            raise _Bad("$.ohh.rounds: the second run deals the river, turn and river, or all")
+        return (*board[: 5 - len(own)], *own)
 
     def metadata(self) -> dict[str, object]:
         hand = self.hand

@@ -15,7 +15,8 @@ recorded rake), ``_protected`` (the table's protections,
 R-ALLIN-5: ``[[action index, player number], ...]``, each player protected just before that entry
 of ``actions``), ``_straddle_full_raise`` (written for a hand with a straddle: ``true`` when the
 straddle's size is the last full raise, R-HOME-3; a file without it follows PokerKit, where a
-straddle's increment is). docs/phh.md has the full mapping.
+straddle's increment is), ``_second_board`` (a board run twice, R-HOME-4: the second run's
+whole board as PHH writes cards; ``actions`` deal the first run). docs/phh.md has the full mapping.
 """
 
 from __future__ import annotations
@@ -91,6 +92,7 @@ _INTERPRETED = frozenset(
         "_rake_pots",
         "_protected",
         "_straddle_full_raise",
+        "_second_board",
     }
 )
 _STRUCTURES = {structure.value: structure for structure in Structure}
@@ -404,10 +406,20 @@ class _Reader:
                     not any(bet.kind is ForcedKind.STRADDLE for bet in forced),
                 )
             ),
+            second_board=self._second_board(),
             metadata=MappingProxyType(
                 {key: value for key, value in fields.items() if key not in _INTERPRETED}
             ),
         )
+
+    def _second_board(self) -> tuple[Card | None, ...]:
+        """``_second_board``: the second run of a board run twice (R-HOME-4), or none."""
+        text = self.fields.get("_second_board", "")
+        if not isinstance(text, str) or len(text) not in (0, 10):
+            raise PHHError(
+                f"_second_board is a board of five cards such as 'AsKd2c3h4s', not {text!r}"
+            )
+        return _cards(text)
 
     def units(self, value: Any) -> int:
         """An amount in the file's currency as integer units."""
@@ -663,6 +675,8 @@ def _fields(record: HandRecord) -> list[tuple[str, Any]]:
             fields.append(("_rake", amount(rake.taken)))
         if rake.pots is not None:
             fields.append(("_rake_pots", [amount(value) for value in rake.pots]))
+    if record.second_board:
+        fields.append(("_second_board", _card_text(record.second_board)))
     if record.protections:
         # Indices into the written ``actions``: the hole card deals come first, one per player.
         fields.append(

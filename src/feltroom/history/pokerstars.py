@@ -32,7 +32,7 @@ See docs/hand-histories.md for the mapping.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
@@ -144,9 +144,10 @@ def _cards(cards: Iterable[Card | None]) -> str:
     return "[" + " ".join("??" if card is None else str(card) for card in cards) + "]"
 
 
-def _description(hand: Hand, seat: int) -> str | None:
-    cards = [*hand.hole_cards(seat), *hand.board]
-    if len(hand.board) < 5 or any(card is None for card in cards):
+def _description(hand: Hand, seat: int, board: Sequence[Card | None] | None = None) -> str | None:
+    board = hand.board if board is None else board
+    cards = [*hand.hole_cards(seat), *board]
+    if len(board) < 5 or any(card is None for card in cards):
         return None
     return describe(card for card in cards if card is not None)
 
@@ -282,6 +283,10 @@ def dumps(
     dead_blinds = {event.seat: event.amount for event in posted if event.kind is Forced.DEAD}
     combined = dead_blinds.keys() & {event.seat for event in posted if event.kind is Forced.POST}
     showdown_open = False
+    twice = bool(hand.second_board)  # R-HOME-4: "FIRST"/"SECOND" streets and showdowns
+    first_word = "FIRST " if twice else ""
+    second_lines: list[str] = []  # the second showdown's collections
+    won_runs: dict[int, list[int]] = {seat: [0, 0] for seat in hand.seats}
     for event in events:
         if isinstance(event, Posted):
             name = names[event.seat]
@@ -334,18 +339,18 @@ def dumps(
             street = event.street
             street_bets = dict.fromkeys(hand.seats, 0)
             level = 0
-            board = hand.board
+            board = hand.second_board if event.run == 2 else hand.board
             dealt = 3 + street - 1
-            title = ("FLOP", "TURN", "RIVER")[street - 1]
+            title = ("", "FIRST ", "SECOND ")[event.run] + ("FLOP", "TURN", "RIVER")[street - 1]
             if street == 1:
-                lines.append(f"*** FLOP *** {_cards(board[:3])}")
+                lines.append(f"*** {title} *** {_cards(board[:3])}")
             else:
                 before, card = _cards(board[: dealt - 1]), _cards(board[dealt - 1 : dealt])
                 lines.append(f"*** {title} *** {before} {card}")
         elif isinstance(event, CardsShown | CardsMucked):
             if event.seat in showdown and not showdown_open:
                 showdown_open = True
-                lines.append("*** SHOW DOWN ***")
+                lines.append(f"*** {first_word}SHOW DOWN ***")
             if isinstance(event, CardsShown):
                 text = f"{names[event.seat]}: shows {_cards(event.cards)}"
                 description = _description(hand, event.seat)
@@ -355,12 +360,25 @@ def dumps(
         elif isinstance(event, PotAwarded):
             if hand.showdown_seats and not showdown_open:
                 showdown_open = True
-                lines.append("*** SHOW DOWN ***")
+                lines.append(f"*** {first_word}SHOW DOWN ***")
             where = _pot_name(event.index, len(pots)).lower()
             for seat, share in zip(event.winners, event.shares, strict=True):
                 won[seat] += share
-                if share:
-                    lines.append(f"{names[seat]} collected {money(share)} from {where}")
+            halves = event.runs or ((event.winners, event.shares),)
+            for run, (winners, shares) in enumerate(halves):
+                out = second_lines if run else lines
+                for seat, share in zip(winners, shares, strict=True):
+                    won_runs[seat][run] += share
+                    if share:
+                        out.append(f"{names[seat]} collected {money(share)} from {where}")
+    if twice:
+        lines.append("*** SECOND SHOW DOWN ***")
+        for event in events:
+            if isinstance(event, CardsShown):
+                text = f"{names[event.seat]}: shows {_cards(event.cards)}"
+                description = _description(hand, event.seat, hand.second_board)
+                lines.append(text if description is None else f"{text} ({description})")
+        lines += second_lines
     total = sum(pot.amount for pot in pots)
     rake = sum(pot.rake for pot in pots)
     summary = f"Total pot {money(total)}"
@@ -372,7 +390,11 @@ def dumps(
         for finish in sorted(tournament.finishes, key=lambda f: (-f.place, f.name)):
             lines.append(finishing_line(finish, tournament.currency))
     lines += ["*** SUMMARY ***", f"{summary} | Rake {money(rake)}"]
-    if hand.board:
+    if twice:
+        lines.append("Hand was run twice")
+        lines.append(f"FIRST Board {_cards(hand.board)}")
+        lines.append(f"SECOND Board {_cards(hand.second_board)}")
+    elif hand.board:
         lines.append(f"Board {_cards(hand.board)}")
     shown = {event.seat for event in events if isinstance(event, CardsShown)}
     for seat in sorted(stacks):
@@ -386,7 +408,16 @@ def dumps(
         elif seat in showdown:
             description = _description(hand, seat)
             with_ = "" if description is None else f" with {description}"
-            if seat in shown:
+            if seat in shown and twice:
+                # PokerStars: "showed [..] and won ($x) with <first>, and won ($y) with <second>"
+                parts = []
+                for run, run_board in enumerate((tuple(hand.board), hand.second_board)):
+                    words = _description(hand, seat, run_board)
+                    amount = won_runs[seat][run]
+                    result = f"won ({money(amount)})" if amount else "lost"
+                    parts.append(result if words is None else f"{result} with {words}")
+                tail = f"showed {hole} and {', and '.join(parts)}"
+            elif seat in shown:
                 result = f"won ({money(won[seat])})" if won[seat] else "lost"
                 tail = f"showed {hole} and {result}{with_}"
             elif seat in visible and len(known) == 2:

@@ -214,6 +214,7 @@ class _Summary:
     listed: list[tuple[int, int]] = field(default_factory=list)  # (pot index, net amount)
     board_line: int = 0
     board: tuple[Card | None, ...] | None = None
+    second_board: tuple[Card | None, ...] | None = None  # "SECOND Board" (run it twice)
     won: dict[int, tuple[int, int]] = field(default_factory=dict)  # seat -> (line, amount)
     seats: set[int] = field(default_factory=set)
 
@@ -237,6 +238,9 @@ class _Hand:
         self.uncalled: list[tuple[int, int, int]] = []  # (line, seat, amount)
         self.collected: list[tuple[int, int, int, int | None]] = []  # (line, seat, amount, pot)
         self.board: list[Card | None] = []
+        self.second: list[Card | None] = []  # a board run twice: the second run's whole board
+        self.run = 1  # 2 after "*** SECOND SHOW DOWN ***": collections of the second run
+        self.collected2: list[tuple[int, int, int, int | None]] = []
         self.summary = _Summary()
         self.dealt_to: list[str] = []  # the names of the "Dealt to" lines with cards
 
@@ -391,25 +395,34 @@ class _Hand:
                 if line == "*** HOLE CARDS ***":
                     street = 0
                     continue
-                if line == "*** SHOW DOWN ***":
+                if line in ("*** SHOW DOWN ***", "*** FIRST SHOW DOWN ***"):
                     continue
-                deal = re.fullmatch(r"\*\*\* (FLOP|TURN|RIVER) \*\*\* ((?:\[[^\]]*\] ?)+)", line)
+                if line == "*** SECOND SHOW DOWN ***":
+                    self.run = 2
+                    continue
+                deal = re.fullmatch(
+                    r"\*\*\* (FIRST |SECOND )?(FLOP|TURN|RIVER) \*\*\* ((?:\[[^\]]*\] ?)+)", line
+                )
                 if deal is None:
-                    raise _Bad(
-                        number, f"unknown section {line!r} (run-it-twice boards are not read)"
-                    )
-                brackets = re.findall(r"\[([^\]]*)\]", deal.group(2))
+                    raise _Bad(number, f"unknown section {line!r}")
+                brackets = re.findall(r"\[([^\]]*)\]", deal.group(3))
                 new = self.cards(brackets[-1], number)
-                expected = (3, 1, 1)[_STREETS[deal.group(1)] - 1]
-                if (
-                    len(new) != expected
-                    or len(self.board) != (0, 3, 4)[_STREETS[deal.group(1)] - 1]
-                ):
-                    raise _Bad(number, f"{deal.group(1).lower()} out of order or of the wrong size")
+                kind = _STREETS[deal.group(2)]
+                expected = (3, 1, 1)[kind - 1]
+                if deal.group(1) == "SECOND ":
+                    # R-HOME-4: the second run, from the street the runs part on
+                    if not self.second:
+                        self.second = list(self.board[: (0, 3, 4)[kind - 1]])
+                    if len(new) != expected or len(self.second) != (0, 3, 4)[kind - 1]:
+                        raise _Bad(number, f"second {deal.group(2).lower()} out of order")
+                    self.second.extend(new)
+                    continue
+                if len(new) != expected or len(self.board) != (0, 3, 4)[kind - 1]:
+                    raise _Bad(number, f"{deal.group(2).lower()} out of order or of the wrong size")
                 self.board.extend(new)
                 self.actions.append(Action(None, ActionKind.DEAL_BOARD, None, new))
                 self.action_lines.append(number)
-                street = _STREETS[deal.group(1)]
+                street = kind
                 street_bets = dict.fromkeys(self.seats, 0)
                 continue
             if line.startswith("Dealt to "):
@@ -434,8 +447,13 @@ class _Hand:
                     if match["n"]:
                         pot = int(match["n"])
                     amount = self.money(match["amount"], number)
-                    self.collected.append((number, seat, amount, pot))
+                    (self.collected2 if self.run == 2 else self.collected).append(
+                        (number, seat, amount, pot)
+                    )
                     break
+                if self.run == 2 and verb in ("shows", "mucks"):
+                    break  # the second showdown shows the same hands again
+
                 if verb not in _VERBS:
                     continue
                 if street < 0 and verb != "posts":
@@ -537,9 +555,11 @@ class _Hand:
                 for name, n, amount in _LISTED_POT.findall(match["pots"]):
                     index = 0 if name == "Main pot" else int(n) if n else 1
                     summary.listed.append((index, self.money(amount, number)))
-            elif line.startswith("Board ["):
+            elif line.startswith(("Board [", "FIRST Board [")):
                 summary.board_line = number
-                summary.board = self.cards(line[7:].split("]")[0], number)
+                summary.board = self.cards(line.split("[", 1)[1].split("]")[0], number)
+            elif line.startswith("SECOND Board ["):
+                summary.second_board = self.cards(line[14:].split("]")[0], number)
             elif line.startswith("Seat "):
                 match = re.match(r"Seat (\d+): ", line)
                 if match is None or int(match.group(1)) not in self.seats:
@@ -554,9 +574,10 @@ class _Hand:
                 cards = _SUMMARY_CARDS.search(rest)
                 if cards is not None:
                     self.know(seat, self.cards(cards["cards"], number), number)
-                won = _SUMMARY_WON.search(rest)
-                if won is not None:
-                    summary.won[seat] = (number, self.money(won["amount"], number))
+                # a board run twice: "won ($x) with ..., and won ($y) with ..."
+                amounts = [self.money(m["amount"], number) for m in _SUMMARY_WON.finditer(rest)]
+                if amounts:
+                    summary.won[seat] = (number, sum(amounts))
         if not any(line.startswith("Total pot ") for _, line in lines):
             last = lines[-1][0] if lines else start
             raise _Bad(last, "the summary has no 'Total pot ... | Rake ...' line (truncated?)")
@@ -676,6 +697,7 @@ class _Hand:
             exponent=self.currency.exponent,
             seat_count=seat_count,
             hand_id=int(self.hand_id),
+            second_board=tuple(self.second),
         )
         try:
             hand = replay(record)
@@ -745,6 +767,9 @@ class _Hand:
             )
         if self.summary.board is not None and tuple(self.summary.board) != tuple(self.board):
             raise _Bad(self.summary.board_line, "the summary's board is not the board dealt")
+        second = self.summary.second_board
+        if second is not None and tuple(second) != tuple(self.second):
+            raise _Bad(self.summary.line, "the summary's SECOND Board is not the second run dealt")
 
     def reconcile(self, record: HandRecord, hand: Hand, metadata: dict[str, object]) -> HandRecord:
         """Check the pots, the rake and what was collected against the engine's pots; the
@@ -759,7 +784,7 @@ class _Hand:
             )
         by_pot: list[dict[int, int]] = [{} for _ in pots]
         first_line: list[int] = [summary.line] * len(pots)
-        for number, seat, amount, which in self.collected:
+        for number, seat, amount, which in [*self.collected, *self.collected2]:
             index = 0 if which is None else which
             if which is None and len(pots) != 1:
                 raise _Bad(

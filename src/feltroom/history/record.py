@@ -168,6 +168,7 @@ class HandRecord:
     rule, R-HOME-3) when the straddle's size is the last full raise (a straddle of 4 at big blind
     2: the minimum raise is to 8); false for PHH files of real hands, which follow PokerKit (the
     straddle's increment over the big blind: a raise to 6).
+    ``second_board`` is the second run of a board run twice (R-HOME-4).
     ``metadata`` keeps the fields a format carries that the record does not interpret
     (event, venue, time...), so that writing a read record loses nothing.
     """
@@ -190,6 +191,9 @@ class HandRecord:
     protections: tuple[Protection, ...] = ()
     straddle_full_raise: bool = True
     metadata: Mapping[str, object] = field(default_factory=_empty_metadata)
+    second_board: tuple[Card | None, ...] = ()
+    """A board run twice (R-HOME-4): the second run's whole board (the cards both runs share,
+    then the second run's own); ``board`` is the first run's. Empty for a board dealt once."""
 
     @property
     def board(self) -> tuple[Card | None, ...]:

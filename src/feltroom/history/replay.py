@@ -116,7 +116,7 @@ def build_deck(
     except those of the seats in ``unknown``.
     """
     n = len(record.players)
-    deck: list[Card | None] = [None] * (2 * n + 8)
+    deck: list[Card | None] = [None] * (2 * n + (16 if record.second_board else 8))
     holes: list[list[Card | None]] = [
         [*player.hole[:2], None, None][:2] for player in record.players
     ]
@@ -143,6 +143,20 @@ def build_deck(
         raise ReplayError(f"the board has {len(board)} cards; Hold'em deals five")
     for card, offset in zip(board, (1, 2, 3, 5, 7), strict=False):
         deck[2 * n + offset] = card
+    second = record.second_board
+    if second:
+        # R-HOME-4: the second run from 2n + 8, after the streets both runs share
+        shared = len(second) - sum(
+            1 for k, card in enumerate(second) if k >= len(board) or card != board[k]
+        )
+        offsets = {0: (9, 10, 11, 13, 15), 3: (9, 11), 4: (9,)}.get(shared)
+        if len(second) != 5 or len(board) != 5 or offsets is None:
+            raise ReplayError(
+                f"a board run twice has two boards of five cards sharing 0, 3 or 4 cards, not "
+                f"{len(board)} and {len(second)} cards sharing {shared}"
+            )
+        for card, offset in zip(second[shared:], offsets, strict=True):
+            deck[2 * n + offset] = card
     return deck
 
 
@@ -243,6 +257,7 @@ def _replay(record: HandRecord, unknown: Collection[int] | None) -> tuple[Hand, 
             rule,
             show_losing=shows,
             straddle_full_raise=record.straddle_full_raise,
+            run_twice=bool(record.second_board),
         )
     except FeltroomError as error:
         raise ReplayError(f"cannot set up the hand: {error}") from error
@@ -267,6 +282,10 @@ def _replay(record: HandRecord, unknown: Collection[int] | None) -> tuple[Hand, 
             continue
         if kind is ActionKind.SHOW or kind is ActionKind.MUCK:
             continue  # the engine's showdown decides; see build_deck and show_losing
+        if hand.runs_pending:
+            raise ReplayError(
+                f"action {number} ({_describe(action)}): betting is over, the board runs twice"
+            )
         assert action.seat is not None
         seat = seat_map[action.seat]
         if hand.is_over:
@@ -292,6 +311,13 @@ def _replay(record: HandRecord, unknown: Collection[int] | None) -> tuple[Hand, 
             raise ReplayError(f"action {number} ({_describe(action)}): {error}") from error
     if protections and len(record.actions) in protections:
         _protect(hand, protections[len(record.actions)], seat_map)
+    if hand.runs_pending:
+        try:
+            hand.run_out(2)  # R-HOME-4: the record holds a second board
+        except FeltroomError as error:
+            raise ReplayError(f"cannot run the board twice: {error}") from error
+    if record.second_board and list(hand.second_board) != list(record.second_board):
+        raise ReplayError("the record's second board is not the second run the engine deals")
     if not hand.is_over:
         raise ReplayError(f"the record ends before the hand does (seat {hand.to_act} to act)")
     if board_seen > len(hand.board):
@@ -961,7 +987,8 @@ def record_from_hand(
         elif isinstance(event, Raised):
             actions.append(RecordAction(event.seat, ActionKind.BET_RAISE, event.to))
         elif isinstance(event, BoardDealt):
-            actions.append(RecordAction(None, ActionKind.DEAL_BOARD, None, tuple(event.cards)))
+            if event.run != 2:  # the second run of a board run twice: ``second_board``
+                actions.append(RecordAction(None, ActionKind.DEAL_BOARD, None, tuple(event.cards)))
         elif isinstance(event, CardsShown):
             actions.append(RecordAction(event.seat, ActionKind.SHOW, None, tuple(event.cards)))
         elif isinstance(event, CardsMucked):
@@ -1004,4 +1031,5 @@ def record_from_hand(
         # the flag matters only with a straddle: without one it keeps the default
         straddle_full_raise=setup.straddle_full_raise
         or not any(bet.kind is Forced.STRADDLE for bet in setup.forced),
+        second_board=hand.second_board,
     )

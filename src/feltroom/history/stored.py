@@ -29,6 +29,7 @@ from feltroom.rules import (
     LogEntry,
     Protect,
     RaiseTo,
+    RunOut,
     Show,
 )
 from feltroom.table import TableConfig
@@ -52,6 +53,8 @@ def engine_action(text: str) -> Action:
     """An engine action from its text in the stored log (``str(action)``)."""
     words = text.split()
     simple: dict[str, Action] = {"fold": Fold(), "check": Check(), "call": Call()}
+    if text in ("run once", "run twice"):
+        return RunOut(2 if text == "run twice" else 1)
     if len(words) == 1 and words[0] in simple:
         return simple[words[0]]
     if len(words) == 3 and words[2].isdigit():
@@ -80,7 +83,7 @@ def replay_stored(
     for seat, cards in record.get("shown", {}).items():
         known.setdefault(int(seat), parse_cards(cards))
     n = len(order)
-    deck: list[Card | None] = [None] * (2 * n + 8)
+    deck: list[Card | None] = [None] * (2 * n + 16)
     for index, seat in enumerate(order):
         hole = known.get(seat)
         if hole is not None:
@@ -90,6 +93,15 @@ def replay_stored(
     board = parse_cards(record.get("board", ""))
     for position, card in zip((1, 2, 3, 5, 7), board, strict=False):
         deck[2 * n + position] = card
+    second = parse_cards(record.get("second_board", ""))
+    if second:
+        # R-HOME-4: the second run's cards from 2n + 8, after the cards both runs share
+        shared = sum(1 for a, b in zip(board, second, strict=False) if a == b)
+        positions = {0: (9, 10, 11, 13, 15), 3: (9, 11), 4: (9,)}.get(shared)
+        if positions is None or len(second) != 5:
+            raise ValueError("the record's second board does not follow its first")
+        for position, card in zip(positions, second[shared:], strict=True):
+            deck[2 * n + position] = card
     forced = tuple(
         ForcedBet(int(seat), Forced(kind), int(amount)) for seat, kind, amount in record["forced"]
     )
@@ -106,6 +118,7 @@ def replay_stored(
         tuple(deck),
         config.rake_rule(),
         frozenset(shown - shown_later),
+        run_twice=config.run_it_twice,
     )
     hand = Hand.replay(setup, entries)
     pots = [[pot.amount, pot.rake, list(pot.winners), list(pot.shares)] for pot in hand.results]
@@ -114,4 +127,7 @@ def replay_stored(
     replayed_board = [str(card) for card in hand.board if card is not None]
     if replayed_board != [str(card) for card in board] or set(hand.shown) != shown:
         raise ValueError("the replay does not reproduce the stored board and shown cards")
+    runs = [[[list(w), list(s)] for w, s in pot.runs] for pot in hand.results]
+    if list(hand.second_board) != list(second) or (second and runs != record.get("runs")):
+        raise ValueError("the replay does not reproduce the stored second run")
     return hand

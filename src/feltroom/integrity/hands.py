@@ -111,7 +111,7 @@ class PlayedSeat:
 @dataclass(frozen=True, slots=True)
 class PlayedHand:
     """A stored hand replayed: its players, its moves in order, its big blind (the unit the
-    report counts chips in) and its board."""
+    report counts chips in) and its board (both boards of a board run twice)."""
 
     hand_id: int
     table_id: str
@@ -120,6 +120,8 @@ class PlayedHand:
     players: tuple[PlayedSeat, ...]
     moves: tuple[Move, ...]
     board: tuple[Card, ...]
+    second_board: tuple[Card, ...] = ()
+    """A board run twice (R-HOME-4): the second run's whole board; ``board`` is the first's."""
 
     def player(self, account: str) -> PlayedSeat:
         for seat in self.players:
@@ -193,7 +195,7 @@ def played(hand: StoredHand) -> PlayedHand:
             all_in.add(event.seat)
         elif isinstance(event, UncalledBetReturned):
             invested[event.seat] -= event.amount
-        elif isinstance(event, BoardDealt):
+        elif isinstance(event, BoardDealt) and event.run != 2:  # the second run: second_board
             street = event.street
             board.extend(event.cards)
             round_bet = dict.fromkeys(engine.seats, 0)
@@ -218,4 +220,5 @@ def played(hand: StoredHand) -> PlayedHand:
         players,
         tuple(moves),
         tuple(board),
+        tuple(card for card in engine.second_board if card is not None),
     )

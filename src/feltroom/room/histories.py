@@ -116,7 +116,8 @@ class HandHistories:
     def proof_for_player(self, hand_id: int, player: str) -> dict[str, Any]:
         """The proof file of the hand for ``player`` (``feltroom.deal_proof``): every card their
         view of the hand shows (R-HIST-2) opened against the hand's commitment, with its role
-        (``hole:<seat>`` or ``board``). ``NotAvailable`` as ``for_player``, or when the hand was
+        (``hole:<seat>``, ``board``, or ``board2`` for the second run of a board run twice).
+        ``NotAvailable`` as ``for_player``, or when the hand was
         dealt before its deck was committed."""
         view = self.for_player(hand_id, player)
         with self.storage.transaction(write=False) as tx:
@@ -132,7 +133,14 @@ class HandHistories:
             if row["hole"] is not None
             for text in row["hole"].split()
         ]
-        seen += [(text, "board") for text in view["record"].get("board", "").split()]
+        board = view["record"].get("board", "").split()
+        seen += [(text, "board") for text in board]
+        # a board run twice (R-HOME-4): the second run's own cards, after those both runs share
+        seen += [
+            (text, "board2")
+            for text in view["record"].get("second_board", "").split()
+            if text not in board
+        ]
         return proof_document(
             committed,
             hand_id,

@@ -15,6 +15,7 @@ from feltroom.rules.actions import (
     LegalActions,
     Protect,
     RaiseTo,
+    RunOut,
     Show,
 )
 from feltroom.rules.events import (
@@ -31,6 +32,7 @@ from feltroom.rules.events import (
     PotAwarded,
     Protected,
     Raised,
+    RunsChosen,
     UncalledBetReturned,
 )
 from feltroom.rules.hand import OVER, Hand, HandSetup, LogEntry, blinds
@@ -72,6 +74,8 @@ __all__ = [
     "RaiseTo",
     "Raised",
     "RakeRule",
+    "RunOut",
+    "RunsChosen",
     "SeatView",
     "Show",
     "Structure",

@@ -20,6 +20,7 @@ __all__ = [
     "LegalActions",
     "Protect",
     "RaiseTo",
+    "RunOut",
     "Show",
 ]
 
@@ -79,7 +80,19 @@ class Show:
         return f"show seat {self.seat}"
 
 
-Action = Fold | Check | Call | RaiseTo | Protect | Show
+@dataclass(frozen=True, slots=True)
+class RunOut:
+    """The table's decision, when betting cannot continue before the river at a table that
+    runs it twice (R-HOME-4): deal the rest of the board ``times`` times (1 or 2). Logged with
+    seat 0 (no player's action)."""
+
+    times: int
+
+    def __str__(self) -> str:
+        return "run twice" if self.times == 2 else "run once"
+
+
+Action = Fold | Check | Call | RaiseTo | Protect | Show | RunOut
 """Everything that can enter a hand's log."""
 
 

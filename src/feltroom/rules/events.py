@@ -29,6 +29,7 @@ __all__ = [
     "PotAwarded",
     "Protected",
     "Raised",
+    "RunsChosen",
     "UncalledBetReturned",
 ]
 
@@ -96,10 +97,21 @@ class UncalledBetReturned:
 
 @dataclass(slots=True)
 class BoardDealt:
-    """A card was burned (never shown, R-DEAL-2) and board cards were dealt; street 1..3."""
+    """A card was burned (never shown, R-DEAL-2) and board cards were dealt; street 1..3.
+    ``run`` is 0 for a board dealt once, 1 or 2 for the first or second run of a board run
+    twice (R-HOME-4; the second run's cards replace the first's from the same street)."""
 
     street: int
     cards: tuple[Card, ...]
+    run: int = 0
+
+
+@dataclass(slots=True)
+class RunsChosen:
+    """Betting cannot continue before the river at a table that runs it twice (R-HOME-4): the
+    rest of the board is dealt ``runs`` times (1: everyone did not agree, 2: everyone did)."""
+
+    runs: int
 
 
 @dataclass(slots=True)
@@ -123,6 +135,9 @@ class PotAwarded:
     rake: int
     winners: tuple[int, ...]
     shares: tuple[int, ...]
+    runs: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = ()
+    """A pot run twice (R-HOME-4): ``(winners, shares)`` of each run's half, the first run's
+    half first (it has the odd chip); ``winners``/``shares`` above are their sums per seat."""
 
 
 @dataclass(slots=True)
@@ -146,4 +161,5 @@ Event = (
     | CardsMucked
     | PotAwarded
     | HandEnded
+    | RunsChosen
 )

@@ -12,7 +12,9 @@ allocation beyond the events it returns.
 Dealing order (fixed; the PHH replayer builds decks to match, R-DEAL-1..3): hole cards one at a
 time clockwise from the button's left, two rounds: deck position ``k * n + i`` for round ``k`` and
 position ``i``; then burn ``2n``, flop ``2n+1..2n+3``, burn ``2n+4``, turn ``2n+5``, burn
-``2n+6``, river ``2n+7``.
+``2n+6``, river ``2n+7``. A board run twice (R-HOME-4) deals its second run from ``2n+8`` on,
+in the same pattern for the streets still to come: burn, flop (three cards), burn, turn, burn,
+river; so the deck holds at least ``2n+16`` cards when the table may run it twice.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from feltroom.rules.actions import (
     LegalActions,
     Protect,
     RaiseTo,
+    RunOut,
     Show,
 )
 from feltroom.rules.events import (
@@ -50,6 +53,7 @@ from feltroom.rules.events import (
     PotAwarded,
     Protected,
     Raised,
+    RunsChosen,
     UncalledBetReturned,
 )
 from feltroom.rules.pots import PotResult, RakeRule, build_pots, rake_pots, split_pot
@@ -62,6 +66,7 @@ __all__ = ["OVER", "Hand", "HandSetup", "LogEntry", "blinds"]
 LogEntry = tuple[int, Action]
 """One log entry: the acting seat and the action (for ``Protect``/``Show``, the seat named)."""
 
+_Runs = tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]
 _BURN_OFFSETS = (0, 0, 4, 6)
 OVER = 4
 """``street`` once the hand has ended."""
@@ -86,6 +91,8 @@ class HandSetup:
     rake: RakeRule | None = None
     show_losing: frozenset[int] = frozenset()
     straddle_full_raise: bool = True
+    run_twice: bool = False
+    """The table may run the board twice (R-HOME-4): the hand waits for ``run_out``."""
 
 
 def blinds(
@@ -152,6 +159,7 @@ class Hand:
         "_aggressor",
         "_allin",
         "_bets",
+        "_board2",
         "_bounds",
         "_bounds_at",
         "_button",
@@ -182,9 +190,13 @@ class Hand:
         "_rake_rule",
         "_results",
         "_round_first",
+        "_run_twice",
         "_runout",
+        "_runs",
+        "_runs_pending",
         "_seats",
         "_setup",
+        "_shared",
         "_show_losing",
         "_showdown_seats",
         "_shown",
@@ -207,6 +219,7 @@ class Hand:
         *,
         show_losing: Iterable[int] = (),
         straddle_full_raise: bool = True,
+        run_twice: bool = False,
     ) -> None:
         players = tuple(players)
         forced = tuple(forced)
@@ -220,6 +233,11 @@ class Hand:
         self._rake_rule = rake
         self._show_losing = frozenset(show_losing)
         self._straddle_full_raise = straddle_full_raise
+        self._run_twice = run_twice
+        self._runs_pending = False
+        self._runs = 0
+        self._board2: list[Card | None] | None = None
+        self._shared = 0
         self._structure = structure
         stack_of = dict(players)
         n = len(stack_of)
@@ -248,7 +266,7 @@ class Hand:
         self._events: list[Event] = []
         self._results: tuple[PotResult, ...] | None = ()
         self._pots_won: list[
-            tuple[int, int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+            tuple[int, int, int, tuple[int, ...], tuple[int, ...], tuple[int, ...], _Runs]
         ] = []
         self._winner: int | None = None
         self._runout = False
@@ -297,6 +315,7 @@ class Hand:
                 self._rake_rule,
                 self._show_losing,
                 self._straddle_full_raise,
+                self._run_twice,
             )
         return setup
 
@@ -427,8 +446,35 @@ class Hand:
 
     @property
     def to_act(self) -> int | None:
-        """The seat of the player to act, or ``None`` when the hand is over."""
-        return self._seats[self._queue[0]] if self._street != OVER else None
+        """The seat of the player to act, or ``None`` when the hand is over or waits for the
+        run-out decision (``runs_pending``)."""
+        queue = self._queue
+        return self._seats[queue[0]] if queue else None
+
+    @property
+    def runs_pending(self) -> bool:
+        """Betting cannot continue before the river and the table may run it twice: the hand
+        waits for ``run_out(1 or 2)`` (R-HOME-4)."""
+        return self._runs_pending
+
+    @property
+    def runs(self) -> int:
+        """How many times the rest of the board was dealt once chosen (R-HOME-4): 1 or 2; 0
+        before a run-out decision (and in hands that never needed one)."""
+        return self._runs
+
+    @property
+    def second_board(self) -> tuple[Card | None, ...]:
+        """The second run's whole board (the cards dealt before the run-out, then the second
+        run's), once the board was run twice (R-HOME-4); empty otherwise."""
+        board2 = self._board2
+        return () if board2 is None else tuple(board2)
+
+    @property
+    def boards(self) -> tuple[tuple[Card | None, ...], ...]:
+        """The board of each run: one, or two when the board was run twice."""
+        board2 = self._board2
+        return (tuple(self.board),) if board2 is None else (tuple(self.board), tuple(board2))
 
     @property
     def stacks(self) -> tuple[int, ...]:
@@ -481,8 +527,10 @@ class Hand:
             seats = self._seats
             results = self._results = tuple(
                 [
-                    PotResult(index, amount, rake, tuple([seats[p] for p in eligible]), won, shares)
-                    for index, amount, rake, eligible, won, shares in self._pots_won
+                    PotResult(
+                        index, amount, rake, tuple([seats[p] for p in eligible]), won, shares, runs
+                    )
+                    for index, amount, rake, eligible, won, shares, runs in self._pots_won
                 ]
             )
         return results
@@ -518,6 +566,27 @@ class Hand:
         streets = {0: 0, 3: 1, 4: 2, 5: 3}[len(self.board)]
         return tuple(self._deck[2 * self._n + _BURN_OFFSETS[s]] for s in range(1, streets + 1))
 
+    @property
+    def second_burned(self) -> tuple[Card | None, ...]:
+        """The second run's burned cards (R-HOME-4, R-DEAL-2): one per street it dealt."""
+        if self._board2 is None:
+            return ()
+        return tuple(self._deck[position] for position in self._second_run_positions()[0])
+
+    def _second_run_positions(self, shared: int | None = None) -> tuple[list[int], list[int]]:
+        """Deck positions of the second run's burns and cards: from ``2n+8``, for the streets
+        after the ``shared`` board cards both runs have (default: those of the run-out)."""
+        position = 2 * self._n + 8
+        burns: list[int] = []
+        cards: list[int] = []
+        first = {0: 1, 3: 2, 4: 3}[self._shared if shared is None else shared]
+        for street in range(first, 4):
+            burns.append(position)
+            count = 3 if street == 1 else 1
+            cards.extend(range(position + 1, position + 1 + count))
+            position += 1 + count
+        return burns, cards
+
     def hole_cards(self, seat: int) -> tuple[Card | None, Card | None]:
         """A player's hole cards: privileged access for the table and the history layer; what a
         player may see goes through ``view_for`` only (R-DEAL-4)."""
@@ -539,8 +608,9 @@ class Hand:
             raise IllegalAction(f"seat {seat} has no player in this hand") from None
 
     def legal_actions(self) -> LegalActions | None:
-        """The exact options of the player to act (R-BET-6), ``None`` once the hand is over."""
-        if self._street == OVER:
+        """The exact options of the player to act (R-BET-6), ``None`` once the hand is over (or
+        while it waits for the run-out decision, ``runs_pending``)."""
+        if not self._queue:
             return None
         p = self._queue[0]
         level = self._level
@@ -589,6 +659,8 @@ class Hand:
             self._verify_protect(action.seat)
         elif isinstance(action, Show):
             self._verify_show(action.seat)
+        elif isinstance(action, RunOut):
+            self._verify_run_out(action.times)
         else:
             self._verify_bet(action, seat)
 
@@ -623,10 +695,12 @@ class Hand:
                 return self.protect(action.seat)
             if isinstance(action, Show):
                 return self.show(action.seat)
+            if isinstance(action, RunOut):
+                return self.run_out(action.times)
             self._verify_bet(action, seat)  # refuses it with the reason
         # The betting actions, verified as in ``_verify_bet`` (inlined: the hot path).
-        if self._street == OVER:
-            raise IllegalAction("the hand is over; nobody is to act")
+        if not self._queue:
+            raise IllegalAction(self._nobody_to_act())
         p = self._queue[0]
         seats = self._seats
         if seat is not None and seat != seats[p]:
@@ -711,11 +785,16 @@ class Hand:
                 self._end_round()
         return events[start:]
 
+    def _nobody_to_act(self) -> str:
+        if self._runs_pending:
+            return "nobody is to act: the hand waits for the run-out decision (R-HOME-4)"
+        return "the hand is over; nobody is to act"
+
     def _verify_forced(self, action: Action, seat: int | None) -> None:
         if type(action) is not Fold:
             raise IllegalAction(f"only a fold can be forced, not {action!r}")
-        if self._street == OVER:
-            raise IllegalAction("the hand is over; nobody is to act")
+        if not self._queue:
+            raise IllegalAction(self._nobody_to_act())
         p = self._queue[0]
         if seat is not None and seat != self._seats[p]:
             raise IllegalAction(
@@ -723,8 +802,8 @@ class Hand:
             )
 
     def _verify_bet(self, action: Action, seat: int | None) -> None:
-        if self._street == OVER:
-            raise IllegalAction("the hand is over; nobody is to act")
+        if not self._queue:
+            raise IllegalAction(self._nobody_to_act())
         p = self._queue[0]
         if seat is not None and seat != self._seats[p]:
             raise IllegalAction(
@@ -836,6 +915,8 @@ class Hand:
     def _verify_protect(self, seat: int) -> None:
         if self._street == OVER:
             raise IllegalAction("the hand is over")
+        if self._runs_pending:
+            raise IllegalAction(self._nobody_to_act())
         p = self._position(seat)
         if self._folded[p]:
             raise IllegalAction(f"seat {seat} has folded")
@@ -896,6 +977,11 @@ class Hand:
         if self._street == 3:
             self._finish()
         elif actors <= 1:
+            if self._run_twice and not self._runs:
+                # R-HOME-4: the table asks whether to run it twice; ``run_out`` deals.
+                self._runs_pending = True
+                self._queue = []
+                return
             self._runout = True
             while self._street < 3:
                 self._street += 1
@@ -913,13 +999,64 @@ class Hand:
             self._acted = [False] * n
             self._start_queue(0)
 
-    def _deal_board(self, street: int) -> None:
+    def _deal_board(self, street: int, run: int = 0) -> None:
         base = 2 * self._n
         deck = self._deck
         # flop at 2n+1..2n+3, turn at 2n+5, river at 2n+7 (burns at 2n, 2n+4, 2n+6)
         cards = deck[base + 1 : base + 4] if street == 1 else (deck[base + 2 * street + 1],)
         self.board.extend(cards)
-        self._events.append(BoardDealt(street, cards))  # type: ignore[arg-type]
+        self._events.append(BoardDealt(street, cards, run))  # type: ignore[arg-type]
+
+    # ------------------------------------------------------------------ run it twice
+
+    def _verify_run_out(self, times: int) -> None:
+        if not self._runs_pending:
+            raise IllegalAction(
+                "no run-out decision is awaited: the board is run twice only when betting "
+                "cannot continue before the river at a table that runs it twice (R-HOME-4)"
+            )
+        if type(times) is not int or times not in (1, 2):
+            raise IllegalAction(f"the board is run 1 or 2 times, not {times!r}")
+        if times == 2:
+            need = self._second_run_positions(len(self.board))[1][-1] + 1
+            if len(self._deck) < need:
+                raise IllegalAction(
+                    f"the deck holds {len(self._deck)} cards; running twice from here needs "
+                    f"{need} (R-HOME-4)"
+                )
+
+    def run_out(self, times: int) -> list[Event]:
+        """The run-out decision (R-HOME-4), once ``runs_pending``: deal the rest of the board
+        once, or twice (each run with its burn cards, the second from ``2n+8``), then award the
+        pots. Logged as ``(0, RunOut(times))``."""
+        self._verify_run_out(times)
+        events = self._events
+        start = len(events)
+        self._log.append((0, RunOut(times)))
+        self._runs_pending = False
+        self._runs = times
+        self._runout = True
+        events.append(RunsChosen(times))
+        shared = self._shared = len(self.board)
+        run = 1 if times == 2 else 0
+        first_street = self._street
+        while self._street < 3:
+            self._street += 1
+            self._deal_board(self._street, run)
+        if times == 2:
+            deck = self._deck
+            board2 = self.board[:shared]
+            cards = self._second_run_positions()[1]
+            k = 0
+            for street in range(first_street + 1, 4):
+                count = 3 if street == 1 else 1
+                dealt = tuple([deck[position] for position in cards[k : k + count]])
+                k += count
+                board2.extend(dealt)
+                events.append(BoardDealt(street, dealt, 2))  # type: ignore[arg-type]
+            self._board2 = board2
+        self._finish()
+        return events[start:]
 
     def _finish(self) -> None:
         """Award every pot (R-POT-2), with showdown when two or more players remain."""
@@ -944,8 +1081,39 @@ class Hand:
         shown = self._shown
         won = self._pots_won
         taken = paid = 0
+        board2 = self._board2
+        strengths2 = strengths  # the second run's hands, when the board was run twice
+        shares: tuple[int, ...]
+        if board2 is not None:
+            strengths2 = [None] * n
+            self._strengths(board2, strengths2, live)
         for index, (amount, eligible) in enumerate(pots):
             rake = 0 if rakes is None else rakes[index]
+            if board2 is not None and contested and len(eligible) > 1:
+                # R-HOME-4: rake first, then halves (the odd chip to the first run), each
+                # awarded by its own run's showdown, ties within a run by R-POT-1.
+                net = amount - rake
+                merged = [0] * n
+                won_a_run = [False] * n
+                runs = []
+                for half, power in ((net - net // 2, strengths), (net // 2, strengths2)):
+                    run_winners = self._pot_winners(eligible, power)
+                    run_shares = split_pot(half, run_winners)
+                    for p, share in zip(run_winners, run_shares, strict=True):
+                        merged[p] += share
+                        won_a_run[p] = True
+                    runs.append((tuple([seats[p] for p in run_winners]), run_shares))
+                winners = tuple([p for p in eligible if won_a_run[p]])
+                shares = tuple([merged[p] for p in winners])
+                for p, share in zip(winners, shares, strict=True):
+                    stacks[p] += share
+                taken += rake
+                paid += amount
+                winner_seats = tuple([seats[p] for p in winners])
+                both = tuple(runs)
+                won.append((index, amount, rake, eligible, winner_seats, shares, both))
+                events.append(PotAwarded(index, amount, rake, winner_seats, shares, both))
+                continue
             if contested:
                 contenders = [p for p in eligible if p in shown]
                 if not contenders:
@@ -955,7 +1123,7 @@ class Hand:
             else:
                 winners = eligible
             if len(winners) == 1:
-                shares: tuple[int, ...] = (amount - rake,)
+                shares = (amount - rake,)
                 stacks[winners[0]] += amount - rake
             else:
                 shares = split_pot(amount - rake, winners)
@@ -964,7 +1132,7 @@ class Hand:
             taken += rake
             paid += amount
             winner_seats = tuple([seats[p] for p in winners])
-            won.append((index, amount, rake, eligible, winner_seats, shares))
+            won.append((index, amount, rake, eligible, winner_seats, shares, ()))
             events.append(PotAwarded(index, amount, rake, winner_seats, shares))
         self._rake += taken
         self._in_pot -= paid
@@ -972,6 +1140,25 @@ class Hand:
         self._street = OVER
         self._queue = []
         events.append(HandEnded(tuple(zip(seats, stacks, strict=True))))
+
+    def _pot_winners(self, eligible: tuple[int, ...], strengths: list[int | None]) -> list[int]:
+        """The best hands among a pot's eligible players whose cards are shown (all of them
+        when nobody's cards are known), in position order."""
+        shown = self._shown
+        contenders = [p for p in eligible if p in shown] or list(eligible)
+        best = max([strengths[p] or 0 for p in contenders])
+        return [p for p in contenders if (strengths[p] or 0) == best]
+
+    def _strengths(
+        self, board: Sequence[Card | None], strengths: list[int | None], live: list[bool]
+    ) -> None:
+        """Each live player's hand on a complete, known ``board`` (left ``None`` otherwise)."""
+        if len(board) != 5 or any(card is None for card in board):
+            return
+        indices = [card.index for card in board]  # type: ignore[union-attr]
+        for p, (a, b) in enumerate(self._hole):
+            if live[p] and a is not None and b is not None:
+                strengths[p] = evaluate7((a.index, b.index, *indices))
 
     def _showdown(
         self,
@@ -1030,6 +1217,7 @@ class Hand:
             setup.rake,
             show_losing=setup.show_losing,
             straddle_full_raise=setup.straddle_full_raise,
+            run_twice=setup.run_twice,
         )
 
     @classmethod
@@ -1043,7 +1231,7 @@ class Hand:
                 # facing a bet, a forced fold is the same as the player's own.
                 hand.act(action, seat, forced=True)
             else:
-                hand.act(action, None if isinstance(action, Protect | Show) else seat)
+                hand.act(action, None if isinstance(action, Protect | Show | RunOut) else seat)
         return hand
 
     def view_for(self, seat: int | None) -> HandView:

@@ -53,6 +53,9 @@ class PotResult:
     eligible: tuple[int, ...]
     winners: tuple[int, ...]
     shares: tuple[int, ...]
+    runs: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = ()
+    """A pot run twice (R-HOME-4): ``(winners, shares)`` of each run's half, first run first;
+    ``winners``/``shares`` are then their sums per player. Empty for a pot awarded once."""
 
 
 def build_pots(

@@ -44,6 +44,8 @@ class HandView:
     legal: LegalActions | None
     over: bool
     results: tuple[PotResult, ...]
+    second_board: tuple[Card | None, ...] = ()
+    """The second run's whole board once the board was run twice (R-HOME-4)."""
 
 
 def view_for(hand: Hand, viewer: int | None) -> HandView:
@@ -72,4 +74,5 @@ def view_for(hand: Hand, viewer: int | None) -> HandView:
         hand.legal_actions() if to_act is not None and to_act == viewer else None,
         hand.is_over,
         hand.results,
+        hand.second_board,
     )

@@ -65,6 +65,8 @@ __all__ = [
     "PostBlind",
     "PreAction",
     "ProtocolError",
+    "RunTwice",
+    "RunTwiceChoice",
     "Show",
     "Sit",
     "SitIn",
@@ -130,6 +132,7 @@ OUTBOUND_TYPES: Final = (
     "turn",
     "blind_prompt",
     "seat_offer",
+    "run_twice",
     "hand_result",
     "chat",
     "reminder",
@@ -317,6 +320,21 @@ class AutoMuck(_Message, frozen=True, tag="auto_muck"):
     on: bool
 
 
+class RunTwiceChoice(_Message, frozen=True, tag="run_twice_choice"):
+    """The standing choice for running it twice at a table that allows it (R-HOME-4):
+    ``always`` agree, ``ask`` (a ``run_twice`` question each time) or ``never``."""
+
+    table: _Name
+    choice: Literal["always", "ask", "never"]
+
+
+class RunTwice(_Message, frozen=True, tag="run_twice"):
+    """Answer the ``run_twice`` question of the hand in progress (R-HOME-4)."""
+
+    table: _Name
+    agree: bool
+
+
 class Chat(_Message, frozen=True, tag="chat"):
     """Say something at a table (decoded text is stripped of surrounding whitespace)."""
 
@@ -361,6 +379,8 @@ Inbound: TypeAlias = (
     | PreAction
     | Show
     | AutoMuck
+    | RunTwiceChoice
+    | RunTwice
     | Chat
     | Mute
     | Tournament
@@ -390,6 +410,8 @@ _CLASSES: tuple[type[_Message], ...] = (
     PreAction,
     Show,
     AutoMuck,
+    RunTwiceChoice,
+    RunTwice,
     Chat,
     Mute,
     Tournament,

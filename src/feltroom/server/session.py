@@ -827,6 +827,12 @@ class Hub:
         if kind == "straddle":
             await runtime.set_straddle(m.table, player, m.on)
             return None
+        if kind == "run_twice_choice":
+            await runtime.set_run_twice(m.table, player, m.choice)
+            return None
+        if kind == "run_twice":
+            await runtime.answer_run_twice(m.table, player, m.agree)
+            return None
         if kind == "act":
             try:
                 action = self._action(runner, seat, m)
@@ -923,6 +929,11 @@ class Hub:
                 f"no hand is in progress at table {runner.table_id}", details={"to_act": None}
             )
         runner.check_turn(m.turn_id)
+        if hand.runs_pending:
+            raise _NotYourTurn(
+                "betting is over: the hand waits for the run-it-twice answers (R-HOME-4)",
+                details={"to_act": None, "seat": seat},
+            )
         if hand.to_act != seat:
             raise _NotYourTurn(
                 f"it is seat {hand.to_act}'s turn, not yours (seat {seat})",

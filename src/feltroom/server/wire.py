@@ -44,6 +44,7 @@ from feltroom.rules import (
     PotAwarded,
     Protected,
     Raised,
+    RunsChosen,
     UncalledBetReturned,
     build_pots,
 )
@@ -65,6 +66,9 @@ from feltroom.table import (
     PreActionUsed,
     ProtectionUsed,
     Resumed,
+    RunTwiceAnswered,
+    RunTwiceOffered,
+    RunTwiceTimedOut,
     SatIn,
     SatOut,
     Seat,
@@ -135,6 +139,10 @@ _PUBLIC: tuple[type, ...] = (
     CardsMucked,
     PotAwarded,
     HandEnded,
+    RunTwiceOffered,  # who is asked, until when (R-HOME-4); the question goes to them alone
+    RunTwiceAnswered,
+    RunTwiceTimedOut,
+    RunsChosen,
     HandVoided,
     TablePaused,
     TableResumed,
@@ -217,6 +225,10 @@ def _hand_result(table: str, hand_id: int | None, event: HandFinished) -> Messag
                 "rake": pot.rake,
                 "winners": list(pot.winners),
                 "shares": list(pot.shares),
+                "runs": [
+                    {"winners": list(winners), "shares": list(shares)}
+                    for winners, shares in pot.runs
+                ],
             }
             for pot in hand.results
         ],
@@ -230,6 +242,23 @@ def _hand_result(table: str, hand_id: int | None, event: HandFinished) -> Messag
             if seat in shown and (made := showdown_hand(hand.hole_cards(seat), hand.board))
         },
         "rake": result.rake,
+        **_second_run(hand, shown),
+    }
+
+
+def _second_run(hand: Hand, shown: frozenset[int]) -> Message:
+    """A board run twice (R-HOME-4): the second run's board and the shown hands on it (empty
+    for a board dealt once)."""
+    board = hand.second_board
+    if not board:
+        return {"second_board": [], "second_hands": {}}
+    return {
+        "second_board": [str(card) for card in board if card is not None],
+        "second_hands": {
+            str(seat): made
+            for seat in hand.seats
+            if seat in shown and (made := showdown_hand(hand.hole_cards(seat), board))
+        },
     }
 
 
@@ -343,6 +372,15 @@ def messages_for(
                         "cards": to_wire(hand.hole_cards(viewer)),
                     }
                 )
+            if isinstance(event, RunTwiceOffered) and viewer is not None and viewer in event.seats:
+                out.append(
+                    {
+                        "type": "run_twice",
+                        "table": table,
+                        "hand": hand_id,
+                        "deadline": event.deadline,
+                    }
+                )
             if isinstance(event, BoardDealt) and hand is not None:
                 # (a negative key: apart from the events' own)
                 out.append(_once(cache, -id(event), pots_message, table, hand_id, hand))
@@ -392,15 +430,16 @@ def messages_for(
     return out
 
 
-def seat_settings(seat: Seat | None, straddle: bool = False) -> dict[str, bool] | None:
+def seat_settings(seat: Seat | None, straddle: bool = False) -> dict[str, bool | str] | None:
     """The settings of the viewer's own seat a snapshot carries (``None`` without a seat);
     ``straddle`` only at a table that allows straddles (R-HOME-3)."""
     if seat is None:
         return None
-    settings = {
+    settings: dict[str, bool | str] = {
         "auto_post": seat.auto_post,
         "auto_muck": seat.auto_muck,
         "auto_rebuy": seat.auto_rebuy,
+        "run_twice": seat.run_twice,
     }
     if straddle:
         settings["straddle"] = seat.straddle
@@ -412,7 +451,7 @@ def snapshot(
     hand_id: int | None,
     view: TableView,
     muted: Sequence[str] = (),
-    settings: Mapping[str, bool] | None = None,
+    settings: Mapping[str, bool | str] | None = None,
 ) -> Message:
     """A full picture of the table as the viewer may see it (joining, observing, resuming);
     ``settings`` are the viewer's own seat settings (``seat_settings``) when seated."""
@@ -461,6 +500,11 @@ def snapshot(
             "countdown_at": view.countdown_at,
             "turn_id": view.turn_id,
             "bank_at": view.bank_at,
+            "second_board": [str(c) for c in hand.second_board if c is not None]
+            if hand is not None
+            else [],
+            "run_twice_deadline": view.run_twice_deadline,
+            "run_twice_asked": list(view.run_twice_asked),
             "waiting": view.waiting,
             "legal": legal_of(hand.legal) if hand is not None else None,
             "muted": sorted(muted),

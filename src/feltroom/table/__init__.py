@@ -26,6 +26,9 @@ from feltroom.table.events import (
     PreActionUsed,
     ProtectionUsed,
     Resumed,
+    RunTwiceAnswered,
+    RunTwiceOffered,
+    RunTwiceTimedOut,
     SatIn,
     SatOut,
     SeatChanged,
@@ -43,11 +46,12 @@ from feltroom.table.events import (
     WentAway,
 )
 from feltroom.table.seats import Entry, Owes, PreAction, PreActionKind, Seat
-from feltroom.table.table import SeatInfo, Table, TableView
+from feltroom.table.table import RUN_TWICE_CHOICES, SeatInfo, Table, TableView
 from feltroom.table.tournament import Level, TournamentTable, ante_for, tournament_table_config
 
 __all__ = [
     "PRESETS",
+    "RUN_TWICE_CHOICES",
     "BlindDeclined",
     "BlindPrompt",
     "BlindsMissed",
@@ -72,6 +76,9 @@ __all__ = [
     "PreActionUsed",
     "ProtectionUsed",
     "Resumed",
+    "RunTwiceAnswered",
+    "RunTwiceOffered",
+    "RunTwiceTimedOut",
     "SatIn",
     "SatOut",
     "Seat",

@@ -135,6 +135,9 @@ class TableConfig:
     mode: str = "cash"
     reset_stacks: bool = False
     straddle: bool = False
+    run_it_twice: bool = False
+    """R-HOME-4: when betting cannot continue before the river, the players still in may agree
+    to deal the rest of the board twice (never at tournament tables)."""
     _derived: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -173,6 +176,15 @@ class TableConfig:
         _int("sit_out_minutes", self.sit_out_minutes, 1)
         _int("blind_prompt_seconds", self.blind_prompt_seconds, 1)
         _int("seat_offer_seconds", self.seat_offer_seconds, 1)
+        if not isinstance(self.run_it_twice, bool):
+            raise InvalidConfiguration(
+                f"run_it_twice: {self.run_it_twice!r} is not valid; valid values are True, False"
+            )
+        if self.run_it_twice and self.mode == "tournament":
+            raise InvalidConfiguration(
+                "run_it_twice: True is not valid at a tournament table (R-HOME-4); valid values "
+                "are False"
+            )
         if not isinstance(self.no_flop_no_drop, bool):
             raise InvalidConfiguration(
                 f"no_flop_no_drop: {self.no_flop_no_drop!r} is not valid; valid values are "

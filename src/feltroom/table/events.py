@@ -38,6 +38,9 @@ __all__ = [
     "PreActionUsed",
     "ProtectionUsed",
     "Resumed",
+    "RunTwiceAnswered",
+    "RunTwiceOffered",
+    "RunTwiceTimedOut",
     "SatIn",
     "SatOut",
     "SeatChanged",
@@ -275,6 +278,31 @@ class TaxWithheld:
 
 
 @dataclass(frozen=True, slots=True)
+class RunTwiceOffered:
+    """Betting cannot continue before the river at a table that runs it twice (R-HOME-4):
+    ``seats`` (those whose standing choice is ``ask``) are asked until ``deadline``; everyone
+    else still in the hand chose ``always``."""
+
+    seats: tuple[int, ...]
+    deadline: float
+
+
+@dataclass(frozen=True, slots=True)
+class RunTwiceAnswered:
+    """A player answered the run-it-twice question (R-HOME-4); a refusal means one run."""
+
+    seat: int
+    agree: bool
+
+
+@dataclass(frozen=True, slots=True)
+class RunTwiceTimedOut:
+    """Nobody answered in time for these seats: the board is run once (R-HOME-4)."""
+
+    seats: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class HandResult:
     """One hand's result for the room to book: per seat the account, the stack before and after,
     the house fees and the tax; the rake the engine took. ``hand`` is the engine's hand (for the
@@ -349,6 +377,9 @@ TableEvent = (
     | HandFinished
     | WentAway
     | CameBack
+    | RunTwiceOffered
+    | RunTwiceAnswered
+    | RunTwiceTimedOut
     | HandEvent
 )
 """Everything the table emits: its own events and the hand engine's."""

@@ -65,6 +65,8 @@ class Seat:
     auto_post: bool = True
     auto_muck: bool = True
     """Muck losing hands at the showdown; off: show them (R-SHOW-4)."""
+    run_twice: str = "ask"
+    """The standing choice for running it twice (R-HOME-4): ``always``, ``ask`` or ``never``."""
     auto_rebuy: bool = False
     """The room buys in again from the wallet when the stack is empty (room/rebuys.py); the
     table only keeps it with the seat."""

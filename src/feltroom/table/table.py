@@ -49,6 +49,9 @@ from feltroom.table.events import (
     PreActionUsed,
     ProtectionUsed,
     Resumed,
+    RunTwiceAnswered,
+    RunTwiceOffered,
+    RunTwiceTimedOut,
     SatIn,
     SatOut,
     SeatChanged,
@@ -66,7 +69,10 @@ from feltroom.table.events import (
 )
 from feltroom.table.seats import Entry, Owes, PreAction, PreActionKind, Seat
 
-__all__ = ["SeatInfo", "Table", "TableView"]
+__all__ = ["RUN_TWICE_CHOICES", "SeatInfo", "Table", "TableView"]
+
+RUN_TWICE_CHOICES = ("always", "ask", "never")
+"""A player's standing choice for running it twice (R-HOME-4)."""
 
 _FOLD = Fold()
 _CHECK = Check()
@@ -111,6 +117,10 @@ class TableView:
     """The turn's id within the hand (``TurnStarted.turn_id``), ``None`` between turns."""
     bank_at: float | None = None
     """When that turn's time bank begins: the base time ends there (R-TIME-1)."""
+    run_twice_deadline: float | None = None
+    """While the run-it-twice question is open (R-HOME-4): when it closes."""
+    run_twice_asked: tuple[int, ...] = ()
+    """The seats that have not answered the open run-it-twice question yet."""
 
 
 class Table:
@@ -147,6 +157,9 @@ class Table:
         self._timed_out: set[int] = set()
         self.waiting: list[str] = []
         self._offers: dict[int, tuple[str, float]] = {}
+        # R-HOME-4: the open run-it-twice question: each asked seat's answer (None: none yet)
+        self._runs_asked: dict[int, bool | None] = {}
+        self._runs_deadline: float | None = None
         # bookkeeping: every chip that came to the table and where it went
         self.brought = 0
         self.taken = 0
@@ -445,6 +458,65 @@ class Table:
             return None
         return seat
 
+    def set_run_twice(self, seat: int, choice: str) -> None:
+        """The player's standing choice for running it twice (R-HOME-4): ``always``, ``ask``
+        (answer each time, within the short timer) or ``never``; it applies from the next
+        question."""
+        player = self._seat(seat)
+        if choice not in RUN_TWICE_CHOICES:
+            raise IllegalAction(
+                f"run it twice: {choice!r} is not a choice; choices are "
+                f"{', '.join(RUN_TWICE_CHOICES)}"
+            )
+        player.run_twice = choice
+
+    def answer_run_twice(self, seat: int, agree: bool, now: float) -> list[TableEvent]:
+        """Answer the open run-it-twice question (R-HOME-4): a refusal runs the board once at
+        once; the last agreement runs it twice."""
+        self._seat(seat)
+        hand = self.hand
+        if self._runs_deadline is None or hand is None or not hand.runs_pending:
+            raise IllegalAction("no run-it-twice question is open at this table")
+        if seat not in self._runs_asked:
+            raise IllegalAction(
+                f"seat {seat} is not asked: only players still in the hand whose choice is "
+                "'ask' answer the run-it-twice question"
+            )
+        if self._runs_asked[seat] is not None:
+            raise IllegalAction(f"seat {seat} has already answered the run-it-twice question")
+        self._runs_asked[seat] = agree
+        events: list[TableEvent] = [RunTwiceAnswered(seat, agree)]
+        if not agree:
+            return events + self._run_out(1, now)
+        if all(self._runs_asked.values()):
+            return events + self._run_out(2, now)
+        return events
+
+    def _offer_runs(self, now: float) -> list[TableEvent]:
+        """The hand waits for the run-out decision (R-HOME-4): the standing choices of the
+        players still in decide, or those who chose ``ask`` are asked with the short timer
+        (``act_seconds``)."""
+        hand = self.hand
+        assert hand is not None
+        still_in = [s for p, s in enumerate(hand.seats) if not hand.folded[p]]
+        choices = {s: self.seats[s].run_twice for s in still_in}
+        if "never" in choices.values():
+            return self._run_out(1, now)
+        asked = tuple(s for s in still_in if choices[s] == "ask")
+        if not asked:
+            return self._run_out(2, now)
+        self._runs_asked = dict.fromkeys(asked)
+        self._runs_deadline = deadline = now + self.config.act_seconds
+        return [RunTwiceOffered(asked, deadline)]
+
+    def _run_out(self, times: int, now: float) -> list[TableEvent]:
+        hand = self.hand
+        assert hand is not None
+        self._runs_asked = {}
+        self._runs_deadline = None
+        events: list[TableEvent] = list(hand.run_out(times))
+        return events + self._next_turn(now)
+
     def set_pre_action(self, seat: int, pre_action: PreAction | None) -> None:
         """A pre-action choice, used at the player's turn if still valid (R-AUTO-1)."""
         self._seat(seat).pre_action = pre_action
@@ -680,6 +752,7 @@ class Table:
             deck.cards,
             self._rake_rule,
             show_losing=[s for s in dealt if not self.seats[s].auto_muck],  # R-SHOW-4
+            run_twice=self.config.run_it_twice,
         )
         events.append(
             HandStarted(
@@ -732,6 +805,9 @@ class Table:
         assert hand is not None
         events: list[TableEvent] = []
         while not hand.is_over:
+            if hand.runs_pending:
+                self._clock = None
+                return events + self._offer_runs(now)
             seat = hand.to_act
             assert seat is not None
             player = self.seats[seat]
@@ -786,6 +862,8 @@ class Table:
             due = min(due, *self._prompts.values())
         if self._offers:
             due = min(due, *(expires for _, expires in self._offers.values()))
+        if self._runs_deadline is not None:
+            due = min(due, self._runs_deadline)
         if not self.in_hand and self._pending is None:
             limit = 60 * self.config.sit_out_minutes
             for player in self.seats.values():
@@ -806,6 +884,10 @@ class Table:
                     events.append(TimeBankStarted(clock.seat, clock.deadline))
                 elif stage == EXPIRED:
                     events += self._timeout(clock.seat, now)
+        if self._runs_deadline is not None and now >= self._runs_deadline:
+            silent = tuple(s for s, answer in self._runs_asked.items() if answer is None)
+            events.append(RunTwiceTimedOut(silent))
+            events += self._run_out(1, now)  # R-HOME-4: no answer in time, one run
         for seat, expires in list(self._prompts.items()) if self._prompts else ():
             if now >= expires and seat in self._prompts:
                 del self._prompts[seat]
@@ -1001,6 +1083,8 @@ class Table:
             self._clock.countdown_at if self._clock is not None else None,
             self.turn_id,
             self._clock.bank_at if self._clock is not None else None,
+            self._runs_deadline,
+            tuple(s for s, answer in self._runs_asked.items() if answer is None),
         )
 
     @property

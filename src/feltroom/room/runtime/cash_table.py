@@ -153,12 +153,13 @@ class TableRunner(ClockedRunner):
             events += table.restore_seat(row.player, row.seat, row.stack, now, sitting_out=out)
             if bot:
                 self.bots[row.player] = self._bot(row.player)
+                table.set_run_twice(row.seat, "always")  # R-HOME-4: a house bot agrees
                 continue
             before = old.seat_of(row.player)
             if before is not None:
                 was, seat = old.seats[before], table.seats[row.seat]
                 seat.auto_post, seat.auto_muck = was.auto_post, was.auto_muck
-                seat.auto_rebuy = was.auto_rebuy
+                seat.auto_rebuy, seat.run_twice = was.auto_rebuy, was.run_twice
                 seat.straddle = was.straddle and table.config.straddle
                 if was.disconnected:
                     events += table.disconnect(row.seat, now)
@@ -364,6 +365,7 @@ class TableRunner(ClockedRunner):
                 del self.bots[account]
                 await self.writer.call(self.books_settlement.leave, self.table_id, account)
                 return
+            table.set_run_twice(seat, "always")  # R-HOME-4: a house bot never holds the table up
             await self._handle(events, now)
 
     def _publish(self, events: Sequence[TableEvent | RoomEvent]) -> None:

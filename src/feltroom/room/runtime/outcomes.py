@@ -37,6 +37,21 @@ def hand_record(table_id: str, result: HandResult) -> dict[str, Any]:
         "pots": [
             [pot.amount, pot.rake, list(pot.winners), list(pot.shares)] for pot in hand.results
         ],
+        **_runs(result),
+    }
+
+
+def _runs(result: HandResult) -> dict[str, Any]:
+    """A board run twice (R-HOME-4): the second run's whole board and each pot's halves
+    (``[[winners, shares], [winners, shares]]``, empty for a pot with one eligible player)."""
+    hand = result.hand
+    if not hand.second_board:
+        return {}
+    return {
+        "second_board": " ".join(str(card) for card in hand.second_board),
+        "runs": [
+            [[list(winners), list(shares)] for winners, shares in pot.runs] for pot in hand.results
+        ],
     }
 
 

@@ -1,8 +1,8 @@
 """A person's commands at a cash table: sit with a buy-in, act, leave, sit out and in, answer a
-blind prompt, add or buy chips, the waiting list, pre-actions, auto-post and auto-muck, show,
-disconnect and resume; and seating a house bot the caller made. Each runs under the table's
-lock and is refused with a typed error, changing nothing, when it is not valid.
-``SeatCommands`` is a part of ``RoomRuntime``."""
+blind prompt, add or buy chips, the waiting list, pre-actions, auto-post and auto-muck, run it
+twice (the standing choice and the answer), show, disconnect and resume; and seating a house
+bot the caller made. Each runs under the table's lock and is refused with a typed error,
+changing nothing, when it is not valid. ``SeatCommands`` is a part of ``RoomRuntime``."""
 
 from __future__ import annotations
 
@@ -283,6 +283,24 @@ class SeatCommands:
             runner.table.set_straddle(runner.seat_of(player), on)
             await runner.command([], now)
 
+    async def set_run_twice(self, table_id: str, player: str, choice: str) -> None:
+        """The player's standing choice for running it twice (R-HOME-4): ``always``, ``ask`` or
+        ``never``, from the next question."""
+        runner = self.runner(table_id)
+        async with runner.lock:
+            now = self.clock()
+            runner.table.set_run_twice(runner.seat_of(player), choice)
+            await runner.command([], now)
+
+    async def answer_run_twice(self, table_id: str, player: str, agree: bool) -> None:
+        """Answer the open run-it-twice question (R-HOME-4): a refusal runs the board once."""
+        runner = self.runner(table_id)
+        async with runner.lock:
+            runner.check_running()
+            now = self.clock()
+            events = runner.table.answer_run_twice(runner.seat_of(player), agree, now)
+            await runner.command(events, now)
+
     async def show(self, table_id: str, player: str, hand_id: int) -> None:
         """Show one's cards after hand ``hand_id``, before the next deal: the uncontested winner
         or a player who mucked at the showdown (R-SHOW-4, R-BET-5)."""
@@ -346,4 +364,5 @@ class SeatCommands:
                 del runner.bots[bot.account]
                 await self.writer.call(self.books_settlement.leave, table_id, bot.account)
                 raise
+            table.set_run_twice(seat, "always")  # R-HOME-4: a house bot agrees
             await runner.command(events, now)

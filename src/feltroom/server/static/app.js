@@ -863,6 +863,20 @@ function showPotsInTurn(t) {
 const POT_STEP_MS = 1500;
 
 /** The pots shown so far (all of them during a hand's end before the result, one by one after). */
+/** The halves of a pot run twice (R-HOME-4): who won each run's half, with what. */
+function potRunsText(t, pot) {
+  const hands = [t.result && t.result.hands, t.result && t.result.second_hands];
+  // pot_awarded gives each run as [winners, shares], hand_result as {winners, shares}
+  return pot.runs.map((run, k) => {
+    const [winners, shares] = Array.isArray(run) ? run : [run.winners, run.shares];
+    return `${k === 0 ? "first run" : "second run"}: ` + winners.map((w, i) => {
+      const made = hands[k] ? hands[k][String(w)] : null;
+      const name = t.seats.get(w) ? t.seats.get(w).player : `seat ${w}`;
+      return `${name} wins ${chips(shares[i])}${made ? ` with ${handPhrase(made.description)}` : ""}`;
+    }).join(", ");
+  }).join("; ");
+}
+
 function potsShown(t) {
   return t.result ? t.pots.slice(0, (t.potStep || 0) + 1) : t.pots;
 }
@@ -1371,7 +1385,13 @@ function renderTable(t) {
   const felt = h("div", { class: seats >= 9 ? "felt many" : "felt", role: "group", "aria-label": "the table", dataset: { seats } },
     h("div", { class: "oval" }),
     h("div", { class: "center" },
-      h("div", { class: "board", role: "group", "aria-label": "board" }, t.board.map((c) => cardEl(c, bestCards(t), dealClass(t, "board", c)))),
+      t.secondBoard && t.secondBoard.length
+        ? h("div", { class: "boards", id: "boards" }, // a board run twice (R-HOME-4): both runs
+          h("div", { class: "board first-run", role: "group", "aria-label": "first run" },
+            h("span", { class: "run-label" }, "1st"), t.board.map((c) => cardEl(c, null, dealClass(t, "board", c)))),
+          h("div", { class: "board second-run", role: "group", "aria-label": "second run" },
+            h("span", { class: "run-label" }, "2nd"), t.secondBoard.map((c) => cardEl(c, null, dealClass(t, "board", c)))))
+        : h("div", { class: "board", role: "group", "aria-label": "board" }, t.board.map((c) => cardEl(c, bestCards(t), dealClass(t, "board", c)))),
       h("div", { class: "pot", dataset: { pot: t.pot } }, t.hand !== null || t.pot > 0 && !t.result ? `Pot ${chips(t.pot)}` : ""),
       !t.pots.length && t.hand !== null && t.livePots && t.livePots.length > 1
         ? h("div", { class: "pots live-pots" }, t.livePots.map((p, i) =>
@@ -1382,11 +1402,13 @@ function renderTable(t) {
         ? h("div", { class: "pots" }, potsShown(t).map((p, k, all) =>
           h("div", { class: `pot-line${k === all.length - 1 ? " current" : ""}`, dataset: { index: p.index, amount: p.amount } },
             `${p.index === 0 ? "Main pot" : `Side pot ${p.index}`} ${chips(p.amount)}${p.rake ? ` (rake ${chips(p.rake)})` : ""}: `,
-            p.winners.map((w, i) => {
-              const made = t.result && t.result.hands ? t.result.hands[String(w)] : null;
-              const name = t.seats.get(w) ? t.seats.get(w).player : `seat ${w}`;
-              return `${name} wins ${chips(p.shares[i])}${made ? ` with ${handPhrase(made.description)}` : ""}`;
-            }).join(", "))))
+            p.runs && p.runs.length
+              ? potRunsText(t, p) // R-HOME-4: each half's winner
+              : p.winners.map((w, i) => {
+                const made = t.result && t.result.hands ? t.result.hands[String(w)] : null;
+                const name = t.seats.get(w) ? t.seats.get(w).player : `seat ${w}`;
+                return `${name} wins ${chips(p.shares[i])}${made ? ` with ${handPhrase(made.description)}` : ""}`;
+              }).join(", "))))
         : null),
     [...Array(seats).keys()].map((i) => renderSeat(t, i + 1, seats)));
   const mine = me && me.cards
@@ -1445,6 +1467,15 @@ function renderActions(t, entry) {
       h("button", { type: "button", id: "post-blind", onclick: () => { t.prompt = null; send(t, { type: "post_blind" }); } }, `Post ${chips(t.prompt.amount)}`),
       h("button", { type: "button", id: "decline-blind", onclick: () => { t.prompt = null; send(t, { type: "decline_blind" }); } }, "Wait"),
       h("span", { class: "expires", dataset: { expires: t.prompt.expires } })));
+  }
+  if (t.runTwice) {
+    // R-HOME-4: the question, two buttons and the time left (no answer: one run)
+    const answer = (agree) => { t.runTwice = null; send(t, { type: "run_twice", agree }); renderTable(t); };
+    box.append(h("div", { class: "prompt run-twice", id: "run-twice", role: "group", "aria-label": "run it twice?" },
+      h("p", {}, "Everyone is all in. Run the rest of the board twice?"),
+      h("button", { type: "button", id: "run-twice-yes", onclick: () => answer(true) }, "Run it twice"),
+      h("button", { type: "button", id: "run-twice-no", onclick: () => answer(false) }, "Run it once"),
+      h("span", { class: "expires", dataset: { expires: t.runTwice.deadline } })));
   }
   const legal = t.legal;
   if (legal && t.toAct === t.you && t.hand !== null) {
@@ -1646,6 +1677,19 @@ function renderSeatControls(t, entry) {
     toggle(straddle, "straddle", state.straddle);
     box.append(h("label", { title: "post twice the big blind when you are first after the big blind: you act last before the flop" }, straddle, " Straddle"));
   }
+  if (entry && entry.settings && entry.settings.run_it_twice) {
+    // R-HOME-4: the standing choice, as the server keeps it
+    const current = t.settings && t.settings.run_twice ? t.settings.run_twice : "ask";
+    const choice = h("select", { id: "run-twice-choice" },
+      [["always", "always"], ["ask", "ask me"], ["never", "never"]].map(([value, text]) =>
+        h("option", { value, selected: value === current }, text)));
+    choice.addEventListener("change", async () => {
+      const reply = await send(t, { type: "run_twice_choice", choice: choice.value });
+      if (reply.type === "ok") t.settings = { ...(t.settings || {}), run_twice: choice.value };
+      if (state.current === t.id) renderTable(t);
+    });
+    box.append(h("label", {}, "Run it twice: ", choice));
+  }
   box.append(h("button", { type: "button", id: "add-chips-open", onclick: () => addChipsDialog(t) }, "Add chips"));
   if (t.pendingChips) box.append(h("span", { class: "pending-chips", id: "pending-chips" }, `+${chips(t.pendingChips)} after this hand`));
   if (me.sittingOut && !busted(me, t.pendingChips)) { // busted: the rebuy panel instead (renderBusted)
@@ -1749,6 +1793,8 @@ function tick() {
   tickTournament();
   if (state.view !== "table") return;
   const t = state.tables.get(state.current);
+  const question = app.querySelector("#run-twice .expires");
+  if (question) question.textContent = `${Math.max(0, Math.ceil(Number(question.dataset.expires) - state.socket.now()))}s`;
   if (!t || t.toAct === null || t.deadline === null) return;
   const now = state.socket.now();
   // the base time (act + countdown) and the time bank apart (R-TIME-1)
@@ -2266,6 +2312,12 @@ async function checkDeal(id) {
   }
 }
 
+/** A board run twice (R-HOME-4): both runs' verified boards, for the proof line. */
+function runsText(proof) {
+  if (!proof.runs || proof.runs.length < 2) return "";
+  return `; run it twice — first run ${proof.runs[0].join(" ")}, second run ${proof.runs[1].join(" ")}`;
+}
+
 async function openHand(id) {
   // the hand, its streets and its proof come one after another: drawn while the history shows
   const redraw = () => { if (state.view === "history") renderHistory(); };
@@ -2358,8 +2410,9 @@ function replaySteps(hand, streets) {
     [seat, { seat, name, stack, bet: 0, folded: false, cards: holes.get(seat) || null, last: "", winner: false }]));
   const steps = [];
   let board = [];
+  let board2 = []; // a board run twice (R-HOME-4): the second run, once dealt
   let pot = 0;
-  const step = (text) => steps.push({ text, board: board.slice(), pot, seats: [...seats.values()].map((x) => ({ ...x })) });
+  const step = (text) => steps.push({ text, board: board.slice(), board2: board2.slice(), pot, seats: [...seats.values()].map((x) => ({ ...x })) });
   const gather = () => {
     for (const x of seats.values()) {
       pot += x.bet;
@@ -2387,6 +2440,10 @@ function replaySteps(hand, streets) {
   };
   const pending = streets && streets.length ? streets.slice() : null;
   r.actions.forEach(([seat, action], i) => {
+    if (seat === 0) { // R-HOME-4: the table's run-out decision ("run twice" / "run once")
+      step(action === "run twice" ? "Everyone agreed: the board is run twice" : "The board is run once");
+      return;
+    }
     while (pending && pending.length && pending[0][0] === i) dealAt(pending.shift()[1]);
     const x = seats.get(seat);
     const top = Math.max(...[...seats.values()].map((y) => y.bet));
@@ -2410,6 +2467,10 @@ function replaySteps(hand, streets) {
     board = allBoard;
     step(`Board: ${r.board}`);
   }
+  if (r.second_board) { // a board run twice: the second run, under the first
+    board2 = r.second_board.split(" ");
+    step(`Second run: ${r.second_board}`);
+  }
   for (const [seat, cards] of Object.entries(r.shown || {})) {
     seats.get(Number(seat)).cards = cards.split(" ");
     step(`${names.get(Number(seat))} shows ${cards}`);
@@ -2423,7 +2484,11 @@ function replaySteps(hand, streets) {
       pot = 0; // what no pot holds was an uncalled bet, returned
       for (const x of seats.values()) if (final.has(x.seat)) x.stack = final.get(x.seat);
     }
-    step(`${i === 0 ? "Main pot" : `Side pot ${i}`} ${amount} (rake ${rake}): ${winners.map((w, k) => `${names.get(w)} wins ${shares[k]}`).join(", ")}`);
+    const halves = r.runs && r.runs[i] && r.runs[i].length ? r.runs[i] : null; // R-HOME-4
+    const won = halves
+      ? halves.map(([ws, ss], k) => `${k ? "second" : "first"} run: ${ws.map((w, j) => `${names.get(w)} wins ${ss[j]}`).join(", ")}`).join("; ")
+      : winners.map((w, k) => `${names.get(w)} wins ${shares[k]}`).join(", ");
+    step(`${i === 0 ? "Main pot" : `Side pot ${i}`} ${amount} (rake ${rake}): ${won}`);
   });
   return steps;
 }
@@ -2436,6 +2501,9 @@ function replayTable(hand, at) {
     h("div", { class: "oval" }),
     h("div", { class: "center" },
       h("div", { class: "board replay-board", role: "group", "aria-label": "board at this step" }, at.board.map((c) => cardEl(c))),
+      at.board2 && at.board2.length
+        ? h("div", { class: "board replay-board second-run", role: "group", "aria-label": "second run" }, at.board2.map((c) => cardEl(c)))
+        : null,
       h("div", { class: "pot replay-pot" }, at.pot > 0 ? `Pot ${chips(at.pot)}` : "")),
     at.seats.map((x) => {
       const pos = seatPosition(x.seat, size, mine ? mine.seat : 1);
@@ -2521,7 +2589,7 @@ function renderHistory() {
     };
     const proof = open.proof;
     const proofText = !proof ? "checking the deal…"
-      : proof.status === "verified" ? `${verdictText(proof)} (${proof.checked} cards open to the commitment${proof.seen ? " this page saw announced before the deal" : " the proof publishes; this page did not see it announced before the deal"})`
+      : proof.status === "verified" ? `${verdictText(proof)} (${proof.checked} cards open to the commitment${proof.seen ? " this page saw announced before the deal" : " the proof publishes; this page did not see it announced before the deal"})${runsText(proof)}`
         : proof.status === "failed" ? `deal NOT verified: ${proof.problems.join("; ")}`
           : `no deal proof: ${proof.problems.join("; ")}`;
     detail = h("article", { class: "hand-detail", dataset: { hand: open.id } },

@@ -36,6 +36,9 @@ export function newTable(id) {
     lastHand: null, // the last hand dealt (the one `show` names)
     seats: new Map(),
     board: [],
+    secondBoard: [], // a board run twice (R-HOME-4): the second run's whole board
+    runTwice: null, // the open run_twice question to this seat (R-HOME-4)
+    runTwiceAsked: [], // the seats asked and not answered yet
     pot: 0,
     toAct: null,
     deadline: null,
@@ -73,6 +76,11 @@ export function applySnapshot(t, m) {
   if (v.hand !== null) t.lastHand = v.hand;
   t.seats = new Map(v.seats.map((s) => [s.seat, seatFrom(s)]));
   t.board = v.board.slice();
+  t.secondBoard = (v.second_board || []).slice();
+  t.runTwiceAsked = (v.run_twice_asked || []).slice();
+  t.runTwice = v.run_twice_deadline && m.you !== null && t.runTwiceAsked.includes(m.you)
+    ? { type: "run_twice", table: t.id, hand: v.hand, deadline: v.run_twice_deadline }
+    : null;
   t.pot = v.pot;
   t.toAct = v.to_act;
   t.deadline = v.deadline;
@@ -181,6 +189,9 @@ export function applyEvent(t, e, names) {
       t.small = e.small;
       t.big = e.big;
       t.board = [];
+      t.secondBoard = [];
+      t.runTwice = null;
+      t.runTwiceAsked = [];
       t.pot = 0;
       t.pots = [];
       t.livePots = [];
@@ -284,13 +295,34 @@ export function applyEvent(t, e, names) {
       }
       t.pot -= e.amount;
       return `${e.amount} returned to ${who(e.seat)}`;
+    case "run_twice_offered":
+      t.runTwiceAsked = e.seats.slice();
+      return `run it twice? asked: ${e.seats.map(who).join(", ")}`;
+    case "run_twice_answered":
+      t.runTwiceAsked = t.runTwiceAsked.filter((n) => n !== e.seat);
+      if (e.seat === t.you) t.runTwice = null;
+      return `${who(e.seat)} ${e.agree ? "agrees to run it twice" : "wants one run"}`;
+    case "run_twice_timed_out":
+      t.runTwice = null;
+      t.runTwiceAsked = [];
+      return "no answer in time: one run";
+    case "runs_chosen":
+      t.runTwice = null;
+      t.runTwiceAsked = [];
+      return e.runs === 2 ? "the board is run twice" : "the board is run once";
     case "board_dealt":
+      if (e.run === 2) {
+        // the second run of a board run twice: it shares the streets dealt before it
+        if (!t.secondBoard.length) t.secondBoard = t.board.slice(0, [0, 0, 3, 4][e.street]);
+        t.secondBoard.push(...e.cards);
+        return `second ${["", "flop", "turn", "river"][e.street]}: ${e.cards.join(" ")}`;
+      }
       t.board.push(...e.cards);
       for (const seat of t.seats.values()) {
         seat.bet = 0;
         seat.last = "";
       }
-      return `${["", "flop", "turn", "river"][e.street]}: ${e.cards.join(" ")}`;
+      return `${e.run === 1 ? "first " : ""}${["", "flop", "turn", "river"][e.street]}: ${e.cards.join(" ")}`;
     case "cards_shown":
       if (s) {
         s.cards = e.cards;
@@ -379,6 +411,9 @@ export function applyMessage(t, m, now) {
       return null;
     case "blind_prompt":
       t.prompt = m;
+      return null;
+    case "run_twice":
+      t.runTwice = m; // R-HOME-4: answered with two buttons before the deadline
       return null;
     case "seat_offer":
       t.offer = m;

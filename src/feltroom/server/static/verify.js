@@ -56,7 +56,9 @@ export async function rootOf(position, card, saltHex, path) {
 /**
  * Check a proof file: every card opens to the commitment, positions are distinct, and
  * (when given) the commitment is the one announced at the start of the hand.
- * Returns {ok, checked, problems}.
+ * Returns {ok, checked, problems, runs}: ``runs`` holds the board cards that open, by run
+ * (``[first]``, or ``[first, second]`` for a board run twice, R-HOME-4: role ``board2`` is the
+ * second run's own cards, after the cards both runs share).
  */
 export async function verifyProof(proof, announced = null) {
   const problems = [];
@@ -68,6 +70,8 @@ export async function verifyProof(proof, announced = null) {
     problems.push("the proof's commitment is not the one announced when the hand began");
   }
   const seen = new Set();
+  const first = [];
+  const own = [];
   let checked = 0;
   for (const entry of proof.cards || []) {
     try {
@@ -76,10 +80,20 @@ export async function verifyProof(proof, announced = null) {
       const root = await rootOf(entry.position, entry.card, entry.salt, entry.path);
       if (root !== commitment) throw new Error(`${entry.card} does not open to the commitment`);
       checked += 1;
+      if (entry.role === "board") first.push(entry);
+      if (entry.role === "board2") own.push(entry);
     } catch (error) {
       problems.push(String(error.message || error));
     }
   }
   if (checked === 0 && problems.length === 0) problems.push("the proof opens no card");
-  return { ok: problems.length === 0, checked, problems };
+  const byPosition = (a, b) => a.position - b.position;
+  const board = first.sort(byPosition).map((e) => e.card);
+  const runs = [board];
+  if (own.length) {
+    // the second run deals from position 2n+8 on: it shares the streets dealt before it
+    const shared = board.slice(0, Math.max(0, board.length - own.length));
+    runs.push([...shared, ...own.sort(byPosition).map((e) => e.card)]);
+  }
+  return { ok: problems.length === 0, checked, problems, runs };
 }
