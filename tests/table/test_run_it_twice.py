@@ -215,3 +215,27 @@ def test_R_HOME_4_random_hands_keep_the_books_and_halve_every_contested_pot() ->
                 assert len(pot.eligible) > 1
         now += 5.0
     assert twice > 10
+
+
+# Rules: R-HOME-3, R-HOME-4
+def test_R_HOME_3_R_HOME_4_a_straddled_pot_run_twice() -> None:
+    """Both settings at one table: the straddle is posted, everyone goes all in over it, the
+    board is run twice (every player chose ``always``) and the books balance."""
+    table = Table(
+        TableConfig(**{**CONFIG, "straddle": True}),  # type: ignore[arg-type]
+        deck_source=SeededDeckSource(46),
+    )
+    for seat in (1, 2, 3, 4):
+        table.sit(f"p{seat}", seat, 100, 0.0)
+        table.set_run_twice(seat, "always")
+        table.set_straddle(seat, True)
+    events = _all_in(table)
+    hand = table.hand
+    assert hand is not None
+    straddles = [f for f in hand.setup.forced if f.kind.value == "straddle"]
+    assert [f.amount for f in straddles] == [4]
+    assert [e.runs for e in events if isinstance(e, RunsChosen)] == [2]
+    assert hand.second_board
+    assert sum(1 for e in events if isinstance(e, BoardDealt) and e.run == 2) >= 1
+    assert any(isinstance(e, HandFinished) for e in events)
+    _balanced(table)
