@@ -4,11 +4,13 @@ the HTTP API on a Starlette test client whose event loop also drives the room.""
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import pytest
 from starlette.testclient import TestClient
 
@@ -24,6 +26,8 @@ from feltroom.server import create_app
 from feltroom.server.rest import RestLimits
 from feltroom.store import SqlStorage
 
+from .live import live_server, room_for
+from .test_operator_api import _bearer
 from .test_rest import _error, _sign_in
 
 TABLE = """
@@ -419,4 +423,48 @@ def test_R_HOME_1_an_idle_game_ends_and_its_link_dies(
         {"player": "alice", "buy_ins": 100, "added": 0, "cash_outs": 100, "at_table": 0, "net": 0}
     ]
     _error(client.get("/api/games/g-1", headers=bob), 404, "not_found")
+    _audit_passes(storage)
+
+
+def test_R_HOME_2_controls_and_news_over_the_websocket(storage: SqlStorage) -> None:
+    runtime = room_for(storage, TABLE)
+
+    async def scenario() -> None:
+        async with live_server(runtime) as live:
+            alice, bob = await live.account("alice"), await live.account("bob")
+            async with httpx.AsyncClient(base_url=live.http) as http:
+                made = await http.post("/api/games", json=GAME, headers=_bearer(alice))
+                assert made.status_code == 201, made.text
+            async with live.client("alice", alice) as host, live.client("bob", bob) as guest:
+                # bob sits at the home table: a pending seat request the host hears of
+                sat = await guest.request(
+                    {"type": "sit", "table": "home-g-1", "seat": 2, "buy_in": 80}
+                )
+                assert sat["type"] == "ok", sat
+                assert sat["pending"] is True
+                assert sat["request"]["kind"] == "seat"
+                news = await host.wait_for(lambda m: m["type"] == "game")
+                requests = news["game"]["requests"]
+                assert [r["player"] for r in requests] == ["bob"]
+                number = requests[0]["id"]
+                admit = {"type": "game", "game": "g-1", "control": "admit", "request": number}
+                refused = await guest.request({**admit, "admit": True})
+                assert refused["code"] == "refused"
+                unknown = await host.request({"type": "game", "game": "g-9", "control": "pause"})
+                assert unknown["code"] == "not_found"
+                ref = await host.send({**admit, "admit": True})
+                reply = await host.wait_for(lambda m: m["type"] == "game" and m.get("ref") == ref)
+                assert reply["game"]["requests"] == []
+                answered = await guest.wait_for(lambda m: m["type"] == "game_request")
+                assert answered["request"]["status"] == "admitted"
+                assert runtime.runners["home-g-1"].table.seat_of("bob") == 2
+                reduced = await guest.wait_for(lambda m: m["type"] == "game")
+                assert "invite" not in reduced["game"]
+                assert "requests" not in reduced["game"]
+                line = await guest.wait_for(lambda m: m["type"] == "chat")
+                assert line["player"] == "room"
+                assert "admitted bob" in line["text"]
+            assert not live.tap.leaks
+
+    asyncio.run(asyncio.wait_for(scenario(), 120))
     _audit_passes(storage)
