@@ -8,6 +8,7 @@ import asyncio
 import csv
 import io
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -19,7 +20,7 @@ from feltroom.room import Accounts, Cashier, Settlement
 from feltroom.room.audit import audit
 from feltroom.room.runtime import RoomRuntime, RuntimeSettings
 from feltroom.room.runtime.settings import HomeSettings
-from feltroom.room.tables_config import parse_tables
+from feltroom.room.tables_config import parse_tables, room_tables
 from feltroom.rules import Call, Check, Fold, RaiseTo
 from feltroom.rules.actions import LegalActions
 from feltroom.server import create_app
@@ -467,4 +468,48 @@ def test_R_HOME_2_controls_and_news_over_the_websocket(storage: SqlStorage) -> N
             assert not live.tap.leaks
 
     asyncio.run(asyncio.wait_for(scenario(), 120))
+    _audit_passes(storage)
+
+
+def test_R_HOME_1_a_game_outlives_a_restart(
+    client: TestClient,
+    room: RoomRuntime,
+    storage: SqlStorage,
+    clock: Clock,
+    fast_tmp: Path,
+    settlement: Settlement,
+    accounts: Accounts,
+    cashier: Cashier,
+) -> None:
+    alice, bob = _sign_in(client, "alice"), _sign_in(client, "bob")
+    game = _create(client, alice)
+    secret = game["invite"].removeprefix("/g/")
+    client.post(f"/api/invites/{secret}/join", json={"buy_in": 100}, headers=alice)
+    asked = client.post(f"/api/invites/{secret}/join", json={"buy_in": 90}, headers=bob)
+    number = asked.json()["request"]["id"]
+    assert client.portal is not None
+    client.portal.call(room.stop)
+    tables_file = fast_tmp / "tables.toml"
+    tables_file.write_text(TABLE)
+    again = RoomRuntime(
+        settlement,
+        accounts,
+        cashier,
+        room_tables(storage, tables_file),
+        settings=room.settings,
+        clock=clock,
+    )
+    with TestClient(create_app(again, drive=False)) as second:
+        assert second.portal is not None
+        second.portal.call(again.start)
+        assert again.runners["home-g-1"].table.seat_of("alice") == 1
+        assert [t["id"] for t in second.get("/api/lobby").json()["tables"]] == ["public"]
+        seen = second.get("/api/games/g-1", headers=alice).json()["game"]
+        assert seen["invite"] == game["invite"]
+        assert [r["id"] for r in seen["requests"]] == [number]
+        body = {"request": number, "admit": True}
+        second.post("/api/games/g-1/admit", json=body, headers=alice)
+        assert again.runners["home-g-1"].table.seat_of("bob") is not None
+        second.portal.call(again.stop)
+    client.portal.call(room.start)  # (the fixture stops it again)
     _audit_passes(storage)
