@@ -187,6 +187,8 @@ class HomeGame:
             "ended": self.ended,
             "you": role,
         }
+        if role is not None or player in self.removed:
+            out["log"] = [dict(entry) for entry in self.log[-50:]]  # (the lines at the table)
         if role in ("host", "cohost"):
             out["invite"] = f"/g/{self.secret}"
             out["requests"] = [r.view() for r in self.requests]
