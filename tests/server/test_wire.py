@@ -935,6 +935,44 @@ async def _tournament_frames(storage: SqlStorage) -> list[tuple[str, Message]]:
     return [(player, json.loads(frame)) for player, frame in frames]
 
 
+async def _home_frames(storage: SqlStorage) -> list[tuple[str, Message]]:
+    """Real frames of the hub at a home game (docs/home-games.md): erin hosts it, frank asks for
+    a seat with ``sit`` (a pending request the host hears of, ``game``), erin admits him over
+    the websocket (``game`` with ``ref``; frank's ``game_request``)."""
+    runtime = room_for(storage, HEADS_UP)
+    tokens = {}
+    for name in ("erin", "frank"):
+        runtime.accounts.sign_up(name, "correct horse")
+        tokens[name] = runtime.accounts.sign_in(name, "correct horse").token
+    await runtime.start()
+    hub = Hub(runtime, HubSettings(rate=1000.0, burst=1000.0))
+    frames: list[tuple[str, str]] = []
+    hub.tap = lambda connection, message, frame: frames.append((str(connection.player), frame))
+    erin, frank = hub.open(), hub.open()
+    try:
+        for connection, name in ((erin, "erin"), (frank, "frank")):
+            hello = {"type": "hello", "id": 1, "version": 1, "token": tokens[name]}
+            await hub.receive(connection, json.dumps(hello))
+        game = await runtime.home.create("erin", {"seats": 4})
+        sit = {"type": "sit", "id": 2, "table": game.table_id, "seat": 2, "buy_in": 80}
+        await hub.receive(frank, json.dumps(sit))
+        for _ in range(500):
+            if any('"requests":[{' in frame for _, frame in frames):
+                break
+            await asyncio.sleep(0.01)
+        (request,) = runtime.home.game(game.game_id, "erin").view("erin")["requests"]
+        admit = {"type": "game", "id": 3, "game": game.game_id, "control": "admit"}
+        await hub.receive(erin, json.dumps({**admit, "request": request["id"], "admit": True}))
+        for _ in range(500):
+            if any('"game_request"' in frame for _, frame in frames):
+                break
+            await asyncio.sleep(0.01)
+    finally:
+        await hub.stop()
+        await runtime.stop()
+    return [(player, json.loads(frame)) for player, frame in frames]
+
+
 @pytest.fixture
 def produced(played: list[Fanout], storage: SqlStorage) -> dict[str, list[Message]]:
     """Every message the code produced in these tests, by label (type, or ``event:kind``): the
@@ -946,6 +984,7 @@ def produced(played: list[Fanout], storage: SqlStorage) -> dict[str, list[Messag
     messages += [wire.snapshot(TABLE, fan.hand_id(), fan.table.view(s)) for s in (None, 1, 2)]
     messages += [message for _, message in asyncio.run(_hub_frames(storage))]
     messages += [message for _, message in asyncio.run(_tournament_frames(storage))]
+    messages += [message for _, message in asyncio.run(_home_frames(storage))]
     for message in messages:
         by_label.setdefault(label(message), []).append(message)
     return by_label
@@ -954,7 +993,8 @@ def produced(played: list[Fanout], storage: SqlStorage) -> dict[str, list[Messag
 def keys_of(produced: dict[str, list[Message]], name: str) -> set[str]:
     """The fields the code gives messages of this label (all alike, ``error`` aside)."""
     shapes = {frozenset(m) for m in produced[name]}
-    if name in ("error", "ok"):  # ``legal`` only with illegal_action; ``pending`` only if so
+    if name in ("error", "ok", "game"):
+        # ``legal`` only with illegal_action; ``pending`` only if so; ``ref`` only in answers
         return set().union(*shapes)
     assert len(shapes) == 1, (name, shapes)
     return set(next(iter(shapes)))
@@ -971,7 +1011,8 @@ def test_the_hub_frames_cover_the_replies_lobby_chat_and_an_illegal_action(
     assert "legal" not in errors["unauthenticated"]
     assert {"type": "ok", "ref": 8, "pending": True} in produced["ok"]
     # the line reaches both players at the table, the speaker included
-    assert [(m["player"], m["text"]) for m in produced["chat"]] == [("bob", "gl")] * 2
+    said = [(m["player"], m["text"]) for m in produced["chat"] if m["player"] != "room"]
+    assert said == [("bob", "gl")] * 2
 
 
 def test_the_document_has_a_section_for_every_outbound_type_and_every_event_kind() -> None:
@@ -1032,6 +1073,10 @@ def test_every_outbound_example_has_the_fields_the_code_gives_it(
             keys -= {"legal"}
         if name == "ok" and "pending" not in example:
             keys -= {"pending"}
+        if name == "ok" and "request" not in example:
+            keys -= {"request"}
+        if name == "game" and "ref" not in example:
+            keys -= {"ref"}
         assert set(example) == keys, (name, sorted(set(example) ^ keys))
         if name == "error" and "legal" in example:
             assert example["code"] == "illegal_action"

@@ -54,13 +54,22 @@ from feltroom.bots.client import (
     RequestRefused,
     RequestTimeout,
     TableState,
+    invite_secret,
     legal_from_wire,
 )
 from feltroom.errors import InvalidConfiguration
 from feltroom.rules import Call, Check, Fold
 from feltroom.strategy import STYLES, Brain, make_brain
 
-__all__ = ["BotReport", "BotSettings", "RunReport", "main", "plan_seats", "run_bots"]
+__all__ = [
+    "BotReport",
+    "BotSettings",
+    "RunReport",
+    "invite_entry",
+    "main",
+    "plan_seats",
+    "run_bots",
+]
 
 _PREFIX = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,15}")
 _LEAVE_WAIT = 10.0
@@ -184,6 +193,20 @@ def plan_seats(tables: list[dict[str, Any]], count: int) -> list[tuple[str, bool
     return plan
 
 
+def invite_entry(game: dict[str, Any]) -> dict[str, Any]:
+    """A home game's invite (``GET /api/invites/{secret}``) as the lobby entry of its table,
+    for the bots and the terminal client that join by the link."""
+    return {
+        "id": game["table"],
+        "name": game["name"],
+        "seats": game["seats"],
+        "currency": game["id"],
+        "stakes": f"{game['small_blind']}/{game['big_blind']}",
+        "status": "running",
+        "settings": {"buy_in_min": game["min_buy_in"], "buy_in_max": game["max_buy_in"]},
+    }
+
+
 class _Team:
     """What the bots of one run share: the stop signal, who is done, who is waiting."""
 
@@ -278,6 +301,7 @@ class NetworkBot:
         self._acted: dict[str, int] = {}
         self._leaving = False
         self._retired = False
+        self._asked: set[str] = set()  # home games' tables where a seat request waits
 
     # --- the life of a bot ---------------------------------------------------------------------
 
@@ -360,6 +384,9 @@ class NetworkBot:
 
     async def _handle(self, message: dict[str, Any]) -> None:
         kind = message.get("type")
+        if kind == "game_request":  # a home game's host answered
+            self._asked.discard(f"home-{message.get('game')}")
+            return
         table = message.get("table")
         if not isinstance(table, str):
             return
@@ -468,7 +495,11 @@ class NetworkBot:
             self.report.tables.append(table)
 
     async def _join(self, table: str, wait: bool) -> None:
-        """Sit at ``table`` at a free seat (or join its waiting list when ``wait`` or full)."""
+        """Sit at ``table`` at a free seat (or join its waiting list when ``wait`` or full).
+        At a home game's table the seat may be a request its host answers: asked once, the bot
+        waits for the answer (``game_request``)."""
+        if table in self._asked:
+            return
         state = self.client.tables.get(table)
         if state is None or state.you is None:
             with contextlib.suppress(RequestRefused):
@@ -486,7 +517,9 @@ class NetworkBot:
                 break
             seat = free[self.rng.randrange(len(free))]
             try:
-                await self.client.sit(table, seat, buy_in=buy_in)
+                reply = await self.client.sit(table, seat, buy_in=buy_in)
+                if reply.get("pending"):
+                    self._asked.add(table)  # a home game's seat request
             except RequestRefused as refused:
                 last = refused
                 if refused.code not in ("refused", "illegal_action"):
@@ -590,9 +623,19 @@ async def run_bots(
     stop = stop if stop is not None else asyncio.Event()
     rng = random.Random(settings.seed)
     lobby_client = Client(settings.url)
-    entries = await lobby_client.lobby_tables()
-    lobby = {str(t["id"]): t for t in entries}
-    plan = plan_seats(entries, settings.count)
+    secret = invite_secret(settings.url)
+    if secret is not None:  # a home game's link: every bot asks its host for a seat there
+        entries = [invite_entry(await lobby_client.invite(secret))]
+        lobby = {str(t["id"]): t for t in entries}
+        if settings.count > entries[0]["seats"]:
+            raise ClientError(
+                f"the game has {entries[0]['seats']} seats; run at most that many bots there"
+            )
+        plan = [(str(entries[0]["id"]), False)] * settings.count
+    else:
+        entries = await lobby_client.lobby_tables()
+        lobby = {str(t["id"]): t for t in entries}
+        plan = plan_seats(entries, settings.count)
     run = f"{rng.getrandbits(32):08x}" if settings.seed is not None else secrets.token_hex(4)
     team = _Team(settings.count, stop)
     accounts = AccountFile(settings.accounts) if settings.accounts is not None else None

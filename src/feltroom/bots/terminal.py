@@ -38,7 +38,9 @@ from feltroom.bots.client import (
     HttpError,
     RequestRefused,
     TableState,
+    invite_secret,
 )
+from feltroom.bots.runner import invite_entry
 
 __all__ = [
     "AskAmount",
@@ -611,6 +613,7 @@ class TerminalClient:
         self.keys = keys
         self.out = out
         self.client = Client(url, keep_messages=False, on_message=self._message)
+        self.invite = invite_secret(url)  # a home game's link: its table, not the lobby
         self.table: str | None = None
         self.title = ""
         self.log: deque[str] = deque(maxlen=50)
@@ -682,7 +685,11 @@ class TerminalClient:
                 return 1
             welcome = await self.client.connect()
             self.offset = float(welcome["time"]) - asyncio.get_running_loop().time()
-            while True:
+            done = False
+            if self.invite is not None:  # the game's table first; the lobby after it
+                invited = invite_entry(await self.client.invite(self.invite))
+                done = await self.join(invited) and await self.admitted() and await self.play()
+            while not done:
                 entry = await self.lobby()
                 if entry is None:
                     break
@@ -769,8 +776,13 @@ class TerminalClient:
     async def join(self, entry: Message) -> bool:
         """Watch the table, pick a free seat, ask the buy-in and how to enter, and sit."""
         table = str(entry["id"])
-        await self.client.observe(table)
-        state = self.client.tables[table]
+        try:
+            await self.client.observe(table)
+        except RequestRefused:
+            if self.invite is None:
+                raise
+            # (a home game's table shows itself to its players only: the request comes first)
+        state = self.client.tables.setdefault(table, TableState(table))
         free = [s for s in range(1, int(entry.get("seats", 0)) + 1) if s not in state.seats]
         if not free:
             self.say("The table is full.")
@@ -781,11 +793,14 @@ class TerminalClient:
         low, high, default = buy_in_bounds(entry, balances)
         self.max_buy_in = high
         currency = entry.get("currency", "")
+        hint = "your balance up to the maximum"
+        if self.invite is not None and high is not None:  # a home game: the host issues chips
+            default, hint = high, "the game's maximum"
         while True:
             text = await self.ask(
                 f"Buy-in for {entry.get('name', table)} "
                 f"({low}..{'no maximum' if high is None else high} {currency}; "
-                f"Enter: {default}, your balance up to the maximum): "
+                f"Enter: {default}, {hint}): "
             )
             if not text or text.isdigit():
                 break
@@ -812,6 +827,22 @@ class TerminalClient:
         self.log.clear()
         self.notice = ""
         self.clear()
+        return True
+
+    async def admitted(self) -> bool:
+        """At a home game's table: wait for the host to admit the seat request and approve the
+        buy-in (q: give up, back to the lobby)."""
+        assert self.table is not None
+        state = self.client.tables[self.table]
+        if state.you is None:
+            self.say("Asked for a seat: waiting for the host (q: back to the lobby)...")
+        while state.you is None:
+            key = await self.keys.key(timeout=0.5)
+            if key is not None and key.lower() == "q":
+                self.table = None
+                return False
+            if not self.client.connected:
+                raise ConnectionLost("the server closed the connection")
         return True
 
     async def play(self) -> bool:
