@@ -514,3 +514,33 @@ def test_R_HOME_1_a_game_outlives_a_restart(
         second.portal.call(again.stop)
     client.portal.call(room.start)  # (the fixture stops it again)
     _audit_passes(storage)
+
+
+def test_R_HOME_3_R_HOME_4_a_game_with_the_straddle_and_run_it_twice(
+    client: TestClient, room: RoomRuntime, storage: SqlStorage
+) -> None:
+    """A host may turn on the straddle and run it twice when creating a game: the game and its
+    invite say so and its table has both settings; the straddle at Fixed-Limit is refused and
+    creates nothing."""
+    alice = _sign_in(client, "alice")
+    game = _create(client, alice, straddle=True, run_it_twice=True)
+    assert (game["straddle"], game["run_it_twice"]) == (True, True)
+    config = room.runners["home-g-1"].table.config
+    assert (config.straddle, config.run_it_twice) == (True, True)
+    secret = game["invite"].removeprefix("/g/")
+    shown = client.get(f"/api/invites/{secret}").json()["game"]
+    assert (shown["straddle"], shown["run_it_twice"]) == (True, True)
+    refused = client.post(
+        "/api/games", json={**GAME, "game": "FL", "straddle": True}, headers=alice
+    )
+    assert "straddle" in _error(refused, 409, "refused")
+    _error(
+        client.post("/api/games", json={**GAME, "straddle": 1}, headers=alice), 400, "invalid_field"
+    )
+    plain = _create(client, alice)
+    assert (plain["straddle"], plain["run_it_twice"]) == (False, False)
+    assert [g["id"] for g in client.get("/api/games", headers=alice).json()["games"]] == [
+        "g-2",
+        "g-1",
+    ]
+    _audit_passes(storage)

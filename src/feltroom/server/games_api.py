@@ -60,6 +60,8 @@ _CREATE = {
     "max_buy_in": int,
     "admission": bool,
     "auto_buy_in": bool,
+    "straddle": bool,
+    "run_it_twice": bool,
     "currency": str,
 }
 _CONTROL_FIELDS: dict[str, dict[str, type]] = {

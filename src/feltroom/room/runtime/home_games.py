@@ -141,6 +141,8 @@ class HomeGame:
     last_deal: float = 0.0
     seated_at: dict[str, float] = field(default_factory=dict)
     signups: int = 0  # accounts signed up through the invite link
+    straddle: bool = False  # R-HOME-3, the table's setting (chosen at creation)
+    run_it_twice: bool = False  # R-HOME-4, likewise
 
     @property
     def table_id(self) -> str:
@@ -182,6 +184,8 @@ class HomeGame:
             "max_buy_in": self.max_buy_in,
             "admission": self.admission,
             "auto_buy_in": self.auto_buy_in,
+            "straddle": self.straddle,
+            "run_it_twice": self.run_it_twice,
             "currency": self.currency,
             "created": self.created,
             "ended": self.ended,
@@ -196,7 +200,17 @@ class HomeGame:
 
     def invite_view(self) -> dict[str, Any]:
         """What an invite link shows anyone who opens it."""
-        keys = ("id", "name", "host", "game", "small_blind", "big_blind", "seats")
+        keys = (
+            "id",
+            "name",
+            "host",
+            "game",
+            "small_blind",
+            "big_blind",
+            "seats",
+            "straddle",
+            "run_it_twice",
+        )
         full = self.view(None)
         out = {k: full[k] for k in keys}
         out.update(
@@ -229,6 +243,8 @@ class HomeGame:
             "log": self.log[-500:],
             "last_deal": self.last_deal,
             "signups": self.signups,
+            "straddle": self.straddle,
+            "run_it_twice": self.run_it_twice,
         }
         return HomeGameRow(
             self.game_id,
@@ -268,6 +284,8 @@ class HomeGame:
             log=list(s["log"]),
             last_deal=s["last_deal"],
             signups=s.get("signups", 0),
+            straddle=s.get("straddle", False),
+            run_it_twice=s.get("run_it_twice", False),
         )
 
     def definition(self) -> dict[str, Any]:
@@ -282,6 +300,10 @@ class HomeGame:
             "min_buy_in": self.min_buy_in,
             "max_buy_in": self.max_buy_in,
         }
+        if self.straddle:
+            entry["straddle"] = True
+        if self.run_it_twice:
+            entry["run_it_twice"] = True
         if self.own_chips:
             entry["rake_percent"] = 0  # the game's own chips: no rake, the nets add up to zero
         if self.game == "FL":
@@ -512,9 +534,8 @@ class HomeGames:
             low = fields.get("min_buy_in", 20 * big)
             high = fields.get("max_buy_in", 100 * big)
             self._check_stakes(game_code, small, big, low, high, seats)
-            self.count = max(self.count, len(self.games))
-            self.count += 1
-            game_id = f"g-{self.count}"
+            number = max(self.count, len(self.games)) + 1  # taken once the table is made
+            game_id = f"g-{number}"
             code = home_currency(game_id)
             if fields.get("currency") not in (None, "", code):
                 raise HomeRefused(
@@ -536,6 +557,8 @@ class HomeGames:
                 max_buy_in=high,
                 admission=bool(fields.get("admission", True)),
                 auto_buy_in=bool(fields.get("auto_buy_in", False)),
+                straddle=bool(fields.get("straddle", False)),
+                run_it_twice=bool(fields.get("run_it_twice", False)),
                 currency=code,
                 created=now,
                 last_deal=now,
@@ -546,6 +569,7 @@ class HomeGames:
             except Exception as error:
                 raise HomeRefused(f"these settings make no table: {error}") from None
             await self.room.add_home_table(spec, json.dumps(definition, sort_keys=True))
+            self.count = number
             self._log(game, host, "create", f"{host} opened the game")
             await self._store(game)
             self._index(game)
