@@ -151,6 +151,8 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
         self.next_beat = 0.0
         self.paused_until = 0.0
         self.error: str | None = None
+        # No new hand is dealt (a cluster's worker hands the tournament over between hands).
+        self.dealing = True
 
     @property
     def done(self) -> bool:
@@ -248,6 +250,7 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
         hand: _StoredHand | None,
     ) -> int | None:
         with self.room.books.transaction() as tx:
+            self._fenced(tx)
             return write_input(
                 tx,
                 self.row,
@@ -265,9 +268,17 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
                 hand_deal=None if hand is None else hand.deal,
             )
 
+    def _fenced(self, tx: Any) -> None:
+        """A cluster's worker writes about a tournament only under its lease (its fence, the
+        tournament's id: ``LeaseLost`` otherwise); a single process has no fence."""
+        fence = self.room.books_settlement.fence
+        if fence is not None:
+            fence.check(tx, self.tournament_id)
+
     def _beat(self, now: float) -> str:
         """The room is alive at ``now``; returns the status the books hold."""
         with self.room.books.transaction() as tx:
+            self._fenced(tx)
             row = tx.get_tournament(self.tournament_id)
             if row is None:
                 return "cancelled"
@@ -500,7 +511,7 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
         wake = await bot_turns(
             table, self._bot_of, handle, now, still=lambda: tab.number in self.tables
         )
-        if tab.number in self.tables and not table.in_hand and table.can_start():
+        if tab.number in self.tables and not table.in_hand and table.can_start() and self.dealing:
             if now >= tab.next_deal:
                 await self._deal(tab, now)
                 return now
