@@ -67,6 +67,7 @@ from feltroom.table import Entry
 
 from .broker import (
     GROUP,
+    TOURNAMENT_ENTRY,
     command_stream,
     connect,
     events_channel,
@@ -83,9 +84,6 @@ from .resp import BrokerLink, Subscriber, entries
 
 __all__ = ["ClusterWorker", "load_definitions", "worker_name"]
 
-TOURNAMENT_ENTRY = "tournament:"
-"""The prefix of a tournament's entry in a worker's lobby hash (``lobby:<owner>``), before
-its id: its lobby entry, its tables' ids and whether it runs there."""
 KEEP_RESULTS = 5
 """The finished tournaments a worker keeps in the lobby (their results), the last ones."""
 
@@ -636,7 +634,7 @@ class ClusterWorker:
                     swept = time.monotonic()
                     self._hinted.clear()
                     wanted = tables = self._readable(
-                        [*self.runtime.runners, *self.runtime.tournament_tasks]
+                        [*self.runtime.runners, *self.runtime.tournaments]
                     )
                     if not tables:
                         continue
@@ -655,9 +653,7 @@ class ClusterWorker:
                 )
             except ResponseError as error:  # a group lost with a restarted broker
                 log.warning("worker %s: reading commands: %s", self.owner, error)
-                for table_id in self._readable(
-                    [*self.runtime.runners, *self.runtime.tournament_tasks]
-                ):
+                for table_id in self._readable([*self.runtime.runners, *self.runtime.tournaments]):
                     await self._ensure_group(table_id)
                 continue
             except (RedisError, OSError) as error:
@@ -720,6 +716,7 @@ class ClusterWorker:
                 and (t not in giving_up or (runner.table.in_hand and runner.status == "running"))
             )
             or (t in tournaments and valid(t) and self._tournament_reads(t))
+            or ((done := self.runtime.tournaments.get(t)) is not None and done.done)
         ]
 
     def _tournament_reads(self, tournament_id: str) -> bool:
@@ -776,7 +773,7 @@ class ClusterWorker:
 
     def _on_hints_back(self) -> None:
         """The hints' subscription is back: those sent meanwhile were lost; sweep at once."""
-        for table_id in [*self.runtime.runners, *self.runtime.tournament_tasks]:
+        for table_id in [*self.runtime.runners, *self.runtime.tournaments]:
             self._on_hint(b"", table_id.encode())
 
     async def _next_hint(self, wait: float) -> None:

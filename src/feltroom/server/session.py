@@ -50,6 +50,7 @@ __all__ = [
     "Hub",
     "HubSettings",
     "UnknownTable",
+    "UnknownTournament",
     "limits_of",
     "tournament_result",
     "welcome",
