@@ -648,7 +648,9 @@ class GatewayHub(Hub):
         running = [
             t
             for t, entry in self._tournaments.items()
-            if entry.get("held") and entry["lobby"].get("state") not in ("finished", "cancelled")
+            if entry.get("held")
+            and entry["lobby"].get("state") not in ("finished", "cancelled")
+            and player in entry["lobby"].get("registered", ())
         ]
 
         async def one(tournament_id: str) -> dict[str, Any] | None:
@@ -749,6 +751,8 @@ class ClusterTournaments:
                     f"tournament {tournament_id} is changing hands or its worker is away; "
                     "nothing changed, try again",
                 ) from None
+            if error.details:
+                raise ApiError(409, "refused", error.message, details=error.details) from None
             raise RoomError(error.message) from None
 
     async def tournament_detail(self, tournament_id: str) -> dict[str, Any]:

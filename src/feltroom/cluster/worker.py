@@ -51,6 +51,7 @@ from redis.exceptions import RedisError, ResponseError
 
 from feltroom.errors import FeltroomError
 from feltroom.room import Accounts, Cashier, RoomError, Settlement
+from feltroom.room.errors import InsufficientFunds
 from feltroom.room.events import PlayerMoved, TableReloaded, TournamentEvent, TournamentNews
 from feltroom.room.leases import Leases
 from feltroom.room.runtime import RuntimeSettings, TableRunner, WatchedTable
@@ -809,12 +810,17 @@ class ClusterWorker:
                 return
             args = _decode(fields.get("args", "{}"))
             result = await self._execute(table_id, fields["op"], fields["player"], args)
-            if await self._owned(table_id, float(fields.get("deadline", "inf"))):
+            if self._finished_here(table_id) or await self._owned(
+                table_id, float(fields.get("deadline", "inf"))
+            ):
                 reply.update(ok=True, result=result)
             else:  # (applied here while the table was another's, or may have been: lost)
                 reply.update(_unavailable(table_id))
         except FeltroomError as error:
-            reply.update(ok=False, error={"type": type(error).__name__, "message": str(error)})
+            refusal: dict[str, Any] = {"type": type(error).__name__, "message": str(error)}
+            if isinstance(error, InsufficientFunds):  # (its figures, as the API gives them)
+                refusal["details"] = {"balance": error.balance, "amount": error.amount}
+            reply.update(ok=False, error=refusal)
         except Exception as error:
             log.exception("table %s: command %s failed", table_id, fields)
             reply.update(ok=False, error={"type": "internal", "message": str(error)})
@@ -830,6 +836,12 @@ class ClusterWorker:
         # publisher's next round trip.
         self._done_with(table_id, ack)
         self._outbox.put_nowait(("PUBLISH", reply_channel(fields.get("reply", "")), _encode(reply)))
+
+    def _finished_here(self, table_id: str) -> bool:
+        """A tournament that finished here (its lease given up): it changes no more, and this
+        worker answers for it (its page, its players' views) without a lease."""
+        runner = self.runtime.tournaments.get(table_id)
+        return runner is not None and runner.done and table_id not in self.runtime.tournament_tasks
 
     async def _owned(self, table_id: str, deadline: float) -> bool:
         """Whether a command just applied here was applied by the table's owner: its lease is
