@@ -56,10 +56,12 @@ class Workers:
         *,
         tables: str = TABLES,
         house_bots: int = 2,
+        env: dict[str, str] | None = None,
     ) -> None:
         self.folder = folder
         self.db, self.broker, self.lease, self.think = db, broker, lease, think
         self.house_bots = house_bots
+        self.env = None if env is None else {**os.environ, **env}
         self.tables = folder / "tables.toml"
         self.tables.write_text(tables)
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
@@ -93,7 +95,7 @@ class Workers:
         if direct:
             command += ["--direct", f"unix:{self.folder}/{name}.sock"]
         log = (self.folder / f"{name}.log").open("ab")
-        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=self.env)
         self.processes[name] = process
         return process
 

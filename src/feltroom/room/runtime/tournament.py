@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from feltroom.errors import IllegalAction
-from feltroom.room.errors import RoomError
+from feltroom.room.errors import LeaseLapsed, RoomError
 from feltroom.room.events import PlayerMoved, TournamentEvent, TournamentNews
 from feltroom.room.housebots import HouseBot
 from feltroom.room.ledger import CURRENCIES
@@ -101,6 +101,10 @@ from feltroom.tournament import (
 __all__ = ["TournamentRunner", "TournamentTableRef", "tournament_number", "tournament_table_id"]
 
 log = logging.getLogger("feltroom.room.tournaments")
+
+LAPSED_RETRY = 5.0
+"""Seconds a cluster worker tries a tournament's write again while its lease has only lapsed
+(``TournamentRunner._write_kept``)."""
 
 HEARTBEAT = 5.0
 """How often a runner writes that the room is alive (the clock resumes from there after a
@@ -302,8 +306,8 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
         status = status_after(self.status, outputs)
         seq = self.seq + 1
         try:
-            hand_id = await self.room.writer.call(
-                self._write, seq, kind, payload, now, outputs, status, hand_table, record, hand
+            hand_id = await self._write_kept(
+                seq, kind, payload, now, outputs, status, hand_table, record, hand
             )
         except Exception as error:
             if not reload:
@@ -323,6 +327,25 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
         if any(isinstance(out, Started) for out in outputs):
             await self.room.tournament_started(self, now)
         return hand_id
+
+    async def _write_kept(self, *args: Any) -> int | None:
+        """``_write`` through the writer; in a cluster's worker, a write refused only because
+        the lease's expiry passed (``LeaseLapsed``: a renewal that came late on a busy
+        machine) is tried again while the lease is still this worker's (the renewal keeps it
+        at the same epoch), for up to ``LAPSED_RETRY`` seconds, rather than rebuilding the
+        tournament (which voids its hands in progress)."""
+        fence = self.room.books_settlement.fence
+        waited = 0.0
+        while True:
+            try:
+                return await self.room.writer.call(self._write, *args)
+            except LeaseLapsed:
+                if fence is None or fence.epoch(self.tournament_id) is None:
+                    raise
+                if waited >= LAPSED_RETRY:
+                    raise
+            await asyncio.sleep(0.1)
+            waited += 0.1
 
     # -------------------------------------------------------------- the director's commands
 
