@@ -35,7 +35,7 @@ id = "six"
 format = "sng"
 seats_per_table = 3
 max_entries = 6
-starting_stack = 300
+starting_stack = 100
 buy_in = 1000
 fee = 100
 """
@@ -157,18 +157,18 @@ def test_R_TOURN_13_a_tournament_taken_over_from_its_journal(
             hand = tx.get_hand(int(void["hand_id"]))
         assert hand is not None
         assert hand.status == "void"
+    # the takeover: the hands in progress void first, then the clock resumes where it stood
+    resume = next(k for k in range(before, len(journal)) if journal[k].kind == "resume")
+    start = resume
+    while start > 0 and json.loads(journal[start - 1].payload).get("void"):
+        start -= 1
+    takeover_voids = [json.loads(row.payload) for row in journal[start:resume]]
     if how == "term":
         assert voids == [], voids
     else:  # every hand the journal shows started and not finished at the kill, void
-        open_hands = replay_open_hands(journal[:first])
+        open_hands = replay_open_hands(journal[:start])
         assert open_hands
         assert sorted(int(v["hand_id"]) for v in takeover_voids) == open_hands
-    # the takeover: the hands in progress void first, then the clock resumes where it stood
-    resume = next(k for k in range(before, len(journal)) if journal[k].kind == "resume")
-    first = resume
-    while first > 0 and json.loads(journal[first - 1].payload).get("void"):
-        first -= 1
-    takeover_voids = [json.loads(row.payload) for row in journal[first:resume]]
     with store.transaction(write=False) as tx:
         row = tx.get_tournament(TOURNAMENT)
     assert row is not None
