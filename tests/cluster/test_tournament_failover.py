@@ -33,14 +33,14 @@ SIX = """
 [[tournament]]
 id = "six"
 format = "sng"
-seats_per_table = 3
-max_entries = 6
-starting_stack = 100
+seats_per_table = 2
+max_entries = 4
+starting_stack = 60
 buy_in = 1000
 fee = 100
 """
 
-BOTS = tuple(f"tbot{k}" for k in range(1, 7))
+BOTS = tuple(f"tbot{k}" for k in range(1, 5))
 TOURNAMENT = "six-1"
 
 
@@ -116,7 +116,7 @@ def test_R_TOURN_13_a_tournament_taken_over_from_its_journal(
             "hands played, and one in progress",
             lambda: (
                 (journal := _journal(store))
-                and sum(1 for row in journal if row.kind == "hand_finished") >= 6
+                and sum(1 for row in journal if row.kind == "hand_finished") >= 4
                 and (how == "term" or replay_open_hands(journal))
             ),
             120,
@@ -174,9 +174,9 @@ def test_R_TOURN_13_a_tournament_taken_over_from_its_journal(
     assert row is not None
     director = replay(row, journal).director
     places = sorted((e.place or 0, e.account, e.prize or 0) for e in director.entries)
-    assert [p for p, _, _ in places] == [1, 2, 3, 4, 5, 6], places
+    assert [p for p, _, _ in places] == [1, 2, 3, 4], places
     prizes = {account: prize for _, account, prize in places}
-    assert sum(prizes.values()) == director.pool == 6000
+    assert sum(prizes.values()) == director.pool == 4000
     for name in BOTS:  # each prize paid once: the wallet held exactly the entry's cost
         assert _wallet(store, name) == prizes[name], (name, prizes)
     report = audit(store, shuffles=0)

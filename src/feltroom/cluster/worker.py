@@ -446,6 +446,10 @@ class ClusterWorker:
         if runtime.tournament_specs:  # (the instances the configuration asks for, in the books)
             await runtime.open_tournaments(runtime.clock())
         instances = await self._tournament_round()
+        if await runtime.open_missing(
+            row.spec_id for row in instances.values() if row.status == "registering"
+        ):
+            instances = await self._tournament_round()
         # A worker's share counts a tournament's tables (at least one: one open for entries).
         weights = {t: max(1, len(r.tables)) for t, r in runtime.tournaments.items()}
         units = len(definitions) + sum(

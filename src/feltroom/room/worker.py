@@ -36,7 +36,7 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any
 
 from feltroom.room.accounts import Accounts
@@ -155,6 +155,13 @@ class WorkerRuntime(RoomRuntime):
         self.tournament_tasks[tournament_id] = self._tournament_task(runner)
         return runner
 
+    def may_run(self, lease_id: str) -> bool:
+        """A tournament moves (its bots act, its clock times turns out, it deals) only while
+        this worker can show its lease valid (``Leases.valid``): a worker woken after a pause
+        past its lease does nothing there until its renewal shows the lease kept (or lost:
+        the tournament stops here)."""
+        return self.leases.valid(lease_id)
+
     def held_tournaments(self) -> list[str]:
         """The tournaments driven here now (their lease held)."""
         return [t for t, task in self.tournament_tasks.items() if not task.done()]
@@ -165,6 +172,24 @@ class WorkerRuntime(RoomRuntime):
         row = await self.writer.call(self._new_instance, spec, now, start)
         if row is not None:
             log.info("tournament %s opens for registration", row.tournament_id)
+
+    async def open_missing(self, registering: Iterable[str]) -> bool:
+        """Open the next instance of each recurring sit-and-go configured here that has none
+        open for registration (``registering``: the configured tournaments that have one, in
+        the books), at once rather than at the next schedule: its last instance started on
+        whichever worker took it. Whether one opened."""
+        open_now = set(registering)
+        opened = False
+        for spec in self.tournament_specs.values():
+            if spec.settings.format != "sng" or not spec.recurring:
+                continue
+            if spec.tournament_id in open_now:
+                continue
+            row = await self.writer.call(self._new_instance, spec, self.clock(), None)
+            if row is not None:
+                log.info("tournament %s opens for registration", row.tournament_id)
+                opened = True
+        return opened
 
     async def _stop_tournament(self, tournament_id: str, *, forget: bool) -> None:
         task = self.tournament_tasks.pop(tournament_id, None)

@@ -473,6 +473,8 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
         settings = self.room.settings
         if self.paused_until > now:
             return self.paused_until
+        if not self.room.may_run(self.tournament_id):  # (a cluster worker that cannot show its
+            return now + settings.poll  # lease valid now: nothing moves, nobody is told)
         if self.error is not None:
             try:
                 await self.load(now)
