@@ -1,10 +1,11 @@
-"""A tournament's worker killed (SIGKILL) or stopped cleanly (SIGTERM) mid-tournament, on a
-real PostgreSQL and Redis (docs/cluster.md, "Tournaments"): another worker takes the tournament
-over from the books and its journal within 10 s and plays it to its end. After a kill the hands
-in progress are void with their start-of-hand stacks and the level clock resumes where it stood
-(R-TOURN-12, R-TOURN-13); after a clean stop no hand is void. Either way every place is given
-once, the prizes are the prize pool and each is paid once (each player's wallet holds exactly
-its prize), and the books pass the audit."""
+"""A tournament's worker killed (SIGKILL), stopped cleanly (SIGTERM) or paused past its lease
+(SIGSTOP, then SIGCONT) mid-tournament, on a real PostgreSQL and Redis (docs/cluster.md,
+"Tournaments"): another worker takes the tournament over from the books and its journal within
+10 s and plays it to its end. After a kill or a pause the hands in progress are void with their
+start-of-hand stacks and the level clock resumes where it stood (R-TOURN-12, R-TOURN-13), and
+the paused worker, woken, stops the tournament; after a clean stop no hand is void. Every time
+every place is given once, the prizes are the prize pool and each is paid once (each player's
+wallet holds exactly its prize), and the books pass the audit."""
 
 from __future__ import annotations
 
@@ -84,13 +85,15 @@ async def _register(url: str) -> None:
         await client.close()
 
 
-@pytest.mark.parametrize("how", ["kill", "term"])
+@pytest.mark.parametrize("how", ["kill", "term", "pause"])
 def test_R_TOURN_13_a_tournament_taken_over_from_its_journal(
     how: str, pg_url: str, redis_server: RedisServer, tmp_path: Path
 ) -> None:
     """R-TOURN-13 (rebuilt from the books), R-TOURN-12 (the level clock where it stood): the
-    owner killed mid-tournament (hands in progress void, start-of-hand stacks) or stopped
-    cleanly (handed over between hands: no hand void); places and prizes exact, the audit."""
+    owner killed mid-tournament (hands in progress void, start-of-hand stacks), stopped cleanly
+    (handed over between hands: no hand void), or paused past its lease and woken (fenced: it
+    stops the tournament, a write of its would be refused); places and prizes exact (each
+    prize paid once), the audit."""
     store = open_storage(pg_url)
     accounts = Accounts(store, argon2=Argon2Settings.cheap())
     for name in BOTS:  # house bots' accounts: the owner plays them (exactly the entry's cost)
@@ -125,6 +128,9 @@ def test_R_TOURN_13_a_tournament_taken_over_from_its_journal(
         before = len(_journal(store))
         if how == "kill":
             stopped_at = workers.kill(owner)
+        elif how == "pause":
+            stopped_at = time.time()
+            os.kill(workers.processes[owner].pid, signal.SIGSTOP)
         else:
             stopped_at = time.time()
             os.kill(workers.processes[owner].pid, signal.SIGTERM)
@@ -142,6 +148,16 @@ def test_R_TOURN_13_a_tournament_taken_over_from_its_journal(
         assert took <= 10.0, took
         if how == "term":
             workers.processes[owner].wait(15)
+        if how == "pause":  # woken: it finds the lease moved and the tournament stops there
+            os.kill(workers.processes[owner].pid, signal.SIGCONT)
+            wait_for(
+                "the paused worker to stop the tournament",
+                lambda: (
+                    "tournament six-1: lease lost; it stops on this worker" in workers.log(owner)
+                ),
+                30,
+            )
+            assert workers.processes[owner].poll() is None
         wait_for("the tournament to finish", lambda: _status(store) == "finished", 240)
     except BaseException:
         print(workers.tails())
@@ -165,7 +181,7 @@ def test_R_TOURN_13_a_tournament_taken_over_from_its_journal(
     takeover_voids = [json.loads(row.payload) for row in journal[start:resume]]
     if how == "term":
         assert voids == [], voids
-    else:  # every hand the journal shows started and not finished at the kill, void
+    else:  # (a kill, a pause) every hand started and not finished then is void
         open_hands = replay_open_hands(journal[:start])
         assert open_hands
         assert sorted(int(v["hand_id"]) for v in takeover_voids) == open_hands
