@@ -196,7 +196,7 @@ TOURNAMENT = "bench-mtt-1"
 
 
 def tournament_file(players: int) -> str:
-    return (
+    return tables_file(1) + (  # (a tables file has a table at least)
         '[[tournament]]\nid = "bench-mtt"\nformat = "sng"\nseats_per_table = 9\n'
         f"max_entries = {players}\nstarting_stack = 100000\nbuy_in = 1000\nfee = 100\n"
         'schedule = "regular"\n'
