@@ -616,7 +616,10 @@ class GatewayHub(Hub):
         await self._here([player])
         seats = await run_in_threadpool(self._seats_of, player)
         views = await self._tournament_views(player)
-        everywhere = [*seats, *((r["table"], int(r["seat"])) for r in views if r.get("table"))]
+        everywhere = [
+            *seats,
+            *((r["table"], int(r["seat"])) for r in views if r.get("table") and r.get("seat")),
+        ]
         connection.send(welcome(m.id, player, everywhere, self._now(), limits_of(self.settings)))
         for result in views:  # (the tournaments' tables where the player plays, and their views)
             table_id = result.get("table")
@@ -655,7 +658,10 @@ class GatewayHub(Hub):
 
         async def one(tournament_id: str) -> dict[str, Any] | None:
             try:
-                return await self.client.call(tournament_id, "resume_view", player, timeout=3.0)
+                result = await self.client.call(tournament_id, "resume_view", player, timeout=3.0)
+                if isinstance(result.get("table"), str):
+                    self._table_tournament.setdefault(result["table"], tournament_id)
+                return result
             except RemoteError as error:
                 log.info("gateway: %s's view of %s later: %s", player, tournament_id, error)
                 return None

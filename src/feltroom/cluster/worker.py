@@ -959,9 +959,10 @@ class ClusterWorker:
         watched), and their view of the tournament."""
         frames: list[str] = []
         seated: str | None = None
+        seat: int | None = None
         for at in tournament.tables.values():
-            if at.table.seat_of(player) is not None:
-                seated = at.table_id
+            if (found := at.table.seat_of(player)) is not None:
+                seated, seat = at.table_id, found
         shown = seated or (table_id if isinstance(table_id, str) else None)
         tab = tournament.by_id.get(shown or "")
         if tab is not None:
@@ -970,7 +971,7 @@ class ClusterWorker:
         if view is not None:
             frames.append(protocol.encode({"type": "tournament", "ref": None, **view}))
         position = self._position(tab.table_id) if tab is not None else {}
-        return {"frames": frames, "table": seated, **position}
+        return {"frames": frames, "table": seated, "seat": seat, **position}
 
     async def _operator(
         self, table_id: str, op: str, player: str, args: dict[str, Any]
