@@ -189,6 +189,18 @@ async def _scenario(ports: dict[str, int]) -> tuple[list[tuple[int, Any]], list[
                 lambda m, t=moved["table"]: m["type"] == "snapshot" and m["table"] == t, 30
             )
             assert snap["you"] == moved["seat"]
+        # A second connection of ann's, through the other gateway: its welcome lists her
+        # tournament seat, and her table's snapshot and her view come from the owner.
+        seat_of_ann = next(m for m in ann.log if m["type"] == "moved")
+        async with ws_client(ports["B"], "ann", tokens["ann"]) as (again, welcome):
+            seated = [[s["table"], s["seat"]] for s in welcome["seats"]]
+            assert [seat_of_ann["table"], seat_of_ann["seat"]] in seated, welcome
+            snap = await again.wait_for(
+                lambda m: m["type"] == "snapshot" and m["table"] == seat_of_ann["table"], 30
+            )
+            assert snap["you"] == seat_of_ann["seat"]
+            view = await again.wait_for(lambda m: m["type"] == "tournament", 30)
+            assert view["you"]["account"] == "ann"
         ref = await bob.send({"type": "tournament", "tournament": "four-1"})
         view = await bob.wait_for(lambda m: m.get("ref") == ref, 30)
         assert view["type"] == "tournament", view
