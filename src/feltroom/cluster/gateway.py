@@ -646,14 +646,14 @@ class GatewayHub(Hub):
 
     async def _tournament_views(self, player: str) -> list[dict[str, Any]]:
         """Where the player plays in each tournament still running or open, and their view
-        of it, from each tournament's owner (one that does not answer now is left out: the
-        player's next ``tournament`` message, or a move, brings it)."""
+        of it, from each tournament's owner (one where the player has no entry answers no
+        frame; one that does not answer now is left out: the player's next ``tournament``
+        message, or a move, brings it)."""
         running = [
             t
             for t, entry in self._tournaments.items()
-            if entry.get("held")
-            and entry["lobby"].get("state") not in ("finished", "cancelled")
-            and player in entry["lobby"].get("registered", ())
+            # (each one open or running: the lobby read may predate the player's entry)
+            if entry.get("held") and entry["lobby"].get("state") not in ("finished", "cancelled")
         ]
 
         async def one(tournament_id: str) -> dict[str, Any] | None:
