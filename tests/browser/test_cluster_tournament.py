@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -79,7 +80,8 @@ def test_R_TOURN_14_a_tournament_through_nginx_and_the_gateways(
         expect(page.locator("#tournament-summary")).to_contain_text("Sit & Go")
         page.get_by_role("button", name="Register for Duo #1").click()
         expect(page.locator('#entrants tr[data-account="tia"]')).to_be_visible()
-        asyncio.run(_register(cluster.broker, "duobot"))
+        with ThreadPoolExecutor(1) as pool:  # (playwright's loop runs in this thread)
+            pool.submit(asyncio.run, _register(cluster.broker, "duobot")).result()
         # The start takes the page to its table unasked; the owner deals her cards.
         expect(page).to_have_url(re.compile(r"#table/duo-1\.1$"), timeout=40_000)
         expect(page.locator(".seat.mine")).to_have_count(1)
