@@ -211,3 +211,56 @@ async def _scenario(ports: dict[str, int]) -> tuple[list[tuple[int, Any]], list[
         detail = (await http.get("/api/tournaments/four-1")).json()
     assert detail["state"] == "finished", detail
     return got, results
+
+
+SPREAD = "".join(
+    f"""
+[[tournament]]
+id = "s{k}"
+format = "sng"
+recurring = false
+seats_per_table = 2
+max_entries = 2
+starting_stack = 100
+buy_in = 1000
+fee = 100
+"""
+    for k in range(1, 5)
+)
+
+
+def test_tournaments_spread_over_the_workers(
+    pg_url: str, redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """Four sit-and-gos open for entries and two cash tables over two workers: each worker
+    takes its share, three, counting a tournament open for entries as a table (docs/cluster.md,
+    "Tournaments"); the worker without the tables file runs tournaments as well as the one
+    that opened them."""
+    store = open_storage(pg_url)
+    workers = Workers(
+        tmp_path, pg_url, redis_server.url, lease=2.0, tables=TABLES + SPREAD, house_bots=0
+    )
+    instances = {f"s{k}-1" for k in range(1, 5)}
+    try:
+        workers.start("worker-a", load_tables=True)
+        workers.start("worker-b")
+
+        def spread() -> dict[str, str] | None:
+            held = leases(store)
+            if not instances <= set(held) or len(held) != 6:
+                return None
+            owners = workers.owners(held)
+            tournaments = {owners[t] for t in instances}
+            shares = sorted(owners.values())
+            if tournaments != {"worker-a", "worker-b"} or shares.count("worker-a") != 3:
+                return None
+            return owners
+
+        owners = wait_for("the tournaments spread over both workers", spread, 60)
+    except BaseException:
+        print(workers.tails())
+        raise
+    finally:
+        workers.stop_all()
+    assert sorted(owners.values()).count("worker-b") == 3, owners
+    store.close()
