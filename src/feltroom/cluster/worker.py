@@ -444,7 +444,10 @@ class ClusterWorker:
             live += 1
         definitions = await asyncio.to_thread(self._read_definitions)
         if runtime.tournament_specs:  # (the instances the configuration asks for, in the books)
-            await runtime.open_tournaments(runtime.clock())
+            try:
+                await runtime.open_tournaments(runtime.clock())
+            except Exception as error:  # (one opened elsewhere this moment: tried next time)
+                log.info("worker %s: tournaments not opened now: %s", self.owner, error)
         instances = await self._tournament_round()
         if await runtime.open_missing(
             row.spec_id for row in instances.values() if row.status == "registering"

@@ -185,7 +185,13 @@ class WorkerRuntime(RoomRuntime):
                 continue
             if spec.tournament_id in open_now:
                 continue
-            row = await self.writer.call(self._new_instance, spec, self.clock(), None)
+            try:
+                row = await self.writer.call(self._new_instance, spec, self.clock(), None)
+            except Exception as error:  # (another worker opened it this moment: the same id)
+                log.info(
+                    "tournament %s: next instance not opened here: %s", spec.tournament_id, error
+                )
+                continue
             if row is not None:
                 log.info("tournament %s opens for registration", row.tournament_id)
                 opened = True
