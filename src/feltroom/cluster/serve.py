@@ -175,8 +175,8 @@ def serve_worker(
                 print(f"feltroom serve: error: {error}", file=sys.stderr)
                 return 2
             print(
-                f"feltroom: {len(specs)} table definitions and {len(tournaments)} tournaments "
-                f"loaded from {tables}",
+                f"feltroom: {len(specs)} table definitions loaded from {tables} (and "
+                f"{len(tournaments)} tournaments, whose instances this worker opens)",
                 flush=True,
             )
         worker = ClusterWorker(
