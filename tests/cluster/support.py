@@ -47,12 +47,23 @@ class Workers:
     """Worker processes, each logging to a file of its own."""
 
     def __init__(
-        self, folder: Path, db: str, broker: str, lease: float = 1.0, think: float = 0.6
+        self,
+        folder: Path,
+        db: str,
+        broker: str,
+        lease: float = 1.0,
+        think: float = 0.6,
+        *,
+        tables: str = TABLES,
+        house_bots: int = 2,
+        env: dict[str, str] | None = None,
     ) -> None:
         self.folder = folder
         self.db, self.broker, self.lease, self.think = db, broker, lease, think
+        self.house_bots = house_bots
+        self.env = None if env is None else {**os.environ, **env}
         self.tables = folder / "tables.toml"
-        self.tables.write_text(TABLES)
+        self.tables.write_text(tables)
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
 
     def start(
@@ -73,7 +84,7 @@ class Workers:
             "--lease-seconds",
             str(self.lease),
             "--house-bots",
-            "2",
+            str(self.house_bots),
             "--bot-think",
             # Bots take 0.15 to 0.6 s an action: a hand cannot finish between a test's reading
             # of the books and its kill -9 (the books then hold the start-of-hand stacks).
@@ -84,7 +95,7 @@ class Workers:
         if direct:
             command += ["--direct", f"unix:{self.folder}/{name}.sock"]
         log = (self.folder / f"{name}.log").open("ab")
-        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=self.env)
         self.processes[name] = process
         return process
 

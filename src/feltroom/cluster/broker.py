@@ -43,6 +43,7 @@ from feltroom.room.errors import RoomError
 
 __all__ = [
     "GROUP",
+    "TOURNAMENT_ENTRY",
     "Presence",
     "broker_check",
     "command_stream",
@@ -90,6 +91,11 @@ def process_name() -> str:
 
 def worker_key(owner: str) -> str:
     return f"{PREFIX}worker:{owner}"
+
+
+TOURNAMENT_ENTRY = "tournament:"
+"""The prefix of a tournament's entry in a worker's lobby hash (``lobby:<owner>``), before its
+id: ``{"lobby": its lobby entry, "tables": its tables' ids, "held": whether it runs there}``."""
 
 
 def lobby_key(owner: str) -> str:

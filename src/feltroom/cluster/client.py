@@ -56,12 +56,14 @@ def _expire(future: asyncio.Future[Any]) -> None:
 
 class RemoteError(FeltroomError):
     """The table's owner refused a command (``kind`` is its error type), or no owner answered
-    before the deadline (``table_unavailable``)."""
+    before the deadline (``table_unavailable``); ``details``: the figures of the refusal the
+    owner gave (a wallet short of an entry's cost: its balance and the amount)."""
 
-    def __init__(self, kind: str, message: str) -> None:
+    def __init__(self, kind: str, message: str, details: dict[str, Any] | None = None) -> None:
         super().__init__(kind, message)
         self.kind = kind
         self.message = message
+        self.details = details
 
     def __str__(self) -> str:
         return f"{self.kind}: {self.message}"
@@ -290,7 +292,9 @@ class TableClient:
                 direct.sent.discard(request)
         if not reply.get("ok"):
             error = reply.get("error") or {}
-            raise RemoteError(str(error.get("type")), str(error.get("message")))
+            raise RemoteError(
+                str(error.get("type")), str(error.get("message")), error.get("details")
+            )
         result: dict[str, Any] = reply.get("result") or {}
         return result
 

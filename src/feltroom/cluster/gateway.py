@@ -28,6 +28,12 @@ not have is a room. ``GatewayHub`` is the hub whose tables run elsewhere:
   player's command; what concerns connections (closing a suspended player's, a broadcast, who
   is online) goes to every gateway on the ``gateways`` channel, and each answers for its own.
   The player's protection calls (``/api/me/limits``...) and session-time reminder too.
+- **Tournaments** (docs/cluster.md) run each on one worker with all its tables: the gateway
+  knows them from the owners' lobby hashes (their lobby entries and their tables' ids), sends a
+  command about a tournament or one of its tables to the tournament's owner (its stream, or the
+  owner's direct link), serves ``/api/tournaments`` and registration (``ClusterTournaments``),
+  and sends its connections the tournament's news that the owner publishes on the ``gateways``
+  channel (``moved`` with the new table's snapshot, ``tournament``, ``tournament_result``).
 """
 
 from __future__ import annotations
@@ -59,7 +65,7 @@ from feltroom.server.app import STATIC, room_app
 from feltroom.server.observe import probe_routes
 from feltroom.server.operator_api import operator_routes
 from feltroom.server.protection_api import protection_routes
-from feltroom.server.rest import RestLimits, RoomServices
+from feltroom.server.rest import ApiError, RestLimits, RoomServices, tournament_routes
 from feltroom.server.session import (
     ANSWERED,
     Connection,
@@ -67,11 +73,13 @@ from feltroom.server.session import (
     HubSettings,
     Message,
     UnknownTable,
+    UnknownTournament,
     limits_of,
     welcome,
 )
 
 from .broker import (
+    TOURNAMENT_ENTRY,
     Presence,
     events_channel,
     gateways_channel,
@@ -100,6 +108,9 @@ Position = tuple[int, int]
 
 LINGER = 6.0
 """Seconds a table's last lobby entry stays in the lobby once no live worker's hash has it."""
+TOURNAMENT_LINGER = 30.0
+"""The same for a tournament: it stays known while its killed owner's lease lapses and another
+worker takes it over from its journal."""
 
 
 class GatewayHub(Hub):
@@ -140,6 +151,11 @@ class GatewayHub(Hub):
         # The tables watched on an owner's direct link (``feltroom.cluster.direct``): which
         # owner's. A table whose owner changes is watched again at the next one.
         self._direct_at: dict[str, str] = {}
+        # The tournaments the owners' lobby hashes show (each one's entry, when last read) and
+        # the tournament of each of their tables.
+        self._tournaments: dict[str, dict[str, Any]] = {}
+        self._tournaments_seen: dict[str, float] = {}
+        self._table_tournament: dict[str, str] = {}
 
     # -------------------------------------------------------------- lifecycle
 
@@ -183,7 +199,19 @@ class GatewayHub(Hub):
         return self._lobby
 
     def _lobby_tournaments(self) -> list[dict[str, Any]]:
-        return []  # tournaments run only in the single process so far (docs/cluster.md)
+        return [dict(entry["lobby"]) for entry in self._tournaments.values()]
+
+    def _route(self, table_id: str) -> str:
+        """Where a table's commands go: its tournament's owner (the tournament's stream), or
+        the table's own."""
+        return self._table_tournament.get(table_id, table_id)
+
+    async def _call(self, table_id: str, op: str, player: str, **args: Any) -> dict[str, Any]:
+        """``client.call`` for a table, through its tournament when it is one's."""
+        route = self._route(table_id)
+        if route != table_id:
+            args["table"] = table_id
+        return await self.client.call(route, op, player, **args)
 
     def status(self) -> dict[str, Any]:
         """The room's figures: every live worker's summed, and this gateway's uptime."""
@@ -193,7 +221,7 @@ class GatewayHub(Hub):
         return self.accounts.clock()
 
     def _check_table(self, table_id: str) -> None:
-        if table_id not in self.tables:
+        if table_id not in self.tables and table_id not in self._table_tournament:
             raise UnknownTable(f"no table {table_id!r}; tables are {', '.join(self.tables)}")
 
     def _seats_of(self, player: str) -> list[tuple[str, int]]:
@@ -238,11 +266,35 @@ class GatewayHub(Hub):
                 if text != "1":  # (a worker without a direct link)
                     addresses[owner] = text
         listed: set[tuple[str, str]] = set()  # (table, owner) of each hash's entries
+        now = time.monotonic()
+        found: dict[str, dict[str, Any]] = {}  # each tournament's entry
         for owner, entries in zip(owners_live, replies[0::3], strict=True):
             for table_id, entry in (entries or {}).items():
+                if isinstance(table_id, bytes):
+                    table_id = table_id.decode()
+                if table_id.startswith(TOURNAMENT_ENTRY):
+                    tournament_id = table_id[len(TOURNAMENT_ENTRY) :]
+                    shown = _decode(entry)
+                    shown["owner"] = owner
+                    before = found.get(tournament_id)
+                    if before is None or (shown.get("held") and not before.get("held")):
+                        found[tournament_id] = shown  # (the one that runs it, if any)
+                    listed.add((tournament_id, owner))
+                    continue
                 held.setdefault(table_id, entry)  # (two while a table changes hands: either)
                 owners.setdefault(table_id, owner)
                 listed.add((table_id, owner))
+        for tournament_id, shown in found.items():
+            self._tournaments[tournament_id] = shown
+            self._tournaments_seen[tournament_id] = now
+            self._know_tables(tournament_id, shown.get("tables") or ())
+        for tournament_id, entry in self._tournaments.items():
+            if entry["owner"] in owners_live:  # (a finished one: the worker that ran it)
+                owners[tournament_id] = entry["owner"]
+        for tournament_id, at in list(self._tournaments_seen.items()):
+            if now - at > TOURNAMENT_LINGER:  # (no live worker shows it any more)
+                del self._tournaments_seen[tournament_id]
+                self._tournaments.pop(tournament_id, None)
         # The owner known so far stays while it is alive and its hash lists the table or no
         # hash does (a worker that took the table said so before its hash shows it).
         live = set(owners_live)
@@ -253,7 +305,6 @@ class GatewayHub(Hub):
         self.client.addresses = addresses
         # A table between two owners (handed over, or its worker killed) is in neither hash
         # for a moment: its last entry stays in the lobby for a few seconds meanwhile.
-        now = time.monotonic()
         for table_id, text in held.items():
             self._lobby_seen[table_id] = (now, text)
         seen = self._lobby_seen
@@ -264,6 +315,10 @@ class GatewayHub(Hub):
         self._lobby = [entry for entry in entries if not entry.get("home")]
         statuses = [_decode(text) for text in replies[1::3] if text]
         self._status = _summed(statuses, len(self._lobby), time.time() - self.started_at)
+
+    def _know_tables(self, tournament_id: str, tables: Any) -> None:
+        for table_id in tables:
+            self._table_tournament[str(table_id)] = tournament_id
 
     # -------------------------------------------------------------- events
 
@@ -281,7 +336,7 @@ class GatewayHub(Hub):
         """Watch the table on its owner's direct link, unless watched there already (and no
         longer at its last owner's); whether where it is watched changed."""
         client = self.client
-        owner = client.owners.get(table_id)
+        owner = client.owners.get(self._route(table_id))
         was = self._direct_at.get(table_id)
         if owner == was:
             return False
@@ -314,6 +369,9 @@ class GatewayHub(Hub):
             self.client.addresses[owner] = address
         if events_channel(table_id) in self._channels:
             await self._rewatch_table(table_id)
+        for table, tournament_id in list(self._table_tournament.items()):
+            if tournament_id == table_id and events_channel(table) in self._channels:
+                await self._rewatch_table(table)
 
     def _on_direct_batch(self, data: bytes) -> None:
         self._deliver(_decode(data))
@@ -383,6 +441,9 @@ class GatewayHub(Hub):
         if op == "owner":  # a worker with direct links took a table: watch it there now
             await self._new_owner(str(args["table"]), str(args["owner"]), args.get("address"))
             return
+        if op == "tournament_news":
+            await self._tournament_news(args)
+            return
         if op == "close_player":
             result = {"closed": self.close_player(str(args["player"]), str(args["reason"]))}
         elif op == "broadcast":
@@ -402,12 +463,35 @@ class GatewayHub(Hub):
         except (RedisError, OSError) as error:
             log.warning("gateway: the answer to %s was not sent: %s", op, error)
 
+    async def _tournament_news(self, args: dict[str, Any]) -> None:
+        """A tournament's news (``ClusterWorker._on_tournament``): each player's frames to
+        their connections here; a moved player's connections watch the new table (its
+        snapshot is in their frames) and no longer the old one."""
+        tournament_id = str(args["tournament"])
+        players: dict[str, list[str]] = args.get("players") or {}
+        subscribe: set[str] = set()
+        for move in args.get("moves") or ():
+            to_table = str(move["to"])
+            self._table_tournament.setdefault(to_table, tournament_id)
+            for connection in list(self.by_player.get(str(move["player"]), ())):
+                if move.get("from"):
+                    self._unwatch(connection, str(move["from"]))
+                self._watch(connection, to_table)
+                self._floor[(connection, to_table)] = (int(move["epoch"]), int(move["seq"]))
+                subscribe.add(to_table)
+        for player, frames in players.items():
+            for connection in list(self.by_player.get(player, ())):
+                for frame in frames:
+                    connection.send_frame(_with_mutes(connection, frame))
+        for table_id in sorted(subscribe):
+            await self._subscribe(table_id)
+
     async def _refresh_view(self, connection: Connection, table_id: str) -> None:
         if connection.player is None or connection.closed:
             return
         async with self._holding(connection, table_id) as key:
             with contextlib.suppress(RemoteError):
-                result = await self.client.call(table_id, "resume_view", connection.player)
+                result = await self._call(table_id, "resume_view", connection.player)
                 self._send_result(connection, key, result)
 
     def _deliver(self, batch: dict[str, Any]) -> None:
@@ -447,12 +531,9 @@ class GatewayHub(Hub):
     async def _dispatch(self, connection: Connection, kind: str, m: Any) -> Message | None:
         if kind in _LOCAL:
             return await super()._dispatch(connection, kind, m)
-        if kind == "tournament":
-            raise RoomError(
-                "tournaments run only in a single-process room so far; a cluster's gateways "
-                "do not serve them (docs/cluster.md)"
-            )
         assert connection.player is not None
+        if kind == "tournament":
+            return await self._tournament_message(connection, m)
         table_id: str = m.table
         self._check_table(table_id)
         if kind in _WATCHING:
@@ -461,7 +542,7 @@ class GatewayHub(Hub):
         watching = table_id in connection.tables
         async with self._holding(connection, table_id) as key:
             try:
-                result = await self.client.call(
+                result = await self._call(
                     table_id, "message", connection.player, frame=frame, watching=watching
                 )
             except RemoteError as error:
@@ -471,6 +552,27 @@ class GatewayHub(Hub):
             else:
                 self._unwatch(connection, table_id)
             self._send_result(connection, key, result)
+        return ANSWERED
+
+    async def _tournament_message(self, connection: Connection, m: Any) -> Message | None:
+        """``tournament``: the player's view, from the tournament's owner."""
+        assert connection.player is not None
+        tournament_id = str(m.tournament)
+        if tournament_id not in self._tournaments:
+            known = sorted(self._tournaments)
+            raise UnknownTournament(
+                f"no tournament {tournament_id!r}; tournaments are {', '.join(known) or 'none'}",
+                {"tournament": tournament_id, "tournaments": known},
+            )
+        frame = msgspec.json.encode(m).decode()
+        try:
+            result = await self.client.call(
+                tournament_id, "message", connection.player, frame=frame, watching=False
+            )
+        except RemoteError as error:
+            raise Unavailable(tournament_id, error.message) from None
+        for text in result.get("frames", []):
+            connection.send_frame(text)
         return ANSWERED
 
     def _send_result(
@@ -515,7 +617,21 @@ class GatewayHub(Hub):
         await self._begin_session(player, self.protection)
         await self._here([player])
         seats = await run_in_threadpool(self._seats_of, player)
-        connection.send(welcome(m.id, player, seats, self._now(), limits_of(self.settings)))
+        views = await self._tournament_views(player)
+        everywhere = [
+            *seats,
+            *((r["table"], int(r["seat"])) for r in views if r.get("table") and r.get("seat")),
+        ]
+        connection.send(welcome(m.id, player, everywhere, self._now(), limits_of(self.settings)))
+        for result in views:  # (the tournaments' tables where the player plays, and their views)
+            table_id = result.get("table")
+            if isinstance(table_id, str):
+                await self._subscribe(table_id)
+                self._watch(connection, table_id)
+                self._send_result(connection, (connection, table_id), result)
+            else:
+                for text in result.get("frames", []):
+                    connection.send_frame(text)
         for table_id, _ in seats:
             await self._subscribe(table_id)
             self._watch(connection, table_id)
@@ -529,6 +645,31 @@ class GatewayHub(Hub):
                     continue
                 self._send_result(connection, key, result)
         return None
+
+    async def _tournament_views(self, player: str) -> list[dict[str, Any]]:
+        """Where the player plays in each tournament still running or open, and their view
+        of it, from each tournament's owner (one where the player has no entry answers no
+        frame; one that does not answer now is left out: the player's next ``tournament``
+        message, or a move, brings it)."""
+        running = [
+            t
+            for t, entry in self._tournaments.items()
+            # (each one open or running: the lobby read may predate the player's entry)
+            if entry.get("held") and entry["lobby"].get("state") not in ("finished", "cancelled")
+        ]
+
+        async def one(tournament_id: str) -> dict[str, Any] | None:
+            try:
+                result = await self.client.call(tournament_id, "resume_view", player, timeout=3.0)
+                if isinstance(result.get("table"), str):
+                    self._table_tournament.setdefault(result["table"], tournament_id)
+                return result
+            except RemoteError as error:
+                log.info("gateway: %s's view of %s later: %s", player, tournament_id, error)
+                return None
+
+        results = await asyncio.gather(*(one(t) for t in running))
+        return [r for r in results if r is not None and r.get("frames")]
 
     async def _here(self, players: list[str]) -> None:
         """Tell the other gateways these players are connected here (the broker)."""
@@ -592,6 +733,46 @@ class GatewayHub(Hub):
         return None
 
 
+class ClusterTournaments:
+    """The tournaments' routes of a gateway (``feltroom.server.rest.tournament_routes``): the
+    list from the owners' lobby hashes; one tournament whole, a registration and a withdrawal
+    answered by the tournament's owner (a refusal is the owner's, word for word)."""
+
+    def __init__(self, hub: GatewayHub) -> None:
+        self.hub = hub
+        self.accounts = hub.accounts
+
+    def tournaments_lobby(self) -> list[dict[str, Any]]:
+        return self.hub._lobby_tournaments()
+
+    def tournament_ids(self) -> list[str]:
+        return sorted(self.hub._tournaments)
+
+    async def _owner_call(self, tournament_id: str, op: str, player: str) -> dict[str, Any]:
+        try:
+            return await self.hub.client.call(tournament_id, op, player)
+        except RemoteError as error:
+            if error.kind == "table_unavailable":
+                raise ApiError(
+                    503,
+                    "unavailable",
+                    f"tournament {tournament_id} is changing hands or its worker is away; "
+                    "nothing changed, try again",
+                ) from None
+            if error.details:
+                raise ApiError(409, "refused", error.message, details=error.details) from None
+            raise RoomError(error.message) from None
+
+    async def tournament_detail(self, tournament_id: str) -> dict[str, Any]:
+        return await self._owner_call(tournament_id, "detail", "")
+
+    async def register_tournament(self, tournament_id: str, account: str) -> dict[str, Any]:
+        return await self._owner_call(tournament_id, "register", account)
+
+    async def unregister_tournament(self, tournament_id: str, account: str) -> dict[str, Any]:
+        return await self._owner_call(tournament_id, "unregister", account)
+
+
 class Unavailable(RoomError):
     """No owner answers for the table now (it is changing hands, or the broker restarts):
     the sender gets ``refused`` with ``details.reason`` ``table_unavailable``; nothing changed
@@ -649,6 +830,7 @@ def gateway_app(
     name = f"gateway-{process_name()}.{secrets.token_hex(3)}"
     hub = GatewayHub(storage, accounts, TableClient(broker_url, name=name), hub_settings)
     operator_room = ClusterRoom(hub)
+    tournaments = ClusterTournaments(hub)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -664,11 +846,13 @@ def gateway_app(
         lobby=hub._lobby_entries,
         status=hub.status,
         lifespan=lifespan,
+        tournaments=hub._lobby_tournaments,
         histories=histories,
         limits=limits,
         sign_ins=sign_ins,
         shared_throttles=True,
         extra_routes=[
+            *tournament_routes(tournaments, limits),
             *protection_routes(operator_room),
             *operator_routes(operator_room, STATIC),
             *probe_routes(

@@ -196,9 +196,29 @@ class ClusterRoom:
         return await run_in_threadpool(read)
 
     async def remove_account(self, account: str, entry: int, hooks: bool) -> dict[str, Any]:
-        """Every table's owner takes the account out of play there (tournaments do not run in
-        a cluster yet, so ``hooks`` has nothing to call)."""
+        """Every table's owner takes the account out of play there; with ``hooks`` (a
+        suspension) every running tournament's owner disqualifies it there (R-TOURN-15)."""
         tables = await self._defined()
+        disqualified: list[str] = []
+        if hooks:
+            running = [
+                t
+                for t, shown in self.hub._tournaments.items()
+                if shown.get("held")
+                and shown["lobby"].get("state") not in ("finished", "cancelled")
+            ]
+            for tournament_id in running:
+                try:
+                    done = await self.client.call(
+                        tournament_id, "disqualify", account, timeout=self.timeout
+                    )
+                except RemoteError as error:
+                    log.warning(
+                        "operator: %s not disqualified in %s: %s", account, tournament_id, error
+                    )
+                    continue
+                if done.get("disqualified"):
+                    disqualified.append(tournament_id)
 
         async def one(table_id: str) -> tuple[str, bool | str]:
             try:
@@ -211,6 +231,8 @@ class ClusterRoom:
 
         outcomes = await asyncio.gather(*(one(t) for t in tables))
         result: dict[str, Any] = {"tables_left": [t for t, left in outcomes if left is True]}
+        if disqualified:
+            result["tournaments_disqualified"] = disqualified
         unreachable = {t: why for t, why in outcomes if isinstance(why, str)}
         if unreachable:
             # No owner answered there: the account cannot sign in, so a seat it keeps there

@@ -151,6 +151,7 @@ def serve_worker(
     import uvloop
 
     from feltroom.cluster.worker import ClusterWorker, load_definitions
+    from feltroom.room.tournaments_config import TournamentSpec, load_tournaments
 
     # A new connection to the database gives up after half the lease (libpq's least is 2 s),
     # as a renewal's or a fenced write's statement does (``Leases``); the worker's connections
@@ -163,13 +164,21 @@ def serve_worker(
         return 2
     assert broker is not None
     try:
+        tournaments: list[TournamentSpec] = []
         if tables is not None:
             try:
                 specs = load_definitions(storage, tables)
+                # This worker opens the instances of the file's tournaments (whichever worker
+                # takes an instance's lease runs it).
+                tournaments = load_tournaments(tables)
             except (RoomError, OSError) as error:
                 print(f"feltroom serve: error: {error}", file=sys.stderr)
                 return 2
-            print(f"feltroom: {len(specs)} table definitions loaded from {tables}", flush=True)
+            print(
+                f"feltroom: {len(specs)} table definitions loaded from {tables} (and "
+                f"{len(tournaments)} tournaments, whose instances this worker opens)",
+                flush=True,
+            )
         worker = ClusterWorker(
             storage,
             broker,
@@ -177,6 +186,7 @@ def serve_worker(
             lease_seconds=lease_seconds,
             settings=settings,
             direct=direct,
+            tournaments=tournaments,
         )
 
         def ready(owner: str) -> None:

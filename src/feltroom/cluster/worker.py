@@ -18,6 +18,13 @@
   (``--direct``, ``feltroom.cluster.direct``) writes them instead on the gateways' links that
   watch the table, answers the commands that came on a link there, and says on the
   ``gateways`` channel when it takes a table.
+- **Tournaments** (docs/cluster.md): a tournament instance is leased as a table is, under its
+  own id, and runs here with all its tables (``WorkerRuntime.adopt_tournament``); its commands
+  (registration, a player's messages at its tables, the operator's disqualification) come on
+  its stream, each naming the table; its tables' batches are built and sent as a cash table's;
+  its news (``moved``, ``tournament``, ``tournament_result``) goes to every gateway on the
+  ``gateways`` channel, the frames of each player named, and each gateway sends its own
+  connections theirs.
 """
 
 from __future__ import annotations
@@ -34,7 +41,7 @@ import signal
 import threading
 import time
 import zlib
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Coroutine, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,20 +51,24 @@ from redis.exceptions import RedisError, ResponseError
 
 from feltroom.errors import FeltroomError
 from feltroom.room import Accounts, Cashier, RoomError, Settlement
-from feltroom.room.events import TableReloaded
+from feltroom.room.errors import InsufficientFunds
+from feltroom.room.events import PlayerMoved, TableReloaded, TournamentEvent, TournamentNews
 from feltroom.room.leases import Leases
 from feltroom.room.runtime import RuntimeSettings, TableRunner, WatchedTable
-from feltroom.room.storage import Storage
+from feltroom.room.runtime.tournament import TournamentRunner, TournamentTableRef
+from feltroom.room.storage import Storage, TournamentRow
 from feltroom.room.tables_config import TableSpec, spec_of, table_entries
+from feltroom.room.tournaments_config import TournamentSpec
 from feltroom.room.worker import WorkerRuntime
 from feltroom.rules import Action, Call, Check, Fold, RaiseTo
 from feltroom.server import protocol
-from feltroom.server.session import Hub
+from feltroom.server.session import Hub, tournament_result
 from feltroom.server.wire import Fanout, snapshot_messages
 from feltroom.table import Entry
 
 from .broker import (
     GROUP,
+    TOURNAMENT_ENTRY,
     command_stream,
     connect,
     events_channel,
@@ -73,6 +84,15 @@ from .direct import DirectServer, Peer, link_key
 from .resp import BrokerLink, Subscriber, entries
 
 __all__ = ["ClusterWorker", "load_definitions", "worker_name"]
+
+KEEP_RESULTS = 5
+"""The finished tournaments a worker keeps in the lobby (their results), the last ones."""
+
+
+def _weight(row: TournamentRow) -> int:
+    """A tournament's weight in a worker's share before it runs anywhere: one table."""
+    return 1
+
 
 log = logging.getLogger("feltroom.cluster")
 
@@ -138,6 +158,7 @@ class ClusterWorker:
         clock: Callable[[], float] = time.time,
         handover_seconds: float = 10.0,
         direct: str | None = None,
+        tournaments: Sequence[TournamentSpec] = (),
     ) -> None:
         self.name = name or worker_name()
         # Where the gateways' direct links reach this worker (``feltroom.cluster.direct``):
@@ -170,8 +191,10 @@ class ClusterWorker:
             self.leases,
             settings=settings,
             clock=clock,
+            tournaments=tournaments,
         )
         self.runtime.add_listener(self._on_events)
+        self.runtime.add_tournament_listener(self._on_tournament)
         # The protocol's handling of a player's messages, as the single process's hub does it;
         # the gateways hold the connections, so this hub has none and hears no events itself.
         self.hub = Hub(self.runtime)
@@ -328,10 +351,15 @@ class ClusterWorker:
         with contextlib.suppress(RedisError, OSError):
             await self.redis.delete(worker_key(self.owner))
         held = list(self.runtime.runners)
-        if not held:
+        tournaments = self.runtime.held_tournaments()
+        if not held and not tournaments:
             return
-        log.info("worker %s stops: handing %s over between hands", self.owner, held)
-        handing = asyncio.gather(*(self.runtime.give_up(t) for t in held), return_exceptions=True)
+        log.info("worker %s stops: handing %s over between hands", self.owner, held + tournaments)
+        handing = asyncio.gather(
+            *(self.runtime.give_up(t) for t in held),
+            *(self.runtime.give_up_tournament(t) for t in tournaments),
+            return_exceptions=True,
+        )
         try:
             await asyncio.wait_for(handing, self.handover_seconds)
         except TimeoutError:
@@ -415,8 +443,38 @@ class ClusterWorker:
         async for _ in self.redis.scan_iter(match=worker_key("*"), count=1000):
             live += 1
         definitions = await asyncio.to_thread(self._read_definitions)
-        share = math.ceil(len(definitions) / max(1, live))
+        if runtime.tournament_specs:  # (the instances the configuration asks for, in the books)
+            try:
+                await runtime.open_tournaments(runtime.clock())
+            except Exception as error:  # (one opened elsewhere this moment: tried next time)
+                log.info("worker %s: tournaments not opened now: %s", self.owner, error)
+        instances = await self._tournament_round()
+        if await runtime.open_missing(
+            row.spec_id for row in instances.values() if row.status == "registering"
+        ):
+            instances = await self._tournament_round()
+        # A worker's share counts a tournament's tables (at least one: one open for entries).
+        weights = {t: max(1, len(r.tables)) for t, r in runtime.tournaments.items()}
+        units = len(definitions) + sum(
+            weights.get(row.tournament_id, _weight(row)) for row in instances.values()
+        )
+        share = math.ceil(units / max(1, live))
         held = [t for t in runtime.runners if t not in runtime.giving_up]
+        mine = sum(weights.get(t, 1) for t in runtime.held_tournaments())
+        free_tournaments = sorted(
+            (t for t in instances if t not in runtime.tournament_tasks),
+            key=lambda t: zlib.crc32(f"{self.owner}:{t}".encode()),
+        )
+        if free_tournaments and len(held) + mine < max(1, share):
+            now, leases = await asyncio.to_thread(self.leases.all)
+            running = {row.table_id for row in leases if row.expires_at > now}
+            for tournament_id in free_tournaments:
+                if tournament_id in running or len(held) + mine >= max(1, share):
+                    continue
+                if await self._take_tournament(instances[tournament_id]):
+                    mine += _weight(instances[tournament_id])
+        held_units = len(held) + mine
+        share = max(0, share - mine)
         free: list[str] = []
         if len(held) < share:  # (the leases are read only when it may take tables)
             now, leases = await asyncio.to_thread(self.leases.all)
@@ -445,10 +503,44 @@ class ClusterWorker:
             await self._announce_owner(table_id)
             await runtime.adopt(definitions[table_id])
             held.append(table_id)
-        if len(held) > share and held:
+        if held_units > share + mine and held:
             table_id = max(held)  # one table a round, between hands
             log.info("%d live workers, %d tables each: handing %s over", live, share, table_id)
             self._spawn(runtime.give_up(table_id))
+
+    async def _tournament_round(self) -> dict[str, TournamentRow]:
+        """The instances the books hold as registering or running (the others' to take when
+        free); a tournament that finished here gives its lease up, and the lobby keeps the last
+        few results."""
+        runtime = self.runtime
+        for tournament_id in list(runtime.tournament_tasks):
+            runner = runtime.tournaments.get(tournament_id)
+            if runner is not None and runner.done:
+                await runtime.finished_tournament(tournament_id)
+        finished = [t for t, r in runtime.tournaments.items() if r.done]
+        for tournament_id in finished[:-KEEP_RESULTS]:
+            del runtime.tournaments[tournament_id]
+        rows = await asyncio.to_thread(self._read_instances)
+        return {row.tournament_id: row for row in rows}
+
+    def _read_instances(self) -> list[TournamentRow]:
+        with self.storage.transaction(write=False) as tx:
+            return tx.tournaments(("registering", "running"))
+
+    async def _take_tournament(self, row: TournamentRow) -> bool:
+        """Take a tournament's lease if it is free and run it here with all its tables."""
+        tournament_id = row.tournament_id
+        taken = await asyncio.to_thread(self.leases.take, tournament_id)
+        if taken is None:
+            return False
+        log.info("tournament %s taken (epoch %d)", tournament_id, taken.lease.epoch)
+        self.takeovers += 1
+        await self._ensure_group(tournament_id)
+        await self._announce_owner(tournament_id)
+        runner = await self.runtime.adopt_tournament(row)
+        for tab in runner.tables.values():  # (what its last owner's gateways watch)
+            self._on_events(tab, [TableReloaded()])
+        return True
 
     async def _announce_owner(self, table_id: str) -> None:
         """Tell the gateways at once that this worker took the table (a worker with direct
@@ -478,6 +570,14 @@ class ClusterWorker:
             table_id: json.dumps(runner.lobby(now))
             for table_id, runner in list(runtime.runners.items())
         }
+        for tournament_id, tournament in list(runtime.tournaments.items()):
+            entries[TOURNAMENT_ENTRY + tournament_id] = json.dumps(
+                {
+                    "lobby": tournament.lobby(now),
+                    "tables": sorted(tournament.by_id),
+                    "held": tournament_id in runtime.tournament_tasks,
+                }
+            )
         sent = self._lobby_sent
         if sent and not await self.redis.exists(key):
             sent = {}
@@ -522,7 +622,9 @@ class ClusterWorker:
         seconds (the commands that came without a hint, or whose hint was lost)."""
         swept, sweep = 0.0, SWEEP
         while True:
-            if not self.runtime.runners or self.link is None:
+            if (
+                not self.runtime.runners and not self.runtime.tournament_tasks
+            ) or self.link is None:
                 await asyncio.sleep(0.1)
                 continue
             tables: list[str] = []
@@ -539,7 +641,9 @@ class ClusterWorker:
                 else:
                     swept = time.monotonic()
                     self._hinted.clear()
-                    wanted = tables = self._readable(self.runtime.runners)
+                    wanted = tables = self._readable(
+                        [*self.runtime.runners, *self.runtime.tournaments]
+                    )
                     if not tables:
                         continue
                 reply = await self.link.run(
@@ -557,7 +661,7 @@ class ClusterWorker:
                 )
             except ResponseError as error:  # a group lost with a restarted broker
                 log.warning("worker %s: reading commands: %s", self.owner, error)
-                for table_id in self._readable(self.runtime.runners):
+                for table_id in self._readable([*self.runtime.runners, *self.runtime.tournaments]):
                     await self._ensure_group(table_id)
                 continue
             except (RedisError, OSError) as error:
@@ -610,13 +714,26 @@ class ClusterWorker:
         (its players act in it); the others' commands wait in the stream for the owner (this
         worker once it renewed the lease, or the next)."""
         runners, giving_up, valid = self.runtime.runners, self.runtime.giving_up, self.leases.valid
+        tournaments = self.runtime.tournament_tasks
         return [
             t
             for t in tables
-            if (runner := runners.get(t)) is not None
-            and valid(t)
-            and (t not in giving_up or (runner.table.in_hand and runner.status == "running"))
+            if (
+                (runner := runners.get(t)) is not None
+                and valid(t)
+                and (t not in giving_up or (runner.table.in_hand and runner.status == "running"))
+            )
+            or (t in tournaments and valid(t) and self._tournament_reads(t))
+            or ((done := self.runtime.tournaments.get(t)) is not None and done.done)
         ]
+
+    def _tournament_reads(self, tournament_id: str) -> bool:
+        """A tournament's commands are read here while it runs here; once it is being handed
+        over, only while a hand is in play at one of its tables (its players act in it)."""
+        runner = self.runtime.tournaments.get(tournament_id)
+        if runner is None:
+            return False
+        return runner.dealing or any(tab.table.in_hand for tab in runner.tables.values())
 
     def _on_hint(self, channel: bytes, hint: bytes) -> None:
         """A gateway appended a command to a table's stream: the hint is the table's id and the
@@ -664,7 +781,7 @@ class ClusterWorker:
 
     def _on_hints_back(self) -> None:
         """The hints' subscription is back: those sent meanwhile were lost; sweep at once."""
-        for table_id in self.runtime.runners:
+        for table_id in [*self.runtime.runners, *self.runtime.tournaments]:
             self._on_hint(b"", table_id.encode())
 
     async def _next_hint(self, wait: float) -> None:
@@ -700,12 +817,17 @@ class ClusterWorker:
                 return
             args = _decode(fields.get("args", "{}"))
             result = await self._execute(table_id, fields["op"], fields["player"], args)
-            if await self._owned(table_id, float(fields.get("deadline", "inf"))):
+            if self._finished_here(table_id) or await self._owned(
+                table_id, float(fields.get("deadline", "inf"))
+            ):
                 reply.update(ok=True, result=result)
             else:  # (applied here while the table was another's, or may have been: lost)
                 reply.update(_unavailable(table_id))
         except FeltroomError as error:
-            reply.update(ok=False, error={"type": type(error).__name__, "message": str(error)})
+            refusal: dict[str, Any] = {"type": type(error).__name__, "message": str(error)}
+            if isinstance(error, InsufficientFunds):  # (its figures, as the API gives them)
+                refusal["details"] = {"balance": error.balance, "amount": error.amount}
+            reply.update(ok=False, error=refusal)
         except Exception as error:
             log.exception("table %s: command %s failed", table_id, fields)
             reply.update(ok=False, error={"type": "internal", "message": str(error)})
@@ -721,6 +843,12 @@ class ClusterWorker:
         # publisher's next round trip.
         self._done_with(table_id, ack)
         self._outbox.put_nowait(("PUBLISH", reply_channel(fields.get("reply", "")), _encode(reply)))
+
+    def _finished_here(self, table_id: str) -> bool:
+        """A tournament that finished here (its lease given up): it changes no more, and this
+        worker answers for it (its page, its players' views) without a lease."""
+        runner = self.runtime.tournaments.get(table_id)
+        return runner is not None and runner.done and table_id not in self.runtime.tournament_tasks
 
     async def _owned(self, table_id: str, deadline: float) -> bool:
         """Whether a command just applied here was applied by the table's owner: its lease is
@@ -750,6 +878,8 @@ class ClusterWorker:
 
     async def _execute(self, table_id: str, op: str, player: str, args: dict[str, Any]) -> Any:
         room = self.runtime
+        if table_id in room.tournaments:  # a tournament's command: the table is in ``args``
+            return await self._tournament_command(room.tournaments[table_id], op, player, args)
         if op == "join":
             entry = Entry(args.get("entry", Entry.POST.value))
             stack = await room.join(table_id, player, int(args["seat"]), args.get("buy_in"), entry)
@@ -789,6 +919,63 @@ class ClusterWorker:
             f"{', '.join(simple)}, message, resume_view, snapshot, {', '.join(OPERATOR_OPS)}"
         )
 
+    async def _tournament_command(
+        self, tournament: TournamentRunner, op: str, player: str, args: dict[str, Any]
+    ) -> Any:
+        """A command for a tournament run here: a player's registration or withdrawal, its
+        page (``detail``), a protocol message about it or one of its tables, a resumed
+        connection's view, the operator's disqualification (R-TOURN-15)."""
+        room = self.runtime
+        tournament_id = tournament.tournament_id
+        table_id = str(args.get("table") or tournament_id)
+        if op == "register":
+            return await room.register_tournament(tournament_id, player)
+        if op == "unregister":
+            return await room.unregister_tournament(tournament_id, player)
+        if op == "detail":
+            return tournament.detail(room.clock())
+        if op == "message":
+            frames, watching = await self.hub.run_for(
+                player, table_id, str(args["frame"]), bool(args.get("watching"))
+            )
+            return {"frames": frames, "watching": watching, **self._position(table_id)}
+        if op == "resume_view":
+            return self._resume_tournament(tournament, player, args.get("table"))
+        if op == "snapshot":
+            tab = tournament.by_id.get(table_id)
+            if tab is None:
+                raise RoomError(f"tournament {tournament_id} has no table {table_id!r} now")
+            return {"frames": self._snapshot_frames(tab, player)}
+        if op == "disqualify":
+            done = await tournament.disqualify(player, room.clock())
+            return {"disqualified": done is not None}
+        raise RoomError(
+            f"unknown tournament command {op!r}; valid: register, unregister, detail, message, "
+            "resume_view, snapshot, disqualify"
+        )
+
+    def _resume_tournament(
+        self, tournament: TournamentRunner, player: str, table_id: object
+    ) -> dict[str, Any]:
+        """A player's connection said hello (or its gateway watches the tournament's table
+        at a new owner): the snapshot of the table where the player sits (or of ``table_id``,
+        watched), and their view of the tournament."""
+        frames: list[str] = []
+        seated: str | None = None
+        seat: int | None = None
+        for at in tournament.tables.values():
+            if (found := at.table.seat_of(player)) is not None:
+                seated, seat = at.table_id, found
+        shown = seated or (table_id if isinstance(table_id, str) else None)
+        tab = tournament.by_id.get(shown or "")
+        if tab is not None:
+            frames += self._snapshot_frames(tab, player)
+        view = tournament.player_view(player, self.runtime.clock())
+        if view is not None:
+            frames.append(protocol.encode({"type": "tournament", "ref": None, **view}))
+        position = self._position(tab.table_id) if tab is not None else {}
+        return {"frames": frames, "table": seated, "seat": seat, **position}
+
     async def _operator(
         self, table_id: str, op: str, player: str, args: dict[str, Any]
     ) -> dict[str, Any]:
@@ -815,16 +1002,32 @@ class ClusterWorker:
     def _position(self, table_id: str) -> dict[str, int]:
         """Where the table's published batches are now: a gateway drops a batch older than a
         snapshot it forwards (same epoch, a sequence number not above this one)."""
-        return {"epoch": self.leases.fence.epoch(table_id) or 0, "seq": self._seq.get(table_id, 0)}
+        epoch = self.leases.fence.epoch(self._lease_of(table_id)) or 0
+        return {"epoch": epoch, "seq": self._seq.get(table_id, 0)}
 
-    def _snapshot_frames(self, runner: TableRunner, player: str | None) -> list[str]:
+    def _lease_of(self, table_id: str) -> str:
+        """The lease a table runs under: its own, or its tournament's."""
+        if table_id in self.runtime.runners:
+            return table_id
+        found = self.runtime.tournament_table(table_id)
+        return table_id if found is None else found[0].tournament_id
+
+    def _snapshot_frames(self, runner: WatchedTable, player: str | None) -> list[str]:
         seat = runner.table.seat_of(player) if player is not None else None
         return [protocol.encode(message) for message in snapshot_messages(runner, seat)]
 
     def _on_events(self, runner: WatchedTable, events: Sequence[object]) -> None:
-        """The frames of a batch for every viewer: the observers and each person seated
-        (cash tables only: tournaments do not run in a cluster's workers)."""
-        if not isinstance(runner, TableRunner):
+        """The frames of a batch for every viewer: the observers and each person seated (at a
+        cash table, and at a tournament's)."""
+        bots: Collection[str]
+        if isinstance(runner, TableRunner):
+            bots, lease = runner.bots, runner.table_id
+        elif isinstance(runner, TournamentTableRef):
+            found = self.runtime.tournament_table(runner.table_id)
+            if found is None:
+                return
+            bots, lease = found[0].bot_names, found[0].tournament_id
+        else:
             return
         table = runner.table
         fanout = Fanout(runner, events)
@@ -835,7 +1038,7 @@ class ClusterWorker:
         observer = encoded(fanout.messages(None, None))
         players: dict[str, list[str]] = {}
         for seat, person in table.seats.items():
-            if person.account in runner.bots:
+            if person.account in bots:
                 continue
             players[person.account] = encoded(fanout.messages(seat, person.account)) + (
                 self._snapshot_frames(runner, person.account) if fanout.reloaded else []
@@ -848,7 +1051,7 @@ class ClusterWorker:
             "table": runner.table_id,
             "seq": seq,
             "owner": self.owner,
-            "epoch": self.leases.fence.epoch(runner.table_id),
+            "epoch": self.leases.fence.epoch(lease),
             "at": time.time(),
             "observer": observer + (self._snapshot_frames(runner, None) if fanout.reloaded else []),
             "players": players,
@@ -857,7 +1060,72 @@ class ClusterWorker:
             self.direct.send_batch(runner.table_id, _encode(payload))
         else:
             self._outbox.put_nowait(("PUBLISH", events_channel(runner.table_id), _encode(payload)))
-        self.runtime.note_state(runner)  # (the waiting list, who sits in: for a takeover)
+        if isinstance(runner, TableRunner):
+            self.runtime.note_state(runner)  # (the waiting list, who sits in: for a takeover)
+
+    def _on_tournament(self, events: Sequence[TournamentEvent]) -> None:
+        """A tournament's news for every gateway (the ``gateways`` channel): a moved player's
+        ``moved`` message and the new table's snapshot (their gateway watches the new table), a
+        ``tournament`` view for each player named, and a ``tournament_result`` once their
+        place is final; each gateway sends its own connections theirs."""
+        now = self.runtime.clock()
+        by_tournament: dict[str, list[TournamentEvent]] = {}
+        for event in events:
+            by_tournament.setdefault(event.tournament, []).append(event)
+        for tournament_id, news in by_tournament.items():
+            tournament = self.runtime.tournaments.get(tournament_id)
+            if tournament is None:
+                continue
+            bots = tournament.bot_names
+            players: dict[str, list[str]] = {}
+            moves: list[dict[str, Any]] = []
+            for event in news:
+                if isinstance(event, PlayerMoved):
+                    if event.account in bots:
+                        continue
+                    target = tournament.by_id.get(event.to_table)
+                    if target is None:
+                        continue
+                    message = {
+                        "type": "moved",
+                        "tournament": event.tournament,
+                        "from_table": event.from_table,
+                        "table": event.to_table,
+                        "seat": event.seat,
+                        "reason": event.reason,
+                    }
+                    frames = players.setdefault(event.account, [])
+                    frames.append(protocol.encode(message))
+                    frames += self._snapshot_frames(target, event.account)
+                    moves.append(
+                        {
+                            "player": event.account,
+                            "from": event.from_table,
+                            "to": event.to_table,
+                            **self._position(event.to_table),
+                        }
+                    )
+                elif isinstance(event, TournamentNews):
+                    named = [a for a in event.accounts if a not in bots]
+                    views = tournament.player_views(named, now)
+                    for account in named:
+                        view = views.get(account)
+                        if view is None:
+                            continue
+                        frames = players.setdefault(account, [])
+                        frames.append(protocol.encode({"type": "tournament", "ref": None, **view}))
+                        result = tournament_result(view) if account in event.results else None
+                        if result is not None:
+                            frames.append(protocol.encode(result))
+            if not players:
+                continue
+            request = {
+                "id": secrets.token_hex(8),
+                "reply": "",
+                "op": "tournament_news",
+                "args": {"tournament": tournament_id, "players": players, "moves": moves},
+            }
+            self._outbox.put_nowait(("PUBLISH", gateways_channel(), _encode(request)))
 
     async def _publisher(self) -> None:
         """Publish the batches and the replies in order, none dropped (the clocks stop until

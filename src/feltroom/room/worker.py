@@ -14,6 +14,14 @@
   under the table's lease: a change of the waiting list at once, one of who sits in within
   ``KEEP_STATE_WITHIN``, every table's changes meanwhile in one write; ``give_up`` stores what
   changed before it lets the lease go.
+- ``adopt_tournament`` starts a tournament whose lease (the tournament's id) this worker has
+  just taken, with all its tables: the director is rebuilt from the tournament's journal
+  (``TournamentRunner.load``: hands in progress void with their start-of-hand stacks, the level
+  clock resumed where it stood, every player where the director had them); its writes check
+  the lease (``TournamentRunner._fenced``). ``give_up_tournament`` hands it over between hands
+  (no new deal anywhere; once no table is in a hand the lease is given up), ``lost`` stops it at
+  once. A new instance the configuration asks for is written to the books only
+  (``_open_instance``): whichever worker takes its lease runs it.
 - The operator's actions (docs/operator.md) reach the table's owner through the broker: a table
   closed stays closed when another worker adopts it; a retired table stops and its lease is
   given up.
@@ -28,7 +36,7 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any
 
 from feltroom.room.accounts import Accounts
@@ -37,8 +45,12 @@ from feltroom.room.errors import LeaseLost, RoomError
 from feltroom.room.leases import Leases
 from feltroom.room.lobby import TableStats
 from feltroom.room.runtime import RoomRuntime, RuntimeSettings, TableRunner, closed_tables
+from feltroom.room.runtime.tournament import TournamentRunner
 from feltroom.room.settlement import Settlement
+from feltroom.room.storage import TournamentRow
 from feltroom.room.tables_config import TableSpec
+from feltroom.room.tournament_journal import settings_from_json
+from feltroom.room.tournaments_config import TournamentSpec
 from feltroom.selftest import run_selftest
 
 __all__ = ["WorkerRuntime"]
@@ -63,6 +75,7 @@ class WorkerRuntime(RoomRuntime):
         settings: RuntimeSettings | None = None,
         clock: Callable[[], float] | None = None,
         selftest: Callable[[int], dict[str, Any]] = run_selftest,
+        tournaments: Sequence[TournamentSpec] = (),
     ) -> None:
         if storage_settlement.fence is not leases.fence:
             raise RoomError("a worker's settlement must carry its leases' fence")
@@ -72,12 +85,16 @@ class WorkerRuntime(RoomRuntime):
             accounts,
             cashier,
             (),
+            tournaments=tournaments,
             settings=settings,
             selftest=selftest,
             **options,
         )
         self.leases = leases
         self.table_tasks: dict[str, asyncio.Task[None]] = {}
+        # The tournaments whose lease this worker holds, each driven by a task of its own
+        # (a finished one stays in ``tournaments`` for the lobby, its lease given up).
+        self.tournament_tasks: dict[str, asyncio.Task[None]] = {}
         self.giving_up: set[str] = set()
         self._count = 0
         # Each table's state beyond the books (``table_state``): as stored, as being stored,
@@ -116,6 +133,106 @@ class WorkerRuntime(RoomRuntime):
             runner.run_forever(), name=f"table {spec.table_id}"
         )
         return runner
+
+    # -------------------------------------------------------------- tournaments
+
+    async def adopt_tournament(self, row: TournamentRow) -> TournamentRunner:
+        """Run a tournament whose lease this worker has just taken, with all its tables,
+        rebuilt from its journal (the module docstring)."""
+        tournament_id = row.tournament_id
+        if tournament_id in self.tournament_tasks:
+            raise RoomError(f"tournament {tournament_id} already runs on this worker")
+        spec = self.tournament_specs.get(row.spec_id)
+        if spec is None:  # (configured on another worker, or no longer: it plays to its end)
+            spec = TournamentSpec(row.spec_id, row.currency, settings_from_json(row.settings))
+        runner = self.tournament_runner(spec, row)
+        self.tournaments[tournament_id] = runner
+        now = self.clock()
+        try:
+            await runner.load(now)
+        except Exception as error:  # it waits and is rebuilt from the books again
+            runner.fail(error, now)
+        self.tournament_tasks[tournament_id] = self._tournament_task(runner)
+        return runner
+
+    def may_run(self, lease_id: str) -> bool:
+        """A tournament moves (its bots act, its clock times turns out, it deals) only while
+        this worker can show its lease valid (``Leases.valid``): a worker woken after a pause
+        past its lease does nothing there until its renewal shows the lease kept (or lost:
+        the tournament stops here)."""
+        return self.leases.valid(lease_id)
+
+    def held_tournaments(self) -> list[str]:
+        """The tournaments driven here now (their lease held)."""
+        return [t for t, task in self.tournament_tasks.items() if not task.done()]
+
+    async def _open_instance(self, spec: TournamentSpec, now: float, start: Any) -> None:
+        """A new instance is written to the books only: the worker that takes its lease runs
+        it (this one or another)."""
+        row = await self.writer.call(self._new_instance, spec, now, start)
+        if row is not None:
+            log.info("tournament %s opens for registration", row.tournament_id)
+
+    async def open_missing(self, registering: Iterable[str]) -> bool:
+        """Open the next instance of each recurring sit-and-go configured here that has none
+        open for registration (``registering``: the configured tournaments that have one, in
+        the books), at once rather than at the next schedule: its last instance started on
+        whichever worker took it. Whether one opened."""
+        open_now = set(registering)
+        opened = False
+        for spec in self.tournament_specs.values():
+            if spec.settings.format != "sng" or not spec.recurring:
+                continue
+            if spec.tournament_id in open_now:
+                continue
+            try:
+                row = await self.writer.call(self._new_instance, spec, self.clock(), None)
+            except Exception as error:  # (another worker opened it this moment: the same id)
+                log.info(
+                    "tournament %s: next instance not opened here: %s", spec.tournament_id, error
+                )
+                continue
+            if row is not None:
+                log.info("tournament %s opens for registration", row.tournament_id)
+                opened = True
+        return opened
+
+    async def _stop_tournament(self, tournament_id: str, *, forget: bool) -> None:
+        task = self.tournament_tasks.pop(tournament_id, None)
+        runner = self.tournaments.get(tournament_id)
+        if forget:
+            self.tournaments.pop(tournament_id, None)
+        if runner is not None:
+            runner.wake.set()
+        while task is not None and not task.done():
+            task.cancel()
+            await asyncio.wait({task}, timeout=0.5)
+
+    async def finished_tournament(self, tournament_id: str) -> None:
+        """A tournament that ended here: its task has ended; its lease is given up (it stays
+        in the lobby with its results)."""
+        await self._stop_tournament(tournament_id, forget=False)
+        await asyncio.to_thread(self.leases.release, tournament_id)
+
+    async def give_up_tournament(self, tournament_id: str, *, poll: float = 0.05) -> None:
+        """Hand the tournament over between hands (a clean stop): no new hand is dealt at any
+        of its tables; once none is in a hand, it stops here and its lease is given up, so its
+        next owner voids no hand."""
+        runner = self.tournaments.get(tournament_id)
+        if runner is None or tournament_id not in self.tournament_tasks:
+            return
+        while True:
+            async with runner.lock:
+                runner.dealing = False
+                done = runner.done or not any(tab.table.in_hand for tab in runner.tables.values())
+                if done:
+                    runner.paused_until = float("inf")  # (it does nothing more here)
+            if done or self.leases.fence.epoch(tournament_id) is None:
+                break
+            await asyncio.sleep(poll)
+        await self._stop_tournament(tournament_id, forget=True)
+        await asyncio.to_thread(self.leases.release, tournament_id)
+        log.info("tournament %s handed over between hands", tournament_id)
 
     async def kept_state(self, table_id: str) -> dict[str, Any]:
         """The table's waiting list and who sits in, as its last owner kept them
@@ -242,7 +359,13 @@ class WorkerRuntime(RoomRuntime):
         return result
 
     async def lost(self, table_id: str) -> None:
-        """The lease lapsed or moved: stop the table now (nothing more is written about it)."""
+        """The lease lapsed or moved: stop the table (or the tournament) now (nothing more is
+        written about it)."""
+        if table_id in self.tournament_tasks:
+            log.warning("tournament %s: lease lost; it stops on this worker", table_id)
+            self.leases.fence.drop(table_id)
+            await self._stop_tournament(table_id, forget=True)
+            return
         if table_id in self.runners:
             log.warning("table %s: lease lost; the table stops on this worker", table_id)
         self.leases.fence.drop(table_id)
@@ -302,6 +425,10 @@ class WorkerRuntime(RoomRuntime):
             task.cancel()
         for table_id in list(self.runners):
             await self._stop_table(table_id)
+        tournaments = [t for t in self.tournament_tasks if self.leases.fence.epoch(t) is not None]
+        for tournament_id in list(self.tournament_tasks):
+            # (its journal holds every input: its next owner voids the hands in play there)
+            await self._stop_tournament(tournament_id, forget=True)
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -310,5 +437,7 @@ class WorkerRuntime(RoomRuntime):
             for table_id in held:
                 await self.writer.call(self.books_settlement.void_unsettled, table_id, "shutdown")
                 await asyncio.to_thread(self.leases.release, table_id)
+            for tournament_id in tournaments:
+                await asyncio.to_thread(self.leases.release, tournament_id)
         finally:
             self.writer.stop()

@@ -64,7 +64,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from sqlalchemy.exc import InterfaceError, OperationalError
@@ -108,6 +108,7 @@ __all__ = [
     "DatabaseAway",
     "RestLimits",
     "RoomServices",
+    "TournamentDesk",
     "authenticated",
     "database_away",
     "guard",
@@ -1233,10 +1234,27 @@ def rest_routes(
     ]
 
 
-def tournament_routes(runtime: RoomRuntime, limits: RestLimits | None = None) -> list[Route]:
+class TournamentDesk(Protocol):
+    """Where the tournaments' routes find the tournaments: the single process's runtime, or a
+    cluster's gateway (``feltroom.cluster.gateway``), which asks each tournament's owner."""
+
+    accounts: Accounts
+
+    def tournaments_lobby(self) -> list[dict[str, Any]]: ...
+
+    def tournament_ids(self) -> Sequence[str]: ...
+
+    async def tournament_detail(self, tournament_id: str) -> dict[str, Any]: ...
+
+    async def register_tournament(self, tournament_id: str, account: str) -> dict[str, Any]: ...
+
+    async def unregister_tournament(self, tournament_id: str, account: str) -> dict[str, Any]: ...
+
+
+def tournament_routes(runtime: TournamentDesk, limits: RestLimits | None = None) -> list[Route]:
     """The tournaments' routes of a room that runs them (docs/tournaments.md): the list, one
-    tournament whole, registration and withdrawal. A cluster's gateway does not serve them yet
-    (tournaments run in the single process)."""
+    tournament whole, registration and withdrawal; a cluster's gateway serves the same, each
+    call answered by the tournament's owner."""
     max_body = (limits or RestLimits()).max_body
 
     async def no_body(request: Request) -> None:
@@ -1248,8 +1266,8 @@ def tournament_routes(runtime: RoomRuntime, limits: RestLimits | None = None) ->
 
     def tournament_of(request: Request) -> str:
         tournament_id: str = request.path_params["tournament"]
-        if tournament_id not in runtime.tournaments:
-            known = sorted(runtime.tournaments)
+        known = sorted(runtime.tournament_ids())
+        if tournament_id not in known:
             raise ApiError(
                 404,
                 "not_found",
@@ -1261,7 +1279,7 @@ def tournament_routes(runtime: RoomRuntime, limits: RestLimits | None = None) ->
     async def tournament_one(request: Request) -> Response:
         _only_params(request, ())
         tournament_id = tournament_of(request)
-        return JSONResponse(runtime.tournaments[tournament_id].detail(runtime.clock()))
+        return JSONResponse(await runtime.tournament_detail(tournament_id))
 
     def tournament_call(call: Callable[[str, str], Awaitable[dict[str, Any]]]) -> Handler:
         async def handler(request: Request) -> Response:

@@ -52,7 +52,9 @@ __all__ = [
     "Hub",
     "HubSettings",
     "UnknownTable",
+    "UnknownTournament",
     "limits_of",
+    "tournament_result",
     "welcome",
 ]
 
@@ -1202,6 +1204,12 @@ def _check_wager(action: str, amount: int, legal: LegalActions) -> None:
         raise IllegalAction(f"the minimum {verb} {low}", legal, details)
     if amount > high:
         raise IllegalAction(f"the maximum {verb} {high}", legal, details)
+
+
+def tournament_result(view: Message) -> Message | None:
+    """The ``tournament_result`` message of a player's tournament view (a cluster's worker
+    sends it through the gateways), ``None`` until their place is final."""
+    return _result_of(view)
 
 
 def _result_of(view: Message) -> Message | None:

@@ -98,6 +98,11 @@ class RoomHost(Protocol):
 
     async def tournament_started(self, runner: HostedTournament, now: float) -> None: ...
 
+    def may_run(self, lease_id: str) -> bool:
+        """Whether what runs under ``lease_id`` (a tournament) may move now: always in a
+        single process; in a cluster's worker, while it can show the lease valid."""
+        ...
+
     # (writer thread)
     def bot_accounts(self, names: Sequence[str]) -> set[str]: ...
 

@@ -371,6 +371,10 @@ class RoomRuntime(SeatCommands, TournamentsHost, OperatorActions):
                 f"no table {table_id!r}; tables are {', '.join(self.runners)}"
             ) from None
 
+    def may_run(self, lease_id: str) -> bool:
+        """A single process runs everything it holds."""
+        return True
+
     async def kept_state(self, table_id: str) -> dict[str, Any]:
         """What a table keeps beyond the books when another process rebuilds it (a cluster's
         worker: its waiting list and who sits in); a single process keeps nothing."""

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from feltroom.errors import IllegalAction
-from feltroom.room.errors import RoomError
+from feltroom.room.errors import LeaseLapsed, RoomError
 from feltroom.room.events import PlayerMoved, TournamentEvent, TournamentNews
 from feltroom.room.housebots import HouseBot
 from feltroom.room.ledger import CURRENCIES
@@ -103,6 +103,10 @@ __all__ = ["TournamentRunner", "TournamentTableRef", "tournament_number", "tourn
 
 log = logging.getLogger("feltroom.room.tournaments")
 
+LAPSED_RETRY = 5.0
+"""Seconds a cluster worker tries a tournament's write again while its lease has only lapsed
+(``TournamentRunner._write_kept``)."""
+
 HEARTBEAT = 5.0
 """How often a runner writes that the room is alive (the clock resumes from there after a
 crash) and looks for an operator's cancellation."""
@@ -152,6 +156,8 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
         self.next_beat = 0.0
         self.paused_until = 0.0
         self.error: str | None = None
+        # No new hand is dealt (a cluster's worker hands the tournament over between hands).
+        self.dealing = True
 
     @property
     def done(self) -> bool:
@@ -249,6 +255,7 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
         hand: _StoredHand | None,
     ) -> int | None:
         with self.room.books.transaction() as tx:
+            self._fenced(tx)
             return write_input(
                 tx,
                 self.row,
@@ -266,9 +273,17 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
                 hand_deal=None if hand is None else hand.deal,
             )
 
+    def _fenced(self, tx: Any) -> None:
+        """A cluster's worker writes about a tournament only under its lease (its fence, the
+        tournament's id: ``LeaseLost`` otherwise); a single process has no fence."""
+        fence = self.room.books_settlement.fence
+        if fence is not None:
+            fence.check(tx, self.tournament_id)
+
     def _beat(self, now: float) -> str:
         """The room is alive at ``now``; returns the status the books hold."""
         with self.room.books.transaction() as tx:
+            self._fenced(tx)
             row = tx.get_tournament(self.tournament_id)
             if row is None:
                 return "cancelled"
@@ -292,8 +307,8 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
         status = status_after(self.status, outputs)
         seq = self.seq + 1
         try:
-            hand_id = await self.room.writer.call(
-                self._write, seq, kind, payload, now, outputs, status, hand_table, record, hand
+            hand_id = await self._write_kept(
+                seq, kind, payload, now, outputs, status, hand_table, record, hand
             )
         except Exception as error:
             if not reload:
@@ -313,6 +328,25 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
         if any(isinstance(out, Started) for out in outputs):
             await self.room.tournament_started(self, now)
         return hand_id
+
+    async def _write_kept(self, *args: Any) -> int | None:
+        """``_write`` through the writer; in a cluster's worker, a write refused only because
+        the lease's expiry passed (``LeaseLapsed``: a renewal that came late on a busy
+        machine) is tried again while the lease is still this worker's (the renewal keeps it
+        at the same epoch), for up to ``LAPSED_RETRY`` seconds, rather than rebuilding the
+        tournament (which voids its hands in progress)."""
+        fence = self.room.books_settlement.fence
+        waited = 0.0
+        while True:
+            try:
+                return await self.room.writer.call(self._write, *args)
+            except LeaseLapsed:
+                if fence is None or fence.epoch(self.tournament_id) is None:
+                    raise
+                if waited >= LAPSED_RETRY:
+                    raise
+            await asyncio.sleep(0.1)
+            waited += 0.1
 
     # -------------------------------------------------------------- the director's commands
 
@@ -440,6 +474,8 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
         settings = self.room.settings
         if self.paused_until > now:
             return self.paused_until
+        if not self.room.may_run(self.tournament_id):  # (a cluster worker that cannot show its
+            return now + settings.poll  # lease valid now: nothing moves, nobody is told)
         if self.error is not None:
             try:
                 await self.load(now)
@@ -501,7 +537,7 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
         wake = await bot_turns(
             table, self._bot_of, handle, now, still=lambda: tab.number in self.tables
         )
-        if tab.number in self.tables and not table.in_hand and table.can_start():
+        if tab.number in self.tables and not table.in_hand and table.can_start() and self.dealing:
             if now >= tab.next_deal:
                 await self._deal(tab, now)
                 return now

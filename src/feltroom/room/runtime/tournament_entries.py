@@ -114,6 +114,8 @@ class TournamentEntries:
             if isinstance(error, RoomError):
                 raise  # refused in the booking transaction (another entry took the money)
             raise RoomError(f"the entry could not be booked ({error}); try again") from error
+        if account not in self.bot_names:  # (a house bot's account plays as one, as on load)
+            self.bot_names |= await self.room.writer.call(self.room.bot_accounts, [account])
         entry = self.director.entries[-1]
         return {
             "tournament": self.tournament_id,

@@ -170,6 +170,14 @@ class TournamentsHost:
                 f"no tournament {tournament_id!r}; tournaments are {', '.join(open_now) or 'none'}"
             ) from None
 
+    def tournament_ids(self) -> list[str]:
+        """The instances the room knows (open, running, and the last few finished)."""
+        return list(self.tournaments)
+
+    async def tournament_detail(self, tournament_id: str) -> dict[str, Any]:
+        """One instance whole (``GET /api/tournaments/{id}``)."""
+        return self.tournament(tournament_id).detail(self.clock())
+
     async def register_tournament(self, tournament_id: str, account: str) -> dict[str, Any]:
         """``account`` enters the tournament (R-TOURN-2, R-TOURN-3). Once its registration is
         closed the refusal says why and names the instances open for registration."""
