@@ -1449,7 +1449,8 @@ function renderTable(t) {
     tournamentOf(t.id) ? tournamentBar(t) : h("p", { class: "info" }, t.info),
     state.notice && state.notice.table === t.id && Date.now() < state.notice.until
       ? h("p", { class: "moved-notice", id: "moved-notice", role: "status" }, state.notice.text) : null,
-    t.you === null ? h("p", { class: "observing" }, "Observing", t.onWaitList ? " — on the waiting list" : "") : null);
+    t.you === null && !gameOfTable(t.id) ? h("p", { class: "observing" }, "Observing", t.onWaitList ? " — on the waiting list" : "") : null,
+    gameHead(gameOfTable(t.id)));
   const game = gameOfTable(t.id);
   const side = h("aside", { class: game ? "side home" : "side" }, game ? homePanel(t, game) : null, renderChat(t),
     h("ol", { class: "log", "aria-label": "hand log" }, t.log.slice(-30).map((l) => h("li", {}, l))));
@@ -2076,7 +2077,7 @@ function hostDialog() {
     }
   } }, "Create the game");
   const d = dialog("Host a game", h("div", { class: "host-form" },
-    h("p", { class: "bounds" }, "A private table for your friends: it is not in the lobby, they join by the link. The game's chips are its own; you approve each buy-in."),
+    h("p", { class: "bounds" }, "A private table: not in the lobby, your friends join by its link. It plays with its own chips."),
     h("label", { for: "host-name" }, "Name"), name,
     h("label", { for: "host-game-kind" }, "Game"), game,
     h("label", { for: "host-seats" }, "Seats"), seats,
@@ -2269,6 +2270,20 @@ function homePanel(t, g) {
   box.append(playersBlock(t, g));
   box.append(ledgerBlock(g));
   return box;
+}
+
+/** Over a home table: the game paused, and for its hosts the requests that wait (a tap away
+ * on a phone, where the panel is below the table). */
+function gameHead(g) {
+  if (!g) return null;
+  const waiting = (g.requests || []).length;
+  const hosting = g.you === "host" || g.you === "cohost";
+  if (!waiting && g.status !== "paused" && !(hosting && !inviteUrl(g))) return null;
+  return h("p", { class: "row game-head", id: "game-head" },
+    g.status === "paused" ? h("span", { class: "badge paused" }, "Paused by the host") : null,
+    hosting && waiting ? h("button", { type: "button", id: "requests-jump", class: "requests-waiting",
+      onclick: () => document.getElementById("game-requests").scrollIntoView({ block: "center" }) },
+    `${waiting} ${waiting === 1 ? "request waits" : "requests wait"} for you`) : null);
 }
 
 function copyText(text, input) {
