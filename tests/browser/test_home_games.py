@@ -128,7 +128,8 @@ def test_R_HOME_1_R_HOME_2_R_HOME_5_a_home_game_from_the_lobby_to_the_ledger(
     lobby = host.evaluate(
         "() => fetch('/api/lobby').then(r => r.json()).then(j => j.tables.map(t => t.id))"
     )
-    assert table not in lobby and "public" in lobby
+    assert table not in lobby
+    assert "public" in lobby
     # the host sits (a buy-in of the game's chips the host approves when asked)
     host.locator('.seat.empty[data-seat="1"] button').click()
     host.fill("#buy-in", "200")
@@ -160,7 +161,8 @@ def test_R_HOME_1_R_HOME_2_R_HOME_5_a_home_game_from_the_lobby_to_the_ledger(
                 page.click("#buy-in-sit")
         host.wait_for_timeout(250)
     stacks = seated(room, table)
-    assert stacks.get("bob") == 100 and stacks.get("carol") == 150, stacks
+    assert stacks.get("bob") == 100, stacks
+    assert stacks.get("carol") == 150, stacks
     for page in (bob, carol):
         expect(page.locator(".seat.mine")).to_be_visible()
         expect(page.locator("#home-panel")).to_contain_text("alice's game")
@@ -186,9 +188,7 @@ def test_R_HOME_1_R_HOME_2_R_HOME_5_a_home_game_from_the_lobby_to_the_ledger(
     carol.fill("#add-chips", "50")
     carol.click("#add-chips-ok")
     expect(host.locator('#game-requests li.request[data-player="carol"]')).to_be_visible()
-    kind = host.locator('#game-requests li.request[data-player="carol"]').get_attribute(
-        "data-kind"
-    )
+    kind = host.locator('#game-requests li.request[data-player="carol"]').get_attribute("data-kind")
     assert kind in ("buy_in", "rebuy"), kind
     host.locator('#game-requests li.request[data-player="carol"] button.yes').click()
     expect(host.locator('#game-requests li.request[data-player="carol"]')).to_have_count(0)
