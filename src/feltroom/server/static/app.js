@@ -2007,9 +2007,11 @@ async function openGame(id, reload = false) {
       const answer = await api("GET", `/api/games/${encodeURIComponent(id)}`);
       state.games.set(id, answer.game);
     } catch (error) {
-      state.gameError = { id, text: error.status === 404 ? "That game does not exist, or you are not one of its players." : errorText(error) };
-      if (state.current === id) render();
-      return;
+      if (!(state.games.has(id) && state.asked.has(id))) { // asked by the link: the host answers
+        state.gameError = { id, text: error.status === 404 ? "That game does not exist, or you are not one of its players." : errorText(error) };
+        if (state.current === id) render();
+        return;
+      }
     }
   }
   const g = state.games.get(id);
@@ -2178,8 +2180,7 @@ function renderInvite() {
       const asked = answer.request ? { ...g, you: "pending" } : { ...g, you: "player" };
       state.games.set(g.id, { ...(state.games.get(g.id) || {}), ...asked, table: (state.games.get(g.id) || {}).table || answer.table || `home-${g.id}` });
       if (answer.request) state.asked.set(g.id, answer.request);
-      leaveInvite(`#game/${encodeURIComponent(g.id)}`);
-      openGame(g.id, true);
+      leaveInvite(`#game/${encodeURIComponent(g.id)}`); // the route opens the game
     } catch (error) {
       message.textContent = errorText(error);
     }
