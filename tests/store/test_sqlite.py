@@ -44,7 +44,7 @@ def test_opening_upgrades_to_the_newest_revision_and_reopening_is_harmless(db_ur
         store = open_storage(db_url)
         with store.engine.connect() as connection:
             version = connection.exec_driver_sql("SELECT version_num FROM alembic_version")
-            assert version.scalar() == "0015_verified_identities"
+            assert version.scalar() == "0016_home_games"
         store.close()
     engine = create_engine(db_url)
     tables = set(inspect(engine).get_table_names())

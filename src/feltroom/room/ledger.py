@@ -44,7 +44,9 @@ __all__ = [
     "ensure_wallet",
     "escrow_key",
     "external_key",
+    "home_currency",
     "house_key",
+    "is_home_currency",
     "new_transfer",
     "operator_reference",
     "pending_key",
@@ -76,11 +78,33 @@ def operator_reference(reference: str, entry_id: int) -> str:
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,31}")
 
 
+_HOME = re.compile(r"g-[1-9][0-9]{0,5}")
+
+
+def home_currency(game_id: str) -> str:
+    """The currency of a home game's own chips (R-HOME-1): its code is the game's id
+    (``g-7``), whole chips, worth nothing outside the game; they mix with no other (R-GAME-6)."""
+    if not _HOME.fullmatch(game_id):
+        raise UnknownCurrency(f"{game_id!r} is not a home game's id (g-1 to g-999999)")
+    return game_id
+
+
+def is_home_currency(code: str) -> bool:
+    """Whether ``code`` is a home game's own chips (``home_currency``)."""
+    return bool(_HOME.fullmatch(code))
+
+
 def currency(code: str) -> Currency:
-    """The currency with this code, or ``UnknownCurrency`` naming the valid codes."""
+    """The currency with this code (a home game's own chips included, ``home_currency``), or
+    ``UnknownCurrency`` naming the valid codes."""
     found = CURRENCIES.get(code)
     if found is None:
-        raise UnknownCurrency(f"unknown currency {code!r}; valid: {', '.join(CURRENCIES)}")
+        if is_home_currency(code):
+            return Currency(code, 0)
+        raise UnknownCurrency(
+            f"unknown currency {code!r}; valid: {', '.join(CURRENCIES)} or a home game's "
+            "chips (its id, g-N)"
+        )
     return found
 
 
@@ -122,6 +146,7 @@ class TransferKind(Enum):
     REFUND = "refund"  # prizepool or house -> wallet: unregistration, cancellation
     OVERLAY = "overlay"  # house -> prizepool: a guarantee's top-up
     PRIZE = "prize"  # prizepool -> wallet (R-TOURN-11, R-TOURN-13)
+    ISSUE = "issue"  # external -> wallet: a home game's own chips, as its host approves a buy-in
 
 
 def account_owner(account_id: int) -> str:

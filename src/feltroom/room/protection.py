@@ -28,7 +28,13 @@ from typing import TYPE_CHECKING, Any
 
 from feltroom.money import format_units, to_units
 from feltroom.room.errors import ProtectionRefused, RoomError, UnknownAccount
-from feltroom.room.ledger import CURRENCIES, TransferKind, currency, player_wallet_key
+from feltroom.room.ledger import (
+    CURRENCIES,
+    TransferKind,
+    currency,
+    is_home_currency,
+    player_wallet_key,
+)
 from feltroom.room.storage import LimitRow, ProtectionRow, Storage, Transaction
 
 if TYPE_CHECKING:
@@ -64,8 +70,9 @@ PLAYER_REASON = "set by the player"
 
 
 def real_money(code: str) -> bool:
-    """Whether ``code`` is a real-money currency (every currency but play chips)."""
-    return code != "PLAY"
+    """Whether ``code`` is a real-money currency (every currency but play chips and a home
+    game's own chips)."""
+    return code != "PLAY" and not is_home_currency(code)
 
 
 def iso(at: float | None) -> str | None:

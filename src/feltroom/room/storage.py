@@ -33,6 +33,7 @@ __all__ = [
     "HandDealRow",
     "HandPlayerRow",
     "HandRow",
+    "HomeGameRow",
     "JournalRow",
     "LeaseRow",
     "LimitRow",
@@ -282,11 +283,40 @@ class LeaseRow:
     expires_at: float
 
 
+@dataclass(frozen=True, slots=True)
+class HomeGameRow:
+    """A home game (issue 45): its host, its invite link's secret, its status, when it was
+    created and ended, and the rest of it as JSON (``feltroom.room.runtime.home_games``)."""
+
+    game_id: str
+    host: str
+    secret: str
+    status: str
+    created_at: float
+    ended_at: float | None
+    state: str
+
+
 class Transaction(Protocol):
     """One database transaction; every method reads or writes inside it."""
 
     def savepoint(self) -> AbstractContextManager[object]:
         """A nested transaction: if the block raises, only its own writes are undone."""
+        ...
+
+    # -- home games (issue 45)
+    def put_home_game(self, row: HomeGameRow) -> None:
+        """Store the game (a new one, or its new state)."""
+        ...
+
+    def home_games(self) -> list[HomeGameRow]:
+        """Every home game, oldest first."""
+        ...
+
+    def home_game_count(self) -> int: ...
+    def issued_chips(self, code: str, external: str) -> list[tuple[str, str, str, int]]:
+        """(debit, credit, reference, amount) of every transfer in ``code`` out of or into
+        ``external``."""
         ...
 
     # -- ledger accounts and transfers

@@ -29,7 +29,7 @@ from typing import Any
 
 from feltroom.errors import InvalidConfiguration
 from feltroom.room.errors import RoomError
-from feltroom.room.ledger import currency, valid_name
+from feltroom.room.ledger import currency, is_home_currency, valid_name
 from feltroom.room.storage import Storage
 from feltroom.table import TableConfig, preset
 
@@ -54,11 +54,13 @@ _PERCENTS = ("rake_percent", "tax_percent")
 
 @dataclass(frozen=True, slots=True)
 class TableSpec:
-    """One table of the room: its ledger id, its currency code and its settings."""
+    """One table of the room: its ledger id, its currency code and its settings; ``home``: the
+    id of the home game whose private table it is (R-HOME-1; never in the lobby), else None."""
 
     table_id: str
     currency: str
     config: TableConfig
+    home: str | None = None
 
     @property
     def play_money(self) -> bool:
@@ -80,7 +82,12 @@ def _spec(entry: Mapping[str, Any], where: str) -> TableSpec:
     if not isinstance(table_id, str):
         raise RoomError(f"{where}: every table needs an id (a string)")
     valid_name(table_id, "table id")
-    code = str(entry.pop("currency", "PLAY")).upper()
+    home = entry.pop("home", None)
+    if home is not None and not isinstance(home, str):
+        raise RoomError(f"table {table_id}: 'home' is a home game's id (text), not {home!r}")
+    code = str(entry.pop("currency", "PLAY"))
+    if not is_home_currency(code):
+        code = code.upper()
     currency(code)
     base = entry.pop("preset", None)
     unknown = sorted(set(entry) - _FIELDS)
@@ -90,7 +97,8 @@ def _spec(entry: Mapping[str, Any], where: str) -> TableSpec:
             f"{', '.join(sorted(_FIELDS))}"
         )
     settings = {name: _value(name, value) for name, value in entry.items()}
-    if code == "PLAY":
+    own_chips = code == "PLAY" or is_home_currency(code)
+    if own_chips:
         settings.setdefault("money", "play")
         settings.setdefault("exponent", 0)
     else:
@@ -102,9 +110,9 @@ def _spec(entry: Mapping[str, Any], where: str) -> TableSpec:
             config = TableConfig(**settings)
     except InvalidConfiguration as error:
         raise RoomError(f"table {table_id}: {error}") from None
-    if (config.money == "play") != (code == "PLAY"):
+    if (config.money == "play") != own_chips:
         raise RoomError(f"table {table_id}: money {config.money!r} does not fit currency {code}")
-    return TableSpec(table_id, code, config)
+    return TableSpec(table_id, code, config, home)
 
 
 def table_entries(text: str, where: str = "tables") -> list[tuple[TableSpec, dict[str, Any]]]:

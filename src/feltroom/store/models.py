@@ -405,5 +405,21 @@ player_limits = Table(
     Column("pending", BigInteger, nullable=True),
     Column("pending_at", Float, nullable=True),
 )
+# The home games (issue 45, docs/home-games.md): who hosts each, its invite link's secret, its
+# status and, as JSON, the rest of the game (settings, co-hosts, players, requests, its log).
+# Its table is a table definition like any other; its chips are a currency of the books.
+home_games = Table(
+    "home_games",
+    metadata,
+    Column("game_id", String(NAME), primary_key=True),
+    Column("host", String(NAME), nullable=False, index=True),
+    Column("secret", String(64), nullable=False),
+    Column("status", String(8), nullable=False),
+    Column("created_at", Float, nullable=False),
+    Column("ended_at", Float, nullable=True),
+    Column("state", Text, nullable=False),
+    Index("uq_home_games_secret", "secret", unique=True),
+)
+
 Index("ix_transfers_credit_created_at", transfers.c.credit, transfers.c.created_at)
 Index("ix_transfers_debit_created_at", transfers.c.debit, transfers.c.created_at)

@@ -51,6 +51,7 @@ from feltroom.room.storage import (
     UserRow,
 )
 from feltroom.store.cluster_state import ClusterStateQueries
+from feltroom.store.home_games import HomeGameQueries
 from feltroom.store.leases import LeaseQueries
 from feltroom.store.models import (
     account_ids,
@@ -267,6 +268,7 @@ class SqlTransaction(
     ClusterStateQueries,
     PlayerSettingsQueries,
     ProtectionQueries,
+    HomeGameQueries,
 ):
     """A ``feltroom.room.storage.Transaction`` on one SQLAlchemy connection (the table leases'
     methods come from ``feltroom.store.leases``, the operators' from ``feltroom.store.operators``,

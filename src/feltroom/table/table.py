@@ -152,6 +152,16 @@ class Table:
         self.fees = 0
         self.tax = 0
 
+    def reconfigure(self, config: TableConfig) -> None:
+        """New settings between hands (a home game's host changes the blinds or the buy-in
+        range, R-HOME-2): they apply from the next hand; missed blinds owed are posted at the
+        new level. Refused (``IllegalAction``) during a hand."""
+        if not self.between_hands:
+            raise IllegalAction("the settings change between hands only")
+        self.config = config
+        self._structure = config.engine_structure()
+        self._rake_rule = config.rake_rule()
+
     # ------------------------------------------------------------------ queries
 
     @property

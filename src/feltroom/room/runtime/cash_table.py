@@ -98,6 +98,12 @@ class TableRunner(ClockedRunner):
         self.retired = False
         self.operator_leaves: dict[str, int] = {}
         self.error: str | None = None
+        # A home game's host (R-HOME-2): ``hold`` pauses the game between hands (no deal, the
+        # clocks of sitting out and disconnection stopped, since ``held_since``); ``next_spec``
+        # is the settings from the next hand.
+        self.hold = False
+        self.held_since: float | None = None
+        self.next_spec: TableSpec | None = None
         self.paused_until = 0.0
         self.failures = 0
         self.next_deal = 0.0
@@ -209,6 +215,12 @@ class TableRunner(ClockedRunner):
             await self._resume(now)
         table = self.table
         settings = self.room.settings
+        if self.hold and table.between_hands and self.closed is None:
+            if self.held_since is None:
+                self.held_since = now
+            return now + settings.idle_look  # a host's pause: nothing runs (R-HOME-2)
+        if self.held_since is not None:
+            self._unfreeze(now - self.held_since, now)
         await self._handle(table.tick(now), now)
         wake = now + settings.idle_look
         if self.disconnected_at:
@@ -220,6 +232,27 @@ class TableRunner(ClockedRunner):
             wake = min(wake, max(now, self.next_deal))
         # the clock's next stage (a floor: a due time tick could not clear never spins a core)
         return min(wake, max(self.table.next_due(), now + 0.01))
+
+    def _unfreeze(self, paused: float, now: float) -> None:
+        """After a host's pause: the time it lasted counts for no seat's release (R-SIT-2),
+        session fee or disconnection grace."""
+        self.held_since = None
+        for player in self.table.seats.values():
+            if player.sat_out_at is not None:
+                player.sat_out_at += paused
+            if player.fee_due_at is not None:
+                player.fee_due_at += paused
+        for account in list(self.disconnected_at):
+            self.disconnected_at[account] += paused
+        self.next_deal = max(self.next_deal, now)
+
+    def _reconfigure(self, spec: TableSpec) -> None:
+        """The host's new settings, between hands (R-HOME-2: from the next hand)."""
+        self.table.reconfigure(spec.config)
+        self.spec = spec
+        self.settings = {"table_id": spec.table_id, "currency": spec.currency}
+        self.settings.update(settings_of(spec.config))
+        self.next_spec = None
 
     async def _disconnections(self, now: float) -> float:
         """Sit out the people still disconnected ``disconnect_grace`` seconds after their
@@ -252,9 +285,11 @@ class TableRunner(ClockedRunner):
         if self.closed is not None:
             await self._empty(now)
             return  # a closed table deals no new hand
+        if self.next_spec is not None and table.between_hands:
+            self._reconfigure(self.next_spec)
         if self.pending_chips and table.between_hands:
             await self._apply_pending(now)
-        if table.between_hands:
+        if table.between_hands and self.spec.home is None:  # (a home game's host approves)
             await rebuy_busted(self, now)  # issue 42: the seats' auto-rebuy (room/rebuys.py)
         await self._keep_bots(now)
         if now < self.next_deal or not table.can_start():
@@ -310,8 +345,8 @@ class TableRunner(ClockedRunner):
         bot leaves when a person waits for a seat at the full table (the seat is offered to
         them), and a bot whose stack passed ``bot_restack`` times the maximum buy-in leaves and
         buys in again (stacks stay at the table's size)."""
-        if not self.spec.play_money:
-            return  # house bots play play money only
+        if not self.spec.play_money or self.spec.home is not None:
+            return  # house bots play play money only, and never at a home game's table
         table = self.table
         config = self.spec.config
         amount = bot_buy_in(config)

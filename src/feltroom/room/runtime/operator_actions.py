@@ -181,6 +181,30 @@ class OperatorActions:
             )
         return {"table": spec.table_id, "status": "open", "entry": entry}
 
+    async def add_home_table(self, spec: TableSpec, definition: str) -> None:
+        """A home game's table (``feltroom.room.runtime.home_games``), dealing at once: its
+        definition is stored as an operator's is (the room loads it again after a restart; in
+        a cluster a worker takes it through its lease), with no operator log entry (the game's
+        own log has its creation)."""
+        if spec.table_id in self.runners:
+            raise RoomError(f"there is a table {spec.table_id!r} already")
+
+        def define() -> None:
+            with self.books.transaction() as tx:
+                if not tx.add_table_definition(spec.table_id, definition):
+                    raise RoomError(f"a table {spec.table_id!r} is defined already")
+            self.books_settlement.open_table(spec.table_id, spec.currency)
+
+        await self.writer.call(define)
+        runner = self.table_runner(len(self.runners) + 1, spec)
+        runner.stats = TableStats(self.clock())
+        self.runners[spec.table_id] = runner
+        await runner.load(self.clock())
+        if self._tasks:  # the room runs on the real clock: so does the new table
+            self._tasks.append(
+                asyncio.create_task(runner.run_forever(), name=f"table {spec.table_id}")
+            )
+
     async def retire_table(self, table_id: str, operator: str, reason: str) -> dict[str, Any]:
         """Take a closed, empty table out of the room for good (no restart): it leaves the
         lobby and is not loaded again; its hands and books stay."""

@@ -27,6 +27,7 @@ from feltroom.room.lobby import TableStats
 from feltroom.room.operators import OperatorLog
 from feltroom.room.protection import Protection, check_may_play
 from feltroom.room.runtime.cash_table import TableRunner
+from feltroom.room.runtime.home_games import HomeGames
 from feltroom.room.runtime.host import Listener, TournamentListener, WatchedTable
 from feltroom.room.runtime.operator_actions import OperatorActions, closed_tables, define_table
 from feltroom.room.runtime.seat_commands import SeatCommands
@@ -136,6 +137,7 @@ class RoomRuntime(SeatCommands, TournamentsHost, OperatorActions):
         self.tournament_specs = {spec.tournament_id: spec for spec in tournaments}
         self.tournaments: dict[str, TournamentRunner] = {}
         self.next_schedule = 0.0
+        self.home = HomeGames(self, self.settings.home)  # the home games (issue 45)
 
     def table_runner(self, index: int, spec: TableSpec) -> TableRunner:
         """The runner of the room's ``index``-th table (from 1)."""
@@ -255,6 +257,7 @@ class RoomRuntime(SeatCommands, TournamentsHost, OperatorActions):
         closed = await self.writer.call(closed_tables, self.books, list(self.runners))
         for table_id, entry in closed.items():
             self.runners[table_id].closed = entry
+        await self.home.load()
         await self._resume_tournaments(now)
 
     async def run(self) -> None:
@@ -264,6 +267,7 @@ class RoomRuntime(SeatCommands, TournamentsHost, OperatorActions):
             for runner in self.runners.values()
         ]
         self._tasks.append(asyncio.create_task(self._schedule(), name="self-test schedule"))
+        self._tasks.append(asyncio.create_task(self.home.run(), name="home games"))
         self._tasks += [self._tournament_task(t) for t in self.tournaments.values()]
         self._tasks.append(asyncio.create_task(self._tournament_schedule(), name="tournaments"))
         await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -293,6 +297,7 @@ class RoomRuntime(SeatCommands, TournamentsHost, OperatorActions):
         for tournament in list(self.tournaments.values()):
             await tournament.drive(now)
         await self.open_tournaments(now)
+        await self.home.tick(now)
         await self.selftest_due(now)
 
     async def selftest_due(self, now: float) -> dict[str, Any] | None:
@@ -325,8 +330,9 @@ class RoomRuntime(SeatCommands, TournamentsHost, OperatorActions):
     # -------------------------------------------------------------- what the server shows
 
     def lobby(self) -> list[dict[str, Any]]:
+        """The public tables' lobby entries (a home game's table is never listed, R-HOME-1)."""
         now = self.clock()
-        return [runner.lobby(now) for runner in self.runners.values()]
+        return [runner.lobby(now) for runner in self.runners.values() if runner.spec.home is None]
 
     def time_settlement(self, seconds: float) -> None:
         """Count one settlement's latency in ``settle_seconds``."""

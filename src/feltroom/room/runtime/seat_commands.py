@@ -21,6 +21,14 @@ from feltroom.table import Entry, PreAction, Table, TableEvent
 __all__ = ["SeatCommands"]
 
 
+def _not_home(runner: TableRunner) -> None:
+    if runner.spec.home is not None:
+        raise RoomError(
+            f"table {runner.table_id} is a home game's: its host approves the chips you add "
+            "(ask through the game)"
+        )
+
+
 class SeatCommands:
     """A person's commands of ``RoomRuntime`` (which gives the attributes named here)."""
 
@@ -43,10 +51,18 @@ class SeatCommands:
         seat: int,
         buy_in: int | None = None,
         entry: Entry = Entry.POST,
+        *,
+        home: bool = False,
     ) -> int:
         """Sit ``player`` in ``seat`` with ``buy_in`` (default: R-BUYIN-2, the whole balance in
-        the table's currency capped by the table maximum); returns the stack."""
+        the table's currency capped by the table maximum); returns the stack. At a home game's
+        table a seat is the game's to give (``home``: it gives it; else ``HomeRefused``: ask
+        through ``RoomRuntime.home.join``)."""
         runner = self.runner(table_id)
+        if runner.spec.home is not None and not home:
+            raise RoomError(
+                f"table {table_id} is a home game's: ask its host for a seat (the invite link)"
+            )
         await self.writer.call(self.check_may_play, player, "seat")
         async with runner.lock:
             runner.check_open()
@@ -151,6 +167,7 @@ class SeatCommands:
         """Add chips from the wallet between hands, up to the table maximum (R-BUYIN-3); returns
         the new stack. The table's rule is checked before any money moves."""
         runner = self.runner(table_id)
+        _not_home(runner)
         async with runner.lock:
             runner.check_open()
             runner.check_running()
@@ -171,7 +188,9 @@ class SeatCommands:
         await runner.command(events, now)
         return table.seats[seat].stack
 
-    async def buy_chips(self, table_id: str, player: str, amount: int) -> tuple[int, int]:
+    async def buy_chips(
+        self, table_id: str, player: str, amount: int, *, home: bool = False
+    ) -> tuple[int, int]:
         """Add chips from the wallet: at once between hands (``add_chips``); during a hand, or
         while a hand is being planned, the wallet is debited now and the chips join the stack
         when the hand ends, up to the table maximum then (R-BUYIN-3: chips never enter a hand

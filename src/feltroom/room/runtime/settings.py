@@ -11,7 +11,13 @@ from dataclasses import dataclass, replace
 
 from feltroom.shuffle import CsprngDeckSource, DeckSource, SeededDeckSource
 
-__all__ = ["KEEP_FINISHED", "SETTLEMENT_BUCKETS", "Randomness", "RuntimeSettings"]
+__all__ = [
+    "KEEP_FINISHED",
+    "SETTLEMENT_BUCKETS",
+    "HomeSettings",
+    "Randomness",
+    "RuntimeSettings",
+]
 
 SETTLEMENT_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
 """Upper bounds (seconds) of the settlement latency buckets (feltroom_settlement_seconds)."""
@@ -19,6 +25,24 @@ SETTLEMENT_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1
 
 KEEP_FINISHED = 5
 """Finished or cancelled instances of each tournament the lobby keeps showing."""
+
+
+@dataclass(frozen=True, slots=True)
+class HomeSettings:
+    """The operator's bounds for home games (the settings file's ``[home]`` section).
+
+    ``games_at_once`` / ``games_per_day``: the games a player may host at once (not ended) and
+    create in 24 hours; ``max_seats``: the most seats a game may have; ``min_big_blind`` /
+    ``max_big_blind``: the stakes' bounds in the game's chips; ``idle_hours``: a game ends after
+    this long with no hand dealt (R-HOME-1). Games play their own chips (a wallet currency is
+    not offered yet)."""
+
+    games_at_once: int = 3
+    games_per_day: int = 10
+    max_seats: int = 10
+    min_big_blind: int = 2
+    max_big_blind: int = 1_000_000
+    idle_hours: float = 12.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +76,7 @@ class RuntimeSettings:
     ``feltroom admin verify NAME``).
     ``bot_restack``: a house bot whose stack passes this many times its buy-in (the table's
     maximum) leaves and buys in again, between hands.
+    ``home``: the operator's bounds for home games (``HomeSettings``).
     """
 
     house_bots: int = 3
@@ -71,6 +96,7 @@ class RuntimeSettings:
     tournament_bot_wait: float = 20.0
     require_verified: bool = True
     bot_restack: int = 3
+    home: HomeSettings = HomeSettings()
 
     def pauses(self) -> dict[str, float]:
         """Every pace the room keeps, by setting, in seconds: a house bot's longest thinking

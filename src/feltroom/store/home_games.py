@@ -1,0 +1,62 @@
+"""The home games in SQL (issue 45, docs/home-games.md): the ``Transaction`` methods behind
+``feltroom.room.runtime.home_games``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Connection, func, select
+from sqlalchemy.dialects import postgresql, sqlite
+
+from feltroom.room.storage import HomeGameRow
+from feltroom.store.models import home_games, transfers
+
+__all__ = ["HomeGameQueries"]
+
+_G = home_games.c
+
+
+class HomeGameQueries:
+    """Mixed into ``SqlTransaction``: reads and writes of ``home_games``, and the chips a game
+    issued (its transfers from the external account of its currency)."""
+
+    c: Connection
+    is_sqlite: bool
+
+    def put_home_game(self, row: HomeGameRow) -> None:
+        dialect: Any = sqlite if self.is_sqlite else postgresql
+        values = {
+            "game_id": row.game_id,
+            "host": row.host,
+            "secret": row.secret,
+            "status": row.status,
+            "created_at": row.created_at,
+            "ended_at": row.ended_at,
+            "state": row.state,
+        }
+        statement = dialect.insert(home_games).values(**values)
+        changed = {k: getattr(statement.excluded, k) for k in values if k != "game_id"}
+        self.c.execute(statement.on_conflict_do_update(index_elements=["game_id"], set_=changed))
+
+    def home_games(self) -> list[HomeGameRow]:
+        query = select(home_games).order_by(_G.created_at, _G.game_id)
+        return [
+            HomeGameRow(
+                r.game_id, r.host, r.secret, r.status, float(r.created_at), r.ended_at, r.state
+            )
+            for r in self.c.execute(query)
+        ]
+
+    def home_game_count(self) -> int:
+        return int(self.c.execute(select(func.count()).select_from(home_games)).scalar_one())
+
+    def issued_chips(self, code: str, external: str) -> list[tuple[str, str, str, int]]:
+        """(debit, credit, reference, amount) of every transfer in ``code`` out of or into
+        ``external`` (a home game's chips issued, and taken back)."""
+        t = transfers.c
+        query = (
+            select(t.debit, t.credit, t.reference, t.amount)
+            .where(t.currency == code, (t.debit == external) | (t.credit == external))
+            .order_by(t.seq)
+        )
+        return [(str(r[0]), str(r[1]), str(r[2]), int(r[3])) for r in self.c.execute(query)]
