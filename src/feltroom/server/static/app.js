@@ -1274,7 +1274,7 @@ function buyInDialog(t, seat) {
   const sit = h("button", {
     type: "button", id: "buy-in-sit",
     onclick: async () => {
-      const reply = await state.socket.request({
+      const reply = home ? await homeSit(entry, seat, Number(amount.value)) : await state.socket.request({
         type: "sit", table: t.id, seat, buy_in: Number(amount.value),
         entry: entryWait.checked ? "wait" : "post", auto_post: autoPost.checked,
       });
@@ -1790,6 +1790,19 @@ function approvalText(entry) {
   return g && (g.you === "host" || g.you === "cohost") ? "You approve it in your panel." : "The host approves it.";
 }
 
+/** A seat at a home table: through the game's link for its hosts (their own seat is theirs at
+ * once), else the table's `sit` (a buy-in the host approves). Answers as a socket reply. */
+async function homeSit(entry, seat, amount) {
+  const g = state.games.get(entry.home);
+  if (!g || !g.invite) return state.socket.request({ type: "sit", table: entry.id, seat, buy_in: amount });
+  try {
+    const answer = await api("POST", `/api/invites/${encodeURIComponent(g.invite.split("/g/")[1])}/join`, { seat, buy_in: amount });
+    return { type: "ok", ...answer };
+  } catch (error) {
+    return { type: "error", code: error.code, message: error.message, details: error.details };
+  }
+}
+
 /** A buy-in or rebuy the host is asked to approve (the answer comes as a `game_request`). */
 function askedHost(t, request) {
   const entry = lobbyEntry(t.id);
@@ -1936,7 +1949,7 @@ function homeTableEntry(id) {
 
 /** The game's own chips: no wallet holds them, the host issues them (R-HOME-1). */
 function homeChips(entry) {
-  return Boolean(entry && entry.home && String(entry.currency).startsWith("home:"));
+  return Boolean(entry && entry.home) && (entry.currency === entry.home || String(entry.currency).startsWith("home:"));
 }
 
 function gameSummary(g) {
@@ -2045,7 +2058,7 @@ function hostDialog() {
     const input = h("input", { id, name: id, type: "number", min: 1, step: 1, value, required: true, inputmode: "numeric", ...attrs });
     return [h("label", { for: id }, label), input];
   };
-  const name = h("input", { id: "host-name", name: "name", value: `${state.player}'s game`, maxlength: 64, required: true });
+  const name = h("input", { id: "host-name", name: "name", value: `${state.player}'s game`, maxlength: 40, required: true });
   const game = h("select", { id: "host-game-kind", name: "game" },
     Object.entries(HOME_GAMES).map(([k, label]) => h("option", { value: k, selected: k === HOME_DEFAULTS.game }, label)));
   const seats = h("select", { id: "host-seats", name: "seats" },
