@@ -76,11 +76,12 @@ def answer_requests(host: Page, wanted: set[tuple[str, str]]) -> set[tuple[str, 
     """The host admits or approves the requests in the panel that are ``wanted`` (player,
     kind), as they come; those answered."""
     answered: set[tuple[str, str]] = set()
-    for item in host.locator("#game-requests li.request").all():
-        player = item.get_attribute("data-player") or ""
-        kind = item.get_attribute("data-kind") or ""
-        if (player, kind) in wanted:
-            item.locator("button.yes").click()
+    for player, kind in sorted(wanted):
+        yes = host.locator(
+            f'#game-requests li.request[data-player="{player}"][data-kind="{kind}"] button.yes'
+        )
+        if yes.count():
+            yes.click()
             answered.add((player, kind))
     return answered
 

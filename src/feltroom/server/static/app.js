@@ -1844,6 +1844,7 @@ function renderChat(t) {
 function tick() {
   if (!state.socket) return;
   tickTournament();
+  pollGame();
   if (state.view !== "table") return;
   const t = state.tables.get(state.current);
   if (!t || t.toAct === null || t.deadline === null) return;
@@ -2010,6 +2011,23 @@ function onGameMessage(m) {
     openGame(m.game, true);
     refreshBalance();
   } else if (state.current === m.game) render();
+}
+
+/** The game shown, asked again every few seconds: the `game` messages bring each change as it
+ * happens, this catches up after a lost connection (and a page waiting for the host). */
+let gamePolled = 0;
+async function pollGame() {
+  const g = state.view === "table" ? gameOfTable(state.current) : state.view === "game" ? state.games.get(state.current) : null;
+  if (!g || g.status === "ended" || Date.now() - gamePolled < 4000) return;
+  gamePolled = Date.now();
+  try {
+    const answer = await api("GET", `/api/games/${encodeURIComponent(g.id)}`);
+    const was = g.you;
+    keepGame(answer.game);
+    if (state.view === "game" && state.current === g.id && was !== answer.game.you) openGame(g.id);
+  } catch (_) {
+    /* said by the next call */
+  }
 }
 
 /** Open game ``id``: its table (with the host's panel or the player's bar), a page that waits
