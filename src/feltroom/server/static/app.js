@@ -402,7 +402,9 @@ async function refreshBalance() {
 function renderNav() {
   nav.replaceChildren();
   if (!state.player) return;
-  const held = Object.keys(state.balances).length ? state.balances : { PLAY: "0" };
+  // a home game's chips (its currency is the game's id) are counted in its ledger, not here
+  const wallet = Object.fromEntries(Object.entries(state.balances).filter(([currency]) => !/^(g-\d+|home:.*)$/.test(currency)));
+  const held = Object.keys(wallet).length ? wallet : { PLAY: "0" };
   const balances = Object.entries(held).map(([currency, amount]) =>
     h("span", { class: "balance", dataset: { currency, amount } },
       currency === "PLAY" ? `Play chips ${chips(amount)}` : amountText(currency, amount)),
@@ -1797,10 +1799,18 @@ async function homeSit(entry, seat, amount) {
   if (!g || !g.invite) return state.socket.request({ type: "sit", table: entry.id, seat, buy_in: amount });
   try {
     const answer = await api("POST", `/api/invites/${encodeURIComponent(g.invite.split("/g/")[1])}/join`, { seat, buy_in: amount });
+    if (answer.seat) observeAgain(entry.id); // seated by the game, not by this connection's `sit`
     return { type: "ok", ...answer };
   } catch (error) {
     return { type: "error", code: error.code, message: error.message, details: error.details };
   }
+}
+
+/** A fresh snapshot of a watched table (the player's seat in it, given by the game). */
+function observeAgain(tableId) {
+  const t = state.tables.get(tableId);
+  if (t) t.observing = null;
+  observeTable(tableId);
 }
 
 /** A buy-in or rebuy the host is asked to approve (the answer comes as a `game_request`). */
@@ -2008,6 +2018,7 @@ function onGameMessage(m) {
     if (rebuyWas && r.status === "approved" && me && me.sittingOut) send(t, { type: "sit_in", entry: "post" });
   }
   if (r.status === "admitted" || r.status === "approved") {
+    if (g && state.tables.has(g.table)) observeAgain(g.table);
     openGame(m.game, true);
     refreshBalance();
   } else if (state.current === m.game) render();
