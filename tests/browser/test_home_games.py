@@ -19,7 +19,7 @@ from playwright.sync_api import Page, expect
 from feltroom.room import audit
 
 from .conftest import Room, quiet_room
-from .helpers import fold_or_check, server_to_act, sign_up, to_act
+from .helpers import axe_violations, fold_or_check, server_to_act, sign_up, to_act
 from .test_layout import outside, resize
 
 # the public lobby's one table: the home game is a table of the room, never listed with it
@@ -65,6 +65,7 @@ def join_by_link(page: Page, invite: str, name: str, buy_in: int) -> None:
     """Open the invite link signed out: sign up and ask for a seat in one step."""
     page.goto(invite)
     expect(page.locator("#invite-summary")).to_contain_text("alice invites you")
+    assert axe_violations(page) == []
     page.fill("#invite-buy-in", str(buy_in))
     page.fill("#auth-name", name)
     page.fill("#auth-password", "password-" + name)
@@ -147,6 +148,8 @@ def test_R_HOME_1_R_HOME_2_R_HOME_5_a_home_game_from_the_lobby_to_the_ledger(
     # R-HOME-2: the requests reach the host's panel as they come; admit, then approve the
     # buy-ins; each guest that was let in without a seat takes one (asking for the buy-in)
     expect(host.locator("#requests-jump")).to_be_visible()
+    expect(host.locator('#game-requests li.request[data-player="carol"]')).to_be_visible()
+    assert axe_violations(host) == []  # the host's panel with its requests
     wanted = {(p, k) for p in ("alice", "bob", "carol") for k in ("seat", "buy_in")}
     deadline = time.monotonic() + BOUND
     while time.monotonic() < deadline:
