@@ -1933,6 +1933,7 @@ async function loadGames() {
     return;
   }
   if (state.view === "lobby") renderLobby();
+  else if (state.view === "invite" && state.invite && state.invite.game) renderInvite();
 }
 
 /** The game whose table is ``tableId``, if the page knows it. */
@@ -2228,6 +2229,13 @@ function renderInvite() {
     }
   };
   const signedIn = Boolean(state.player);
+  const known = signedIn ? state.games.get(g.id) : null;
+  if (known && ["host", "cohost", "player"].includes(known.you)) {
+    app.replaceChildren(h("section", { class: "invite auth", id: "invite" }, h("h1", {}, g.name),
+      h("p", { id: "invite-summary" }, `${g.host}'s home game: ${gameSummary(g)}. You are in this game already.`),
+      h("button", { type: "button", id: "invite-open", onclick: () => leaveInvite(`#game/${encodeURIComponent(g.id)}`) }, "Open the game")));
+    return;
+  }
   const form = h("form", { class: "invite auth", id: "invite", onsubmit: (e) => { e.preventDefault(); ask(signedIn ? "join" : "signup"); } },
     h("h1", {}, g.name),
     h("p", { id: "invite-summary" }, `${g.host} invites you to a home game: ${gameSummary(g)}.`),
