@@ -87,6 +87,14 @@ def answer_requests(host: Page, wanted: set[tuple[str, str]]) -> set[tuple[str, 
     return answered
 
 
+def status_of(page: Page, invite: str) -> int:
+    """The HTTP status of what the invite link ``invite`` shows."""
+    status: int = page.evaluate(
+        "u => fetch('/api/invites/' + u.split('/g/')[1]).then(r => r.status)", invite
+    )
+    return status
+
+
 def seated(room: Room, table: str) -> dict[str, int]:
     """The server's stacks at ``table`` by player."""
 
@@ -206,6 +214,31 @@ def test_R_HOME_1_R_HOME_2_R_HOME_5_a_home_game_from_the_lobby_to_the_ledger(
     while hands_played(room, table) < after + 1 and time.monotonic() < deadline:
         fold_or_check(room, table, pages)
 
+    # R-HOME-2: the host's other controls from the panel. A new link: the old one is 404
+    host.click("#renew-invite")
+    expect(host.locator("#invite-link")).not_to_have_value(invite)
+    renewed = host.locator("#invite-link").input_value()
+    assert status_of(bob, invite) == 404
+    assert status_of(bob, renewed) == 200
+    # a pause said at every page of the game, then resumed
+    host.click("#game-pause")
+    expect(bob.locator("#game-head .paused")).to_be_visible()
+    expect(carol.locator("#game-head .paused")).to_be_visible()
+    host.click("#game-resume")
+    expect(bob.locator("#game-head .paused")).to_have_count(0)
+    # the blinds for the next hand
+    host.click("#next-hand-details summary")
+    host.fill("#set-small-blind", "2")
+    host.fill("#set-big-blind", "4")
+    host.click("#settings-save")
+    expect(host.locator("#home-panel .game-line")).to_contain_text("2/4")
+    expect(bob.locator("#home-panel .game-line")).to_contain_text("2/4")
+    # bob named co-host: the host's panel (the link, the requests) on his page too
+    host.click("#game-players summary")
+    host.click('#game-players li[data-player="bob"] button.cohost')
+    expect(bob.locator("#invite-link")).to_have_value(renewed)
+    expect(bob.locator("#game-requests")).to_be_visible()
+
     # the ledger during the game, beside the table
     host.click("#ledger-block summary")
     expect(host.locator('#ledger-table tr[data-player="carol"]')).to_be_visible()
@@ -234,10 +267,7 @@ def test_R_HOME_1_R_HOME_2_R_HOME_5_a_home_game_from_the_lobby_to_the_ledger(
     assert csv.splitlines()[0] == "player,buy_ins,added,cash_outs,at_table,net"
     assert len(csv.splitlines()) >= 4
     # the ended game's link is gone
-    gone = bob.evaluate(
-        "u => fetch('/api/invites/' + u.split('/g/')[1]).then(r => r.status)", invite
-    )
-    assert gone == 404
+    assert status_of(bob, renewed) == 404
     assert turns[3] >= 1, turns  # the phone's action bar was measured
     for page in (host, bob, carol):
         assert page.errors == []  # type: ignore[attr-defined]
