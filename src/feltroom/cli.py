@@ -735,8 +735,10 @@ def _masked_url(url: str) -> str:
 
 def _runtime_settings(config: Any) -> Any:
     from feltroom.room.runtime import RuntimeSettings
+    from feltroom.room.runtime.settings import HomeSettings
 
     room = config.room
+    home = config.home
     think = room.bot_think
     pause = 2.0 if think > 0 else 0.0  # think 0 (benchmarks): the next hand at once
     return RuntimeSettings(
@@ -751,6 +753,14 @@ def _runtime_settings(config: Any) -> Any:
         selftest_interval=room.selftest_interval,
         selftest_shuffles=room.selftest_shuffles,
         require_verified=not room.allow_unverified,
+        home=HomeSettings(
+            games_at_once=home.games_at_once,
+            games_per_day=home.games_per_day,
+            max_seats=home.max_seats,
+            min_big_blind=home.min_big_blind,
+            max_big_blind=home.max_big_blind,
+            idle_hours=home.idle_hours,
+        ),
     )
 
 

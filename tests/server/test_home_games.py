@@ -4,11 +4,14 @@ the HTTP API on a Starlette test client whose event loop also drives the room.""
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from starlette.testclient import TestClient
 
@@ -17,13 +20,15 @@ from feltroom.room import Accounts, Cashier, Settlement
 from feltroom.room.audit import audit
 from feltroom.room.runtime import RoomRuntime, RuntimeSettings
 from feltroom.room.runtime.settings import HomeSettings
-from feltroom.room.tables_config import parse_tables
+from feltroom.room.tables_config import parse_tables, room_tables
 from feltroom.rules import Call, Check, Fold, RaiseTo
 from feltroom.rules.actions import LegalActions
 from feltroom.server import create_app
 from feltroom.server.rest import RestLimits
 from feltroom.store import SqlStorage
 
+from .live import live_server, room_for
+from .test_operator_api import _bearer
 from .test_rest import _error, _sign_in
 
 TABLE = """
@@ -419,4 +424,92 @@ def test_R_HOME_1_an_idle_game_ends_and_its_link_dies(
         {"player": "alice", "buy_ins": 100, "added": 0, "cash_outs": 100, "at_table": 0, "net": 0}
     ]
     _error(client.get("/api/games/g-1", headers=bob), 404, "not_found")
+    _audit_passes(storage)
+
+
+def test_R_HOME_2_controls_and_news_over_the_websocket(storage: SqlStorage) -> None:
+    runtime = room_for(storage, TABLE)
+
+    async def scenario() -> None:
+        async with live_server(runtime) as live:
+            alice, bob = await live.account("alice"), await live.account("bob")
+            async with httpx.AsyncClient(base_url=live.http) as http:
+                made = await http.post("/api/games", json=GAME, headers=_bearer(alice))
+                assert made.status_code == 201, made.text
+            async with live.client("alice", alice) as host, live.client("bob", bob) as guest:
+                # bob sits at the home table: a pending seat request the host hears of
+                sat = await guest.request(
+                    {"type": "sit", "table": "home-g-1", "seat": 2, "buy_in": 80}
+                )
+                assert sat["type"] == "ok", sat
+                assert sat["pending"] is True
+                assert sat["request"]["kind"] == "seat"
+                news = await host.wait_for(lambda m: m["type"] == "game")
+                requests = news["game"]["requests"]
+                assert [r["player"] for r in requests] == ["bob"]
+                number = requests[0]["id"]
+                admit = {"type": "game", "game": "g-1", "control": "admit", "request": number}
+                refused = await guest.request({**admit, "admit": True})
+                assert refused["code"] == "refused"
+                unknown = await host.request({"type": "game", "game": "g-9", "control": "pause"})
+                assert unknown["code"] == "not_found"
+                ref = await host.send({**admit, "admit": True})
+                reply = await host.wait_for(lambda m: m["type"] == "game" and m.get("ref") == ref)
+                assert reply["game"]["requests"] == []
+                answered = await guest.wait_for(lambda m: m["type"] == "game_request")
+                assert answered["request"]["status"] == "admitted"
+                assert runtime.runners["home-g-1"].table.seat_of("bob") == 2
+                reduced = await guest.wait_for(lambda m: m["type"] == "game")
+                assert "invite" not in reduced["game"]
+                assert "requests" not in reduced["game"]
+                line = await guest.wait_for(lambda m: m["type"] == "chat")
+                assert line["player"] == "room"
+                assert "admitted bob" in line["text"]
+            assert not live.tap.leaks
+
+    asyncio.run(asyncio.wait_for(scenario(), 120))
+    _audit_passes(storage)
+
+
+def test_R_HOME_1_a_game_outlives_a_restart(
+    client: TestClient,
+    room: RoomRuntime,
+    storage: SqlStorage,
+    clock: Clock,
+    fast_tmp: Path,
+    settlement: Settlement,
+    accounts: Accounts,
+    cashier: Cashier,
+) -> None:
+    alice, bob = _sign_in(client, "alice"), _sign_in(client, "bob")
+    game = _create(client, alice)
+    secret = game["invite"].removeprefix("/g/")
+    client.post(f"/api/invites/{secret}/join", json={"buy_in": 100}, headers=alice)
+    asked = client.post(f"/api/invites/{secret}/join", json={"buy_in": 90}, headers=bob)
+    number = asked.json()["request"]["id"]
+    assert client.portal is not None
+    client.portal.call(room.stop)
+    tables_file = fast_tmp / "tables.toml"
+    tables_file.write_text(TABLE)
+    again = RoomRuntime(
+        settlement,
+        accounts,
+        cashier,
+        room_tables(storage, tables_file),
+        settings=room.settings,
+        clock=clock,
+    )
+    with TestClient(create_app(again, drive=False)) as second:
+        assert second.portal is not None
+        second.portal.call(again.start)
+        assert again.runners["home-g-1"].table.seat_of("alice") == 1
+        assert [t["id"] for t in second.get("/api/lobby").json()["tables"]] == ["public"]
+        seen = second.get("/api/games/g-1", headers=alice).json()["game"]
+        assert seen["invite"] == game["invite"]
+        assert [r["id"] for r in seen["requests"]] == [number]
+        body = {"request": number, "admit": True}
+        second.post("/api/games/g-1/admit", json=body, headers=alice)
+        assert again.runners["home-g-1"].table.seat_of("bob") is not None
+        second.portal.call(again.stop)
+    client.portal.call(room.start)  # (the fixture stops it again)
     _audit_passes(storage)

@@ -1,7 +1,7 @@
 """The room's configuration: one TOML file, environment variables and flags (docs/operations.md).
 
 Every setting lives in a section (``[server]``, ``[log]``, ``[room]``, ``[accounts]``,
-``[protocol]``) and is validated by pydantic-settings: a TOML file (``feltroom serve --config
+``[protocol]``, ``[home]``) and is validated by pydantic-settings: a TOML file (``feltroom serve --config
 FILE``), environment variables ``FELTROOM_<SECTION>__<KEY>`` (``FELTROOM_SERVER__PORT=8080``),
 and the flags of ``feltroom serve`` for the common ones. Precedence: flag > environment > file >
 default. An unknown or invalid setting stops the start with a message naming it and saying what
@@ -315,6 +315,27 @@ class ProtocolSection(_Section):
     )
 
 
+class HomeSection(_Section):
+    """Home games (docs/home-games.md): the bounds within which players host private tables."""
+
+    games_at_once: Annotated[int, Field(ge=0)] = Field(
+        3, description="games a player may host at once (0: no home games)"
+    )
+    games_per_day: Annotated[int, Field(ge=0)] = Field(
+        10, description="games a player may create in 24 hours"
+    )
+    max_seats: Annotated[int, Field(ge=2, le=10)] = Field(10, description="most seats a game has")
+    min_big_blind: Annotated[int, Field(ge=1)] = Field(
+        2, description="the smallest big blind a game may have (its own chips)"
+    )
+    max_big_blind: Annotated[int, Field(ge=1)] = Field(
+        1_000_000, description="the largest big blind a game may have (its own chips)"
+    )
+    idle_hours: Annotated[float, Field(gt=0, le=8760)] = Field(
+        12.0, description="a game ends after this many hours with no hand dealt"
+    )
+
+
 class Settings(BaseSettings):
     """Every setting of ``feltroom serve``, by section."""
 
@@ -327,6 +348,7 @@ class Settings(BaseSettings):
     room: RoomSection = RoomSection()
     accounts: AccountsSection = AccountsSection()
     protocol: ProtocolSection = ProtocolSection()
+    home: HomeSection = HomeSection()
 
     @classmethod
     def settings_customise_sources(

@@ -323,6 +323,30 @@ class Mute(_Message, frozen=True, tag="mute"):
     on: bool
 
 
+_Control = Literal[
+    "admit", "approve", "pause", "resume", "settings", "remove", "cohost", "link", "end"
+]
+
+
+class Game(_Message, frozen=True, tag="game"):
+    """A home game host's control (docs/home-games.md), with that control's fields; answered
+    by a ``game`` message (the game as the sender sees it)."""
+
+    game: _Name
+    control: _Control
+    request: _Id | None = None
+    admit: bool | None = None
+    approve: bool | None = None
+    player: _Name | None = None
+    on: bool | None = None
+    small_blind: _Amount | None = None
+    big_blind: _Amount | None = None
+    min_buy_in: _Amount | None = None
+    max_buy_in: _Amount | None = None
+    admission: bool | None = None
+    auto_buy_in: bool | None = None
+
+
 class Tournament(_Message, frozen=True, tag="tournament"):
     """Where a tournament you entered stands: answered by a ``tournament`` message."""
 
@@ -354,6 +378,7 @@ Inbound: TypeAlias = (
     | Chat
     | Mute
     | Tournament
+    | Game
 )
 """Any inbound message; dispatch on its class (or ``type(m).__struct_config__.tag``)."""
 
@@ -382,6 +407,7 @@ _CLASSES: tuple[type[_Message], ...] = (
     Chat,
     Mute,
     Tournament,
+    Game,
 )
 _BY_TAG: dict[str, type[_Message]] = {str(c.__struct_config__.tag): c for c in _CLASSES}
 INBOUND_TYPES: Final = tuple(sorted(_BY_TAG))

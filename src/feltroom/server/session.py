@@ -34,6 +34,8 @@ from feltroom.room.events import PlayerMoved, TournamentEvent, TournamentNews
 from feltroom.room.protection import Protection
 from feltroom.room.rebuys import set_auto_rebuy
 from feltroom.room.runtime import RoomRuntime, TableRunner, WatchedTable
+from feltroom.room.runtime.home_games import HomeGame
+from feltroom.room.runtime.home_games import NotFound as HomeNotFound
 from feltroom.room.runtime.tournament import TournamentRunner, TournamentTableRef
 from feltroom.rules import Action, Call, Check, Fold, LegalActions, RaiseTo
 from feltroom.server import protocol
@@ -210,6 +212,7 @@ class Hub:
         self.runtime = runtime
         runtime.add_listener(self._on_events)
         runtime.add_tournament_listener(self._on_tournament)
+        runtime.home.listeners.append(self._on_game)
 
     def _setup(
         self, accounts: Accounts, settings: HubSettings | None, clock: Callable[[], float]
@@ -309,6 +312,8 @@ class Hub:
         """Stop hearing the room's events."""
         self.runtime.remove_listener(self._on_events)
         self.runtime.remove_tournament_listener(self._on_tournament)
+        with contextlib.suppress(ValueError):
+            self.runtime.home.listeners.remove(self._on_game)
 
     def _table_ids(self) -> list[str]:
         """The tables a player may name (for a ``not_found`` error's details)."""
@@ -670,6 +675,9 @@ class Hub:
         except UnknownTournament as error:
             connection.send(protocol.error("not_found", str(error), ref, details=error.details))
             return
+        except UnknownGame as error:
+            connection.send(protocol.error("not_found", str(error), ref))
+            return
         except (RoomError, FeltroomError) as error:
             connection.send(protocol.error("refused", str(error), ref, details=_details_of(error)))
             return
@@ -754,6 +762,8 @@ class Hub:
         runtime = self.runtime
         if kind == "tournament":
             return self._tournament_view(player, m)
+        if kind == "game":
+            return await self._game_control(player, m)
         found = runtime.tournament_table(m.table)
         if found is not None:
             return await self._at_tournament_table(connection, kind, m, *found)
@@ -769,6 +779,9 @@ class Hub:
                 )
             self._unwatch(connection, m.table)
             return None
+        game = runtime.home.game_of_table(m.table)
+        if kind == "sit" and game is not None:
+            return await self._home_sit(connection, player, game, m)
         if kind == "sit":
             watched = m.table in connection.tables
             self._watch(connection, m.table)  # first, so the player sees their own arrival
@@ -799,6 +812,9 @@ class Hub:
         if kind == "leave":
             await runtime.leave(m.table, player)
             return None
+        if kind == "add_chips" and game is not None:
+            asked = await runtime.home.rebuy(m.table, player, m.amount)
+            return None if asked is None else {**_pending_ok(m.id), "request": asked}
         if kind == "add_chips":
             _, pending = await runtime.buy_chips(m.table, player, m.amount)
             return _pending_ok(m.id) if pending else None
@@ -1020,6 +1036,69 @@ class Hub:
         self.chat_out(m.table, self._chat_line(connection, m))
         return None
 
+    # -------------------------------------------------------------- home games
+
+    async def _game_control(self, player: str, m: Any) -> Message:
+        """A host's control over the websocket: as over HTTP (docs/home-games.md)."""
+        fields = {
+            name: getattr(m, name)
+            for name in m.__struct_fields__
+            if name not in ("id", "game", "control") and getattr(m, name) is not None
+        }
+        try:
+            game = await self.runtime.home.control(m.game, player, m.control, fields)
+        except HomeNotFound as error:
+            raise UnknownGame(str(error)) from None
+        return {"type": "game", "ref": m.id, "game": game.view(player)}
+
+    async def _home_sit(
+        self, connection: Connection, player: str, game: HomeGame, m: Any
+    ) -> Message | None:
+        """``sit`` at a home game's table: a seat request its host answers (``ok`` with
+        ``pending`` and the request), or the seat at once when no answer is needed."""
+        watched = m.table in connection.tables
+        self._watch(connection, m.table)
+        amount = game.max_buy_in if m.buy_in is None else m.buy_in
+        try:
+            result = await self.runtime.home.join(game, player, m.seat, amount)
+        except Exception:
+            if not watched:
+                self._unwatch(connection, m.table)
+            raise
+        if "request" in result:
+            return {**_pending_ok(m.id), "request": result["request"]}
+        self.send_snapshot(connection, self._runner(m.table))
+        return None
+
+    def _on_game(
+        self, game: HomeGame, answered: list[tuple[str, dict[str, Any]]], line: str | None
+    ) -> None:
+        """A home game changed: the game to its host, co-hosts and players (each as they may
+        see it), the answer to each player whose request was answered, the host's action as a
+        line at the table."""
+        people = {game.host, *game.cohosts, *game.players, *(r.player for r in game.requests)}
+        for person in people:
+            connections = self.by_player.get(person)
+            if not connections:
+                continue
+            message = {"type": "game", "game": game.view(person)}
+            for connection in list(connections):
+                connection.send(message)
+        for person, request in answered:
+            note = {"type": "game_request", "game": game.game_id, "request": request}
+            for connection in list(self.by_player.get(person, ())):
+                connection.send(note)
+        if line is not None:
+            said = {
+                "type": "chat",
+                "table": game.table_id,
+                "player": "room",
+                "text": line,
+                "time": self._now(),
+            }
+            for connection in list(self.by_table.get(game.table_id, ())):
+                connection.send(said)
+
     def _check_table(self, table_id: str) -> None:
         """Raise ``UnknownTable`` unless the room has the table."""
         self._runner(table_id)
@@ -1068,6 +1147,10 @@ class _NotYourTurn(IllegalAction):
 
 class UnknownTable(RoomError):
     """No such table in the room (``not_found``)."""
+
+
+class UnknownGame(RoomError):
+    """No such home game for this player (``not_found``)."""
 
 
 class UnknownTournament(RoomError):

@@ -480,6 +480,8 @@ class HomeGames:
         s = self.settings
         now = self.room.clock()
         await self.room.writer.call(self.room.check_may_play, host, "home game")
+        if s.games_at_once == 0 or s.games_per_day == 0:
+            raise HomeRefused("this room offers no home games (its [home] settings)")
         async with self.lock:
             hosted = [g for g in self.games.values() if g.host == host]
             running = [g for g in hosted if g.status != "ended"]
