@@ -1276,7 +1276,8 @@ function buyInDialog(t, seat) {
   const sit = h("button", {
     type: "button", id: "buy-in-sit",
     onclick: async () => {
-      const reply = home ? await homeSit(entry, seat, Number(amount.value)) : await state.socket.request({
+      // at a home table the same `sit`: the seat at once, or a buy-in the host approves
+      const reply = await state.socket.request({
         type: "sit", table: t.id, seat, buy_in: Number(amount.value),
         entry: entryWait.checked ? "wait" : "post", auto_post: autoPost.checked,
       });
@@ -1790,20 +1791,6 @@ function approvalText(entry) {
   const g = state.games.get(entry.home);
   if (g && g.auto_buy_in) return "Buy-ins need no approval in this game.";
   return g && (g.you === "host" || g.you === "cohost") ? "You approve it in your panel." : "The host approves it.";
-}
-
-/** A seat at a home table: through the game's link for its hosts (their own seat is theirs at
- * once), else the table's `sit` (a buy-in the host approves). Answers as a socket reply. */
-async function homeSit(entry, seat, amount) {
-  const g = state.games.get(entry.home);
-  if (!g || !g.invite) return state.socket.request({ type: "sit", table: entry.id, seat, buy_in: amount });
-  try {
-    const answer = await api("POST", `/api/invites/${encodeURIComponent(g.invite.split("/g/")[1])}/join`, { seat, buy_in: amount });
-    if (answer.seat) observeAgain(entry.id); // seated by the game, not by this connection's `sit`
-    return { type: "ok", ...answer };
-  } catch (error) {
-    return { type: "error", code: error.code, message: error.message, details: error.details };
-  }
 }
 
 /** A fresh snapshot of a watched table (the player's seat in it, given by the game). */
