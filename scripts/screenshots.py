@@ -277,12 +277,12 @@ def main(out: Path) -> None:
             page.wait_for_selector(".felt .seat .card.back", timeout=60_000)
             page.wait_for_timeout(500)
             shoot(page, out / "tournament-table-desktop.png")
+            home_game(browser, url, runtime, out)
             # a showdown between the house bots: the winning hand named, its cards highlighted
             page.goto(url + "/#table/pine")
             page.wait_for_selector(".seat .badge.win.now:has-text(' with ')", timeout=180_000)
             page.wait_for_timeout(400)
             shoot(page, out / "showdown-desktop.png")
-            home_game(browser, url, runtime, out)
             browser.close()
     finally:
         server.should_exit = True
