@@ -2016,6 +2016,15 @@ function onGameMessage(m) {
  * happens, this catches up after a lost connection (and a page waiting for the host). */
 let gamePolled = 0;
 async function pollGame() {
+  if (state.view === "ledger") {
+    // after the end, the players leave as the hand in progress ends: the chips at the table
+    // become cash-outs within moments, and the page follows them for a minute
+    const g = state.games.get(state.current);
+    const ledger = state.ledgers.get(state.current);
+    const seated = ledger && ledger.players && ledger.players.some((p) => p.at_table > 0);
+    if (g && g.status === "ended" && seated && Date.now() / 1000 - (g.ended || 0) < 60) ledgerOf(g.id);
+    return;
+  }
   const g = state.view === "table" ? gameOfTable(state.current) : state.view === "game" ? state.games.get(state.current) : null;
   if (!g || g.status === "ended" || Date.now() - gamePolled < 4000) return;
   gamePolled = Date.now();
