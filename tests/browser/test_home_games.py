@@ -246,6 +246,14 @@ def test_R_HOME_1_R_HOME_2_R_HOME_5_a_home_game_from_the_lobby_to_the_ledger(
     # R-HOME-2: the host ends the game; R-HOME-5: the ledger on every page, nets summing to 0
     host.click("#game-end")
     host.click("#end-ok")
+    # the hand in progress is played out; then everyone leaves with their chips
+    deadline = time.monotonic() + BOUND
+    while server_to_act(room, table) is not None and time.monotonic() < deadline:
+        try:
+            fold_or_check(room, table, pages)
+        except AssertionError:
+            if server_to_act(room, table) is not None:
+                raise  # (else the hand ended as the pages were looked at)
     for page in (host, bob, carol):
         expect(page.locator("#ledger-page")).to_be_visible(timeout=BOUND * 1000)
         expect(page.locator("#game-ended")).to_be_visible()
@@ -257,6 +265,9 @@ def test_R_HOME_1_R_HOME_2_R_HOME_5_a_home_game_from_the_lobby_to_the_ledger(
         expect(page.locator("#ledger-totals")).to_have_attribute("data-net", "0")
         expect(page.locator("#ledger-check")).to_contain_text("add up to zero")
         expect(page.locator("#ledger-csv")).to_be_visible()
+        # the chips at the table became cash-outs: the ledger is final
+        for row in page.locator("#ledger-table tbody tr").all():
+            expect(row.locator("td").nth(3)).to_have_text("0")
     carol_row = host.locator('#ledger-table tr[data-player="carol"] td')
     assert carol_row.nth(1).inner_text() == str(rebuy)  # the rebuy: added
     csv = host.evaluate(

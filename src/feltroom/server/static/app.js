@@ -673,6 +673,7 @@ function onMessage(m) {
     t.log.push(line);
     if (t.log.length > 200) t.log.shift();
   }
+  if (m.type === "hand_result" && toLedgerAfterHand(t)) return;
   if (state.view === "table" && state.current === t.id) {
     announceMessage(t, m, line);
     renderTable(t);
@@ -1967,10 +1968,20 @@ function keepGame(g) {
   if (g.status === "ended" && (!before || before.status !== "ended")) {
     loadLedger(g.id);
     const t = state.tables.get(g.table);
-    if (state.view === "table" && state.current === g.table) location.hash = `#ledger/${encodeURIComponent(g.id)}`;
-    else if (t && t.you === null) unwatchTable(g.table);
+    if (t && !toLedgerAfterHand(t) && t.you === null && state.current !== g.table) unwatchTable(g.table);
   }
   redrawGame(g.id);
+}
+
+/** A home table whose game ended: the ledger once no hand is being played there (the hand in
+ * progress is played out first, R-HOME-2). True when the page went to the ledger. */
+function toLedgerAfterHand(t) {
+  const g = gameOfTable(t.id);
+  if (!g || g.status !== "ended" || state.view !== "table" || state.current !== t.id) return false;
+  const me = t.you !== null && t.you !== undefined ? t.seats.get(t.you) : null;
+  if (t.hand !== null && me && me.inHand && !me.folded) return false;
+  location.hash = `#ledger/${encodeURIComponent(g.id)}`;
+  return true;
 }
 
 function redrawGame(id) {
@@ -2022,7 +2033,8 @@ async function pollGame() {
     const g = state.games.get(state.current);
     const ledger = state.ledgers.get(state.current);
     const seated = ledger && ledger.players && ledger.players.some((p) => p.at_table > 0);
-    if (g && g.status === "ended" && seated && Date.now() / 1000 - (g.ended || 0) < 60) ledgerOf(g.id);
+    const now = state.socket ? state.socket.now() : Date.now() / 1000;
+    if (g && g.status === "ended" && seated && now - (g.ended || 0) < 60) ledgerOf(g.id);
     return;
   }
   const g = state.view === "table" ? gameOfTable(state.current) : state.view === "game" ? state.games.get(state.current) : null;
@@ -2325,8 +2337,10 @@ function gameHead(g) {
   if (!g) return null;
   const waiting = (g.requests || []).length;
   const hosting = g.you === "host" || g.you === "cohost";
-  if (!waiting && g.status !== "paused" && !(hosting && !inviteUrl(g))) return null;
+  if (!waiting && g.status !== "paused" && g.status !== "ended" && !(hosting && !inviteUrl(g))) return null;
   return h("p", { class: "row game-head", id: "game-head" },
+    g.status === "ended" ? h("span", { class: "prompt", id: "game-ending", role: "status" }, "The game has ended: this hand is played out, then ",
+      h("a", { href: `#ledger/${encodeURIComponent(g.id)}` }, "the ledger"), ".") : null,
     g.status === "paused" ? h("span", { class: "badge paused" }, "Paused by the host") : null,
     hosting && waiting ? h("button", { type: "button", id: "requests-jump", class: "requests-waiting",
       onclick: () => document.getElementById("game-requests").scrollIntoView({ block: "center" }) },
