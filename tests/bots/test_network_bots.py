@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import httpx
 import pytest
 
 from feltroom.bots.runner import BotSettings, plan_seats, run_bots
@@ -194,3 +195,52 @@ def test_a_bot_that_cannot_buy_in_stops_the_run_instead_of_waiting_for_ever(
         assert audit(storage, shuffles=0)["pass"] is True
 
     _run(scenario())
+
+
+def test_R_HOME_1_bots_join_a_home_game_by_its_link_and_play_it(storage: SqlStorage) -> None:
+    """Bots given a home game's invite link ask its host for seats there; admitted, they play,
+    and the game's ledger adds up to zero."""
+
+    async def scenario() -> None:
+        room = room_for(storage, TABLES)
+        async with live_server(room) as live:
+            token = await live.account("hostess")
+            auth = {"Authorization": f"Bearer {token}"}
+            async with httpx.AsyncClient(base_url=live.http, headers=auth) as http:
+                made = await http.post("/api/games", json={"seats": 3, "big_blind": 2})
+                game = made.json()["game"]
+                settings = BotSettings(
+                    f"{live.http}{game['invite']}", count=3, hands=10, think=0.0, seed=5
+                )
+                task = asyncio.create_task(run_bots(settings))
+                while not task.done():  # the host admits and approves each request as it comes
+                    seen = (await http.get("/api/games/g-1")).json()["game"]
+                    for request in seen["requests"]:
+                        if request["kind"] == "seat":
+                            control, body = "admit", {"request": request["id"], "admit": True}
+                        else:
+                            control, body = "approve", {"request": request["id"], "approve": True}
+                        answer = await http.post(f"/api/games/g-1/{control}", json=body)
+                        # (a rebuy asked by a bot that has left since is refused)
+                        assert answer.status_code in (200, 409), answer.text
+                    await asyncio.sleep(0.05)
+                report = task.result()
+                assert report.ok, [b.problem for b in report.bots]
+                assert all(b.tables == ["home-g-1"] for b in report.bots)
+                assert all(b.hands >= 10 for b in report.bots)
+                book = (await http.get("/api/games/g-1/ledger")).json()
+                assert len(book["players"]) == 3
+                assert book["totals"]["net"] == 0
+                assert all(r["at_table"] == 0 for r in book["players"])  # they left
+            assert [t["id"] for t in (await _lobby(live.http))] == ["net-a", "net-b"]
+            assert live.tap.leaks == []
+        result = audit(storage, shuffles=0)
+        assert result["problems"] == []
+
+    _run(scenario())
+
+
+async def _lobby(base: str) -> list[dict[str, Any]]:
+    async with httpx.AsyncClient(base_url=base) as http:
+        tables: list[dict[str, Any]] = (await http.get("/api/lobby")).json()["tables"]
+        return tables

@@ -354,7 +354,8 @@ def test_R_HOME_2_every_control_removal_and_end_mid_hand_and_the_ledger(
     assert all(r["at_table"] == 0 for r in book["players"])
     assert book["totals"]["net"] == 0
     assert book["totals"]["cash_outs"] == 300
-    lines = [entry["line"] for entry in room.home.games["g-1"].log]
+    seen = client.get("/api/games/g-1", headers=bob).json()["game"]
+    lines = [entry["line"] for entry in seen["log"]]
     assert any("paused" in line for line in lines)
     assert any("removed carol" in line for line in lines)
     _audit_passes(storage)

@@ -27,6 +27,14 @@ from feltroom.room import (
     TaxRule,
     audit,
 )
+from feltroom.room.ledger import (
+    AccountKind,
+    TransferKind,
+    ensure_system_account,
+    ensure_wallet,
+    new_transfer,
+)
+from feltroom.room.storage import HomeGameRow
 from feltroom.store import SqlStorage, downgrade, open_storage
 
 from .names_migration import check_the_migration_stops_and_lists_colliding_names
@@ -129,3 +137,33 @@ def test_postgres_the_names_migration_stops_and_lists_accounts_whose_names_colli
 ) -> None:
     """Issue 27, point 2: names are unique regardless of letter case, on PostgreSQL too."""
     check_the_migration_stops_and_lists_colliding_names(pg_url)
+
+
+def test_postgres_home_games_are_stored_and_their_chips_balance(pg: SqlStorage) -> None:
+    """A home game's row is stored and replaced (issue 45); its own chips, issued and bought
+    in at its table, are read back for the ledger and balance in the audit (R-HOME-1, R-HOME-5)."""
+    accounts = Accounts(pg, argon2=Argon2Settings.cheap())
+    accounts.sign_up("alice", "correct horse")
+    settlement = Settlement(pg)
+    settlement.open_table("home-g-12", "g-12")
+    with pg.transaction() as tx:
+        tx.put_home_game(HomeGameRow("g-12", "alice", "s" * 24, "open", 1.0, None, "{}"))
+        tx.put_home_game(HomeGameRow("g-12", "alice", "t" * 24, "ended", 1.0, 2.0, '{"a": 1}'))
+        external = ensure_system_account(tx, AccountKind.EXTERNAL, "g-12")
+        wallet = ensure_wallet(tx, "alice", "g-12")
+        issue = new_transfer(TransferKind.ISSUE, "g-12", external.key, wallet.key, 150, "ref")
+        tx.post_transfer(issue)
+    settlement.buy_in("home-g-12", "alice", 1, 150)
+    with pg.transaction(write=False) as tx:
+        (row,) = tx.home_games()
+        assert (row.secret, row.status, row.ended_at, row.state) == (
+            "t" * 24,
+            "ended",
+            2.0,
+            '{"a": 1}',
+        )
+        assert tx.home_game_count() == 1
+        assert tx.issued_chips("g-12", external.key) == [(external.key, wallet.key, "ref", 150)]
+    report = audit(pg, shuffles=0)
+    assert report["pass"], report["problems"]
+    assert report["currencies"]["g-12"]["sum"] == "0"

@@ -53,6 +53,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -79,6 +80,7 @@ __all__ = [
     "TableState",
     "action_message",
     "endpoints",
+    "invite_secret",
     "legal_from_wire",
 ]
 
@@ -123,11 +125,25 @@ class RequestTimeout(ClientError, TimeoutError):
     """No reply came in time (the request may still be done: the table's messages tell)."""
 
 
+_INVITE = re.compile(r"(.*)/g/([A-Za-z0-9_-]{8,64})/?")
+
+
+def invite_secret(url: str) -> str | None:
+    """The secret of a home game's invite link (``http://h:p/g/<secret>``), or ``None`` for a
+    server's address."""
+    found = _INVITE.fullmatch(urllib.parse.urlsplit(url.strip()).path)
+    return None if found is None else found.group(2)
+
+
 def endpoints(url: str) -> tuple[str, str]:
-    """The HTTP base address and the websocket address of a server given either one:
-    ``http://h:p`` -> (``http://h:p``, ``ws://h:p/ws``); ``wss://h/ws`` -> (``https://h``,
-    ``wss://h/ws``). Anything else raises ``ClientError``."""
+    """The HTTP base address and the websocket address of a server given either one, or a home
+    game's invite link: ``http://h:p`` -> (``http://h:p``, ``ws://h:p/ws``); ``wss://h/ws`` ->
+    (``https://h``, ``wss://h/ws``); ``http://h/g/<secret>`` -> (``http://h``, ``ws://h/ws``).
+    Anything else raises ``ClientError``."""
     parts = urllib.parse.urlsplit(url.strip())
+    invite = _INVITE.fullmatch(parts.path)
+    if invite is not None:
+        parts = parts._replace(path=invite.group(1))
     scheme = parts.scheme.lower()
     pairs = {"http": "ws", "https": "wss", "ws": "ws", "wss": "wss"}
     if scheme not in pairs or not parts.netloc:
@@ -547,6 +563,12 @@ class Client:
         """The player's balances, currency -> amount in major units as text."""
         answer = await self.http("GET", "/api/balance")
         return dict(answer["balances"])
+
+    async def invite(self, secret: str) -> Message:
+        """A home game's invite (``GET /api/invites/{secret}``; no token needed): its id, table,
+        name, stakes, seats and buy-in range (docs/home-games.md)."""
+        answer = await self.http("GET", f"/api/invites/{secret}", auth=False)
+        return dict(answer["game"])
 
     async def lobby_tables(self) -> list[Message]:
         """Every table's lobby entry (``GET /api/lobby``; no token needed)."""

@@ -53,13 +53,22 @@ from feltroom.bots.client import (
     RequestRefused,
     RequestTimeout,
     TableState,
+    invite_secret,
     legal_from_wire,
 )
 from feltroom.errors import InvalidConfiguration
 from feltroom.rules import Call, Check, Fold
 from feltroom.strategy import STYLES, Brain, make_brain
 
-__all__ = ["BotReport", "BotSettings", "RunReport", "main", "plan_seats", "run_bots"]
+__all__ = [
+    "BotReport",
+    "BotSettings",
+    "RunReport",
+    "invite_entry",
+    "main",
+    "plan_seats",
+    "run_bots",
+]
 
 _PREFIX = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,15}")
 _LEAVE_WAIT = 10.0
@@ -176,6 +185,20 @@ def plan_seats(tables: list[dict[str, Any]], count: int) -> list[tuple[str, bool
     waiting = str(usable[0]["id"])
     plan += [(waiting, True)] * left
     return plan
+
+
+def invite_entry(game: dict[str, Any]) -> dict[str, Any]:
+    """A home game's invite (``GET /api/invites/{secret}``) as the lobby entry of its table,
+    for the bots and the terminal client that join by the link."""
+    return {
+        "id": game["table"],
+        "name": game["name"],
+        "seats": game["seats"],
+        "currency": game["id"],
+        "stakes": f"{game['small_blind']}/{game['big_blind']}",
+        "status": "running",
+        "settings": {"buy_in_min": game["min_buy_in"], "buy_in_max": game["max_buy_in"]},
+    }
 
 
 class _Team:
@@ -575,9 +598,19 @@ async def run_bots(
     stop = stop if stop is not None else asyncio.Event()
     rng = random.Random(settings.seed)
     lobby_client = Client(settings.url)
-    entries = await lobby_client.lobby_tables()
-    lobby = {str(t["id"]): t for t in entries}
-    plan = plan_seats(entries, settings.count)
+    secret = invite_secret(settings.url)
+    if secret is not None:  # a home game's link: every bot asks its host for a seat there
+        entries = [invite_entry(await lobby_client.invite(secret))]
+        lobby = {str(t["id"]): t for t in entries}
+        if settings.count > entries[0]["seats"]:
+            raise ClientError(
+                f"the game has {entries[0]['seats']} seats; run at most that many bots there"
+            )
+        plan = [(str(entries[0]["id"]), False)] * settings.count
+    else:
+        entries = await lobby_client.lobby_tables()
+        lobby = {str(t["id"]): t for t in entries}
+        plan = plan_seats(entries, settings.count)
     run = f"{rng.getrandbits(32):08x}" if settings.seed is not None else secrets.token_hex(4)
     team = _Team(settings.count, stop)
     accounts = AccountFile(settings.accounts) if settings.accounts is not None else None

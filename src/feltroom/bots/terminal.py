@@ -38,7 +38,9 @@ from feltroom.bots.client import (
     HttpError,
     RequestRefused,
     TableState,
+    invite_secret,
 )
+from feltroom.bots.runner import invite_entry
 
 __all__ = [
     "AskAmount",
@@ -572,6 +574,7 @@ class TerminalClient:
         self.keys = keys
         self.out = out
         self.client = Client(url, keep_messages=False, on_message=self._message)
+        self.invite = invite_secret(url)  # a home game's link: its table, not the lobby
         self.table: str | None = None
         self.title = ""
         self.log: deque[str] = deque(maxlen=50)
@@ -643,6 +646,10 @@ class TerminalClient:
                 return 1
             welcome = await self.client.connect()
             self.offset = float(welcome["time"]) - asyncio.get_running_loop().time()
+            if self.invite is not None:
+                invited = invite_entry(await self.client.invite(self.invite))
+                if await self.join(invited) and await self.admitted() and await self.play():
+                    return 0
             while True:
                 entry = await self.lobby()
                 if entry is None:
@@ -773,6 +780,22 @@ class TerminalClient:
         self.log.clear()
         self.notice = ""
         self.clear()
+        return True
+
+    async def admitted(self) -> bool:
+        """At a home game's table: wait for the host to admit the seat request and approve the
+        buy-in (q: give up, back to the lobby)."""
+        assert self.table is not None
+        state = self.client.tables[self.table]
+        if state.you is None:
+            self.say("Asked for a seat: waiting for the host (q: back to the lobby)...")
+        while state.you is None:
+            key = await self.keys.key(timeout=0.5)
+            if key is not None and key.lower() == "q":
+                self.table = None
+                return False
+            if not self.client.connected:
+                raise ConnectionLost("the server closed the connection")
         return True
 
     async def play(self) -> bool:

@@ -1,12 +1,12 @@
 """The room's configuration: one TOML file, environment variables and flags (docs/operations.md).
 
 Every setting lives in a section (``[server]``, ``[log]``, ``[room]``, ``[accounts]``,
-``[protocol]``, ``[home]``) and is validated by pydantic-settings: a TOML file (``feltroom serve --config
-FILE``), environment variables ``FELTROOM_<SECTION>__<KEY>`` (``FELTROOM_SERVER__PORT=8080``),
-and the flags of ``feltroom serve`` for the common ones. Precedence: flag > environment > file >
-default. An unknown or invalid setting stops the start with a message naming it and saying what
-is valid (``ConfigError``). Table configurations keep their own file and validation
-(``feltroom.room.tables_config``).
+``[protocol]``, ``[home]``) and is validated by pydantic-settings: a TOML file (``feltroom serve
+--config FILE``), environment variables ``FELTROOM_<SECTION>__<KEY>``
+(``FELTROOM_SERVER__PORT=8080``), and the flags of ``feltroom serve`` for the common ones.
+Precedence: flag > environment > file > default. An unknown or invalid setting stops the start
+with a message naming it and saying what is valid (``ConfigError``). Table configurations keep
+their own file and validation (``feltroom.room.tables_config``).
 
 ``load_settings`` returns the settings and, for each one, where its value came from
 (``feltroom config show``); ``masked`` hides the secrets (passwords in database and broker URLs).

@@ -136,6 +136,8 @@ OUTBOUND_TYPES: Final = (
     "tournament",
     "moved",
     "tournament_result",
+    "game",
+    "game_request",
 )
 """The ``type`` of every message the server sends."""
 

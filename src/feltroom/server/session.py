@@ -1084,10 +1084,15 @@ class Hub:
             message = {"type": "game", "game": game.view(person)}
             for connection in list(connections):
                 connection.send(message)
+        runner = self.runtime.runners.get(game.table_id)
         for person, request in answered:
             note = {"type": "game_request", "game": game.game_id, "request": request}
+            seated = request["kind"] != "rebuy" and request["status"] in ("admitted", "approved")
             for connection in list(self.by_player.get(person, ())):
                 connection.send(note)
+                if seated and runner is not None:  # seated now: the table from the seat
+                    self._watch(connection, game.table_id)
+                    self.send_snapshot(connection, runner)
         if line is not None:
             said = {
                 "type": "chat",

@@ -187,6 +187,8 @@ class HomeGame:
             "ended": self.ended,
             "you": role,
         }
+        if role is not None or player in self.removed:
+            out["log"] = [dict(entry) for entry in self.log[-50:]]  # (the lines at the table)
         if role in ("host", "cohost"):
             out["invite"] = f"/g/{self.secret}"
             out["requests"] = [r.view() for r in self.requests]
@@ -197,7 +199,12 @@ class HomeGame:
         keys = ("id", "name", "host", "game", "small_blind", "big_blind", "seats")
         full = self.view(None)
         out = {k: full[k] for k in keys}
-        out.update(min_buy_in=self.min_buy_in, max_buy_in=self.max_buy_in, status=self.status)
+        out.update(
+            table=self.table_id,
+            min_buy_in=self.min_buy_in,
+            max_buy_in=self.max_buy_in,
+            status=self.status,
+        )
         return out
 
     def row(self) -> HomeGameRow:
@@ -394,6 +401,7 @@ class HomeGames:
         self.lock = asyncio.Lock()
         self.listeners: list[Notify] = []
         self.count = 0
+        self._storing: set[asyncio.Task[None]] = set()
 
     # -------------------------------------------------------------- loading and storing
 
@@ -948,8 +956,15 @@ class HomeGames:
                 game.last_deal = self.room.clock()
             elif isinstance(event, SeatReleased):
                 game.seated_at.pop(event.account, None)
+                gone = [r for r in game.requests if r.player == event.account and r.kind == "rebuy"]
+                for request in gone:  # (no seat to add chips to)
+                    game.requests.remove(request)
                 if event.account == game.host and game.status != "ended":
                     self._pass_host(game)
+                elif gone:
+                    self._later_store(game)
+                    answered = [(r.player, {**r.view(), "status": "refused"}) for r in gone]
+                    self._changed(game, answered, None)
 
     def _pass_host(self, game: HomeGame) -> None:
         """The host left: the earliest co-host, else the longest-seated player, is host."""
@@ -965,9 +980,19 @@ class HomeGames:
         game.players.pop(new, None)
         line = f"{old} left: {new} is the host now"
         self._log(game, "room", "host", line)
-        task = asyncio.get_running_loop().create_task(self._store(game))
-        task.add_done_callback(lambda t: t.exception() if not t.cancelled() else None)
+        self._later_store(game)
         self._changed(game, [], line)
+
+    def _later_store(self, game: HomeGame) -> None:
+        """Store the game soon (from a table listener, which may not wait)."""
+        task = asyncio.get_running_loop().create_task(self._store(game))
+        self._storing.add(task)
+        task.add_done_callback(self._stored)
+
+    def _stored(self, task: asyncio.Task[None]) -> None:
+        self._storing.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("home games: a game could not be stored", exc_info=task.exception())
 
     # -------------------------------------------------------------- log and listeners
 
