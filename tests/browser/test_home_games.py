@@ -268,6 +268,10 @@ def test_R_HOME_1_R_HOME_2_R_HOME_5_a_home_game_from_the_lobby_to_the_ledger(
         # the chips at the table became cash-outs: the ledger is final
         for row in page.locator("#ledger-table tbody tr").all():
             expect(row.locator("td").nth(3)).to_have_text("0")
+    # every host action is in the game's log, shown with the ledger
+    log = host.locator("#game-log")
+    for line in ("alice admitted bob", "alice approved carol's rebuy", "alice ended the game"):
+        expect(log).to_contain_text(line)
     carol_row = host.locator('#ledger-table tr[data-player="carol"] td')
     assert carol_row.nth(1).inner_text() == str(rebuy)  # the rebuy: added
     csv = host.evaluate(

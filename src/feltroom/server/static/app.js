@@ -2295,7 +2295,7 @@ function homePanel(t, g) {
     h("p", { class: "game-line" }, `${gameSummary(g)}${g.auto_buy_in ? "; buy-ins without approval" : "; the host approves buy-ins"}.`));
   if (!hosting) {
     if (paused) box.append(h("p", { class: "prompt" }, "The host paused the game: the next hand waits until they resume it."));
-    box.append(ledgerBlock(g));
+    box.append(ledgerBlock(g), gameLog(g));
     return box;
   }
   const link = inviteUrl(g);
@@ -2327,7 +2327,7 @@ function homePanel(t, g) {
     h("button", { type: "button", id: "game-end", class: "fold", onclick: () => endGame(g) }, "End the game")));
   box.append(keepIfSame(nextHandForm(g), t ? t.id : g.table));
   box.append(playersBlock(t, g));
-  box.append(ledgerBlock(g));
+  box.append(ledgerBlock(g), gameLog(g));
   return box;
 }
 
@@ -2345,6 +2345,15 @@ function gameHead(g) {
     hosting && waiting ? h("button", { type: "button", id: "requests-jump", class: "requests-waiting",
       onclick: () => document.getElementById("game-requests").scrollIntoView({ block: "center" }) },
     `${waiting} ${waiting === 1 ? "request waits" : "requests wait"} for you`) : null);
+}
+
+/** The game's log (what the host and co-hosts did, R-HOME-2), the latest first. */
+function gameLog(g, open = false) {
+  const lines = (g.log || []).slice(-20).reverse();
+  if (!lines.length) return null;
+  const items = h("ol", { class: "plain game-log" }, lines.map((l) => h("li", {}, h("time", {}, localTime(l.at)), ` ${l.line}.`)));
+  return open ? h("section", { id: "game-log", "aria-label": "the game's log" }, h("h2", {}, "The game's log"), items)
+    : folding("game-log", "The game's log", items);
 }
 
 function copyText(text, input) {
@@ -2503,6 +2512,7 @@ function renderLedgerPage(id) {
       g.status === "ended" ? h("strong", { id: "game-ended" }, `Ended${g.ended ? ` at ${localTime(g.ended)}` : ""}.`) : "In play: the figures move with each hand.") : null,
     ledgerTable(ledger),
     sum !== null ? h("p", { class: "hint", id: "ledger-check" }, sum === 0 ? "The nets add up to zero: every chip is accounted for." : `The nets add up to ${signed(sum)}.`) : null,
+    g ? gameLog(g, true) : null,
     h("div", { class: "row" }, csvLink(id),
       h("button", { type: "button", id: "ledger-refresh", onclick: () => loadLedger(id) }, "Refresh"),
       g && g.status !== "ended" ? h("a", { href: `#game/${encodeURIComponent(id)}` }, "Back to the table") : null,
