@@ -132,6 +132,10 @@ def test_R_HOME_1_R_HOME_2_R_HOME_5_a_home_game_from_the_lobby_to_the_ledger(
     expect(panel).to_be_visible()
     invite = host.locator("#invite-link").input_value()
     assert "/g/" in invite, invite
+    host.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    host.click("#copy-invite")
+    expect(host.locator("#toast")).to_contain_text("The link is copied")
+    assert host.evaluate("() => navigator.clipboard.readText()") == invite
     table = host.evaluate("() => location.hash").removeprefix("#table/")
     assert table in room.runtime.runners, table
     # the home table is not in the public lobby
