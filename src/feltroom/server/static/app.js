@@ -2294,6 +2294,7 @@ function homePanel(t, g) {
       paused ? h("span", { class: "badge paused", id: "game-paused" }, " paused") : null),
     h("p", { class: "game-line" }, `${gameSummary(g)}${g.auto_buy_in ? "; buy-ins without approval" : "; the host approves buy-ins"}.`));
   if (!hosting) {
+    if (g.you === null) box.append(h("p", { class: "prompt", id: "game-removed" }, "You are no longer in this game: the host removed you. Your chips are counted in the ledger."));
     if (paused) box.append(h("p", { class: "prompt" }, "The host paused the game: the next hand waits until they resume it."));
     box.append(ledgerBlock(g), gameLog(g));
     return box;
