@@ -902,6 +902,11 @@ function bestCards(t) {
 // ------------------------------------------------------------------ routing
 
 function route() {
+  if (state.invite && location.hash.length > 1) {
+    // a link of the page followed from the invite (the lobby, the history): the room's address
+    state.invite = null;
+    history.replaceState(null, "", `/${location.hash}`);
+  }
   if (state.invite) {
     state.view = "invite";
     renderNav();
