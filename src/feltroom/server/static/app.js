@@ -48,6 +48,7 @@ const state = {
   ledgers: new Map(), // home game id -> its ledger (GET /api/games/{id}/ledger)
   ledgerAt: new Map(),
   folded: new Set(), // the host panel's parts the player opened
+  settingsDraft: new Map(), // home game id -> the next hand's settings typed and not saved yet
 };
 
 // ------------------------------------------------------------------ little DOM helpers
@@ -2382,10 +2383,15 @@ function fallbackCopy(input, done) {
 
 /** Blinds, buy-ins, admission and approvals from the next hand on (the `settings` control). */
 function nextHandForm(g) {
+  // what the host typed or ticked and has not saved yet survives the table's redraws
+  const draft = state.settingsDraft.get(g.id) || {};
   const number = (id, label, value) => h("label", { for: id }, label,
-    h("input", { id, type: "number", min: 1, step: 1, value, inputmode: "numeric" }));
-  const admission = h("input", { type: "checkbox", id: "set-admission", checked: g.admission });
-  const auto = h("input", { type: "checkbox", id: "set-auto-buy-in", checked: g.auto_buy_in });
+    h("input", { id, type: "number", min: 1, step: 1, value: draft[id] ?? value, inputmode: "numeric",
+      oninput: (e) => state.settingsDraft.set(g.id, { ...(state.settingsDraft.get(g.id) || {}), [id]: e.target.value }) }));
+  const box = (id, value) => h("input", { type: "checkbox", id, checked: draft[id] ?? value,
+    onchange: (e) => state.settingsDraft.set(g.id, { ...(state.settingsDraft.get(g.id) || {}), [id]: e.target.checked }) });
+  const admission = box("set-admission", g.admission);
+  const auto = box("set-auto-buy-in", g.auto_buy_in);
   const error = h("p", { class: "form-error", role: "alert", id: "settings-error" });
   const form = h("form", { class: "next-hand", id: "next-hand", onsubmit: async (e) => {
     e.preventDefault();
@@ -2395,7 +2401,10 @@ function nextHandForm(g) {
     const problem = stakesProblem(body);
     error.textContent = problem || "";
     if (problem) return;
-    if (await control(g, "settings", body)) toast("Saved: the next hand plays with these settings.", "info");
+    if (await control(g, "settings", body)) {
+      state.settingsDraft.delete(g.id);
+      toast("Saved: the next hand plays with these settings.", "info");
+    }
   } },
   folding("next-hand-details", "Blinds and buy-ins for the next hand",
     h("div", { class: "pair" }, number("set-small-blind", "Small blind", g.small_blind), number("set-big-blind", "Big blind", g.big_blind)),
