@@ -14,6 +14,8 @@ import sys
 import termios
 from typing import Any
 
+import httpx
+
 from feltroom.bots.client import RequestRefused, TableState
 from feltroom.bots.terminal import (
     QUIT,
@@ -458,3 +460,50 @@ def test_describe_the_draw_for_the_first_button() -> None:
     event = {"type": "event", "table": "holdem-1", "hand": 1, "kind": "first_button_drawn",
              "cards": [[1, "Kh"], [3, "2d"]], "button": 1}  # fmt: skip
     assert describe(event, state) == "Button draw: bob Kh, alice 2d; the button is seat 1"
+
+
+def test_R_HOME_1_the_terminal_joins_a_home_game_by_its_link(storage: SqlStorage) -> None:
+    """``feltroom play --url .../g/<secret>``: sign up, the buy-in in the game's range, the
+    request waits for the host; admitted, the table plays; strangers cannot watch it."""
+    runtime = room_for(storage, THREE)
+
+    async def scenario() -> None:
+        async with live_server(runtime) as live:
+            host = {"Authorization": f"Bearer {await live.account('hostess')}"}
+            async with httpx.AsyncClient(base_url=live.http, headers=host) as http:
+                game = (await http.post("/api/games", json={"seats": 4})).json()["game"]
+                secret = game["invite"].removeprefix("/g/")
+                seated = await http.post(f"/api/invites/{secret}/join", json={"buy_in": 100})
+                assert seated.json()["seat"] == 1
+                async with live.client("zed", await live.account("zed")) as zed:
+                    refused = await zed.request({"type": "observe", "table": "home-g-1"})
+                    assert refused["code"] == "refused"
+                pty = Pty(f"{live.http}{game['invite']}")
+                try:
+                    await pty.name_and_password("dora")
+                    await pty.expect(r"Create 'dora'\? \[y/N\] ")
+                    pty.type("y\r")
+                    bounds = await pty.expect(r"Buy-in for .+? \((\d+)\.\.(\d+) g-1")
+                    assert (int(bounds[1]), int(bounds[2])) == (40, 200)
+                    pty.type("120\r")
+                    await pty.expect(r"big blind \(w\)\? ")
+                    pty.type("p")
+                    await pty.expect("waiting for the host")
+                    while True:
+                        seen = (await http.get("/api/games/g-1")).json()["game"]
+                        if seen["requests"]:
+                            break
+                        await asyncio.sleep(0.05)
+                    (request,) = seen["requests"]
+                    assert (request["player"], request["amount"]) == ("dora", 120)
+                    body = {"request": request["id"], "admit": True}
+                    assert (await http.post("/api/games/g-1/admit", json=body)).status_code == 200
+                    await pty.expect(r"Your cards: \S\S \S\S", 25)
+                    assert runtime.runners["home-g-1"].table.seat_of("dora") is not None
+                    pty.type("q")
+                    await pty.expect("Bye.")
+                    assert await asyncio.to_thread(pty.process.wait, 15) == 0
+                finally:
+                    pty.close()
+
+    asyncio.run(asyncio.wait_for(scenario(), 60))

@@ -295,6 +295,7 @@ class NetworkBot:
         self._acted: dict[str, int] = {}
         self._leaving = False
         self._retired = False
+        self._asked: set[str] = set()  # home games' tables where a seat request waits
 
     # --- the life of a bot ---------------------------------------------------------------------
 
@@ -377,6 +378,9 @@ class NetworkBot:
 
     async def _handle(self, message: dict[str, Any]) -> None:
         kind = message.get("type")
+        if kind == "game_request":  # a home game's host answered
+            self._asked.discard(f"home-{message.get('game')}")
+            return
         table = message.get("table")
         if not isinstance(table, str):
             return
@@ -476,7 +480,11 @@ class NetworkBot:
             self.report.tables.append(table)
 
     async def _join(self, table: str, wait: bool) -> None:
-        """Sit at ``table`` at a free seat (or join its waiting list when ``wait`` or full)."""
+        """Sit at ``table`` at a free seat (or join its waiting list when ``wait`` or full).
+        At a home game's table the seat may be a request its host answers: asked once, the bot
+        waits for the answer (``game_request``)."""
+        if table in self._asked:
+            return
         state = self.client.tables.get(table)
         if state is None or state.you is None:
             with contextlib.suppress(RequestRefused):
@@ -494,7 +502,9 @@ class NetworkBot:
                 break
             seat = free[self.rng.randrange(len(free))]
             try:
-                await self.client.sit(table, seat, buy_in=buy_in)
+                reply = await self.client.sit(table, seat, buy_in=buy_in)
+                if reply.get("pending"):
+                    self._asked.add(table)  # a home game's seat request
             except RequestRefused as refused:
                 last = refused
                 if refused.code not in ("refused", "illegal_action"):

@@ -646,11 +646,11 @@ class TerminalClient:
                 return 1
             welcome = await self.client.connect()
             self.offset = float(welcome["time"]) - asyncio.get_running_loop().time()
-            if self.invite is not None:
+            done = False
+            if self.invite is not None:  # the game's table first; the lobby after it
                 invited = invite_entry(await self.client.invite(self.invite))
-                if await self.join(invited) and await self.admitted() and await self.play():
-                    return 0
-            while True:
+                done = await self.join(invited) and await self.admitted() and await self.play()
+            while not done:
                 entry = await self.lobby()
                 if entry is None:
                     break
@@ -737,8 +737,13 @@ class TerminalClient:
     async def join(self, entry: Message) -> bool:
         """Watch the table, pick a free seat, ask the buy-in and how to enter, and sit."""
         table = str(entry["id"])
-        await self.client.observe(table)
-        state = self.client.tables[table]
+        try:
+            await self.client.observe(table)
+        except RequestRefused:
+            if self.invite is None:
+                raise
+            # (a home game's table shows itself to its players only: the request comes first)
+        state = self.client.tables.setdefault(table, TableState(table))
         free = [s for s in range(1, int(entry.get("seats", 0)) + 1) if s not in state.seats]
         if not free:
             self.say("The table is full.")
@@ -749,11 +754,14 @@ class TerminalClient:
         low, high, default = buy_in_bounds(entry, balances)
         self.max_buy_in = high
         currency = entry.get("currency", "")
+        hint = "your balance up to the maximum"
+        if self.invite is not None and high is not None:  # a home game: the host issues chips
+            default, hint = high, "the game's maximum"
         while True:
             text = await self.ask(
                 f"Buy-in for {entry.get('name', table)} "
                 f"({low}..{'no maximum' if high is None else high} {currency}; "
-                f"Enter: {default}, your balance up to the maximum): "
+                f"Enter: {default}, {hint}): "
             )
             if not text or text.isdigit():
                 break

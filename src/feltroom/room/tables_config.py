@@ -88,6 +88,11 @@ def _spec(entry: Mapping[str, Any], where: str) -> TableSpec:
     code = str(entry.pop("currency", "PLAY"))
     if not is_home_currency(code):
         code = code.upper()
+    elif home != code:
+        raise RoomError(
+            f"table {table_id}: currency {code} is a home game's own chips (docs/home-games.md); "
+            "use PLAY or an ISO code"
+        )
     currency(code)
     base = entry.pop("preset", None)
     unknown = sorted(set(entry) - _FIELDS)

@@ -768,7 +768,12 @@ class Hub:
         if found is not None:
             return await self._at_tournament_table(connection, kind, m, *found)
         runner = self._runner(m.table)
+        game = runtime.home.game_of_table(m.table)
         if kind == "observe":
+            if game is not None and game.role(player) is None:
+                raise RoomError(
+                    f"table {m.table} is a private game's: open its invite link to ask for a seat"
+                )
             self._watch(connection, m.table)
             self.send_snapshot(connection, runner)
             return None
@@ -779,7 +784,6 @@ class Hub:
                 )
             self._unwatch(connection, m.table)
             return None
-        game = runtime.home.game_of_table(m.table)
         if kind == "sit" and game is not None:
             return await self._home_sit(connection, player, game, m)
         if kind == "sit":
