@@ -231,7 +231,8 @@ def test_R_HOME_1_bots_join_a_home_game_by_its_link_and_play_it(storage: SqlStor
                 book = (await http.get("/api/games/g-1/ledger")).json()
                 assert len(book["players"]) == 3
                 assert book["totals"]["net"] == 0
-                assert all(r["at_table"] == 0 for r in book["players"])  # they left
+                stacks = await asyncio.to_thread(room.stored_stacks, "home-g-1")
+                assert all(r["at_table"] == stacks.get(r["player"], 0) for r in book["players"])
             assert [t["id"] for t in (await _lobby(live.http))] == ["net-a", "net-b"]
             assert live.tap.leaks == []
         result = audit(storage, shuffles=0)

@@ -257,9 +257,11 @@ class GatewayHub(Hub):
         for table_id, text in held.items():
             self._lobby_seen[table_id] = (now, text)
         seen = self._lobby_seen
-        self._lobby = [
+        entries = [
             _decode(seen[t][1]) for t in self.tables if t in seen and now - seen[t][0] < LINGER
         ]
+        # a home game's table is routed to its owner like any, but listed in no lobby
+        self._lobby = [entry for entry in entries if not entry.get("home")]
         statuses = [_decode(text) for text in replies[1::3] if text]
         self._status = _summed(statuses, len(self._lobby), time.time() - self.started_at)
 

@@ -624,6 +624,8 @@ class TableRunner(ClockedRunner):
         )
         if self.error is not None:
             entry["last_error"] = self.error
+        if self.spec.home is not None:
+            entry["home"] = self.spec.home  # a home game's: in no public lobby (R-HOME-1)
         return entry
 
     def operator_view(self) -> dict[str, Any]:

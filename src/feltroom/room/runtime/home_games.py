@@ -600,9 +600,9 @@ class HomeGames:
             role = game.role(player)
             admitted = role in ("host", "cohost", "player") or not game.admission
             if role in ("host", "cohost") or (admitted and game.auto_buy_in):
+                where = await self._seat(game, player, seat, amount, "buy_in", 0)
                 if role is None:
                     game.players[player] = self.room.clock()
-                where = await self._seat(game, player, seat, amount, "buy_in", 0)
                 await self._store(game)
                 self._changed(game, [], None)
                 return where
@@ -718,10 +718,10 @@ class HomeGames:
     ) -> tuple[list[tuple[str, dict[str, Any]]], str]:
         request = self._pending(game, fields, ("seat",))
         if fields.get("admit") is True:
-            game.players.setdefault(request.player, self.room.clock())
             await self._seat(
                 game, request.player, request.seat, request.amount, "buy_in", request.request_id
             )
+            game.players.setdefault(request.player, self.room.clock())
             game.requests.remove(request)
             line = f"{actor} admitted {request.player} with {request.amount}"
             status = "admitted"
@@ -738,7 +738,6 @@ class HomeGames:
         what = "buy-in" if request.kind == "buy_in" else "rebuy"
         if fields.get("approve") is True:
             if request.kind == "buy_in":
-                game.players.setdefault(request.player, self.room.clock())
                 await self._seat(
                     game,
                     request.player,
@@ -747,6 +746,7 @@ class HomeGames:
                     "buy_in",
                     request.request_id,
                 )
+                game.players.setdefault(request.player, self.room.clock())
             else:
                 await self._add(game, request.player, request.amount, request.request_id)
             game.requests.remove(request)

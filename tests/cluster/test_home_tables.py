@@ -1,0 +1,72 @@
+"""A home game's table on a cluster's worker (issue 45, docs/home-games.md): a worker takes it
+through its lease like any table, its lobby entry says it is a home game's (the gateways list it
+in no lobby, their owners' routing unchanged), no house bot sits there, and no seat is given
+there but the game's (a worker does not run the games themselves yet)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from feltroom.room import Accounts, Argon2Settings, Cashier, RoomError, Settlement
+from feltroom.room.leases import Leases
+from feltroom.room.runtime import RuntimeSettings
+from feltroom.room.tables_config import spec_of
+from feltroom.room.worker import WorkerRuntime
+from feltroom.store import SqlStorage
+
+from .support import PASSWORD
+
+
+def test_R_HOME_1_a_worker_runs_a_home_table_like_any_but_lists_it_nowhere(
+    storage: SqlStorage,
+) -> None:
+    accounts = Accounts(storage, argon2=Argon2Settings.cheap())
+    accounts.sign_up("alice", PASSWORD)
+    definition = {
+        "id": "home-g-3",
+        "home": "g-3",
+        "currency": "g-3",
+        "name": "Friday game",
+        "max_seats": 6,
+        "structure": "no_limit",
+        "big_blind": 2,
+        "small_blind": 1,
+        "min_buy_in": 40,
+        "max_buy_in": 200,
+        "rake_percent": 0,
+    }
+    with storage.transaction() as tx:
+        assert tx.add_table_definition("home-g-3", json.dumps(definition, sort_keys=True))
+        defined = tx.table_definitions()
+    spec = spec_of(json.loads(defined["home-g-3"]), "table_definitions")
+    assert (spec.home, spec.currency, spec.play_money) == ("g-3", "g-3", True)
+    leases = Leases(storage, "w1", seconds=30)
+    runtime = WorkerRuntime(
+        Settlement(storage, fence=leases.fence, shard="w1"),
+        accounts,
+        Cashier(storage),
+        leases,
+        settings=RuntimeSettings(house_bots=3, between_hands=3600.0),
+    )
+
+    async def scenario() -> None:
+        await runtime.start()
+        try:
+            assert leases.take("home-g-3") is not None
+            runner = await runtime.adopt(spec)
+            entry = runner.lobby(runtime.clock())
+            assert entry["home"] == "g-3"
+            assert runtime.lobby() == []
+            await runtime.advance(runtime.clock() + 5)
+            assert runner.table.seats == {}  # no house bot at a home game's table
+            with pytest.raises(RoomError, match="ask its host"):
+                await runtime.join("home-g-3", "alice", 1, 100)
+        finally:
+            await runtime.stop()
+
+    asyncio.run(asyncio.wait_for(scenario(), 60))
+    with pytest.raises(RoomError, match="a home game's own chips"):
+        spec_of({**definition, "id": "t9", "home": None}, "a tables file")
