@@ -2451,7 +2451,12 @@ const LEDGER_COLUMNS = [["buy_ins", "Buy-ins"], ["added", "Added"], ["cash_outs"
 
 async function loadLedger(id) {
   try {
-    state.ledgers.set(id, await api("GET", `/api/games/${encodeURIComponent(id)}/ledger`));
+    const ledger = await api("GET", `/api/games/${encodeURIComponent(id)}/ledger`);
+    state.ledgers.set(id, ledger);
+    const g = state.games.get(id);
+    // the game is over and everyone has left its table: it is no longer watched
+    if (g && g.status === "ended" && state.tables.has(g.table) && state.current !== g.table
+      && ledger.players.every((p) => p.at_table === 0)) unwatchTable(g.table);
   } catch (error) {
     state.ledgers.set(id, { error: errorText(error) });
   }
