@@ -2532,11 +2532,11 @@ function renderLedgerPage(id) {
       g.status === "ended" ? h("strong", { id: "game-ended" }, `Ended${g.ended ? ` at ${localTime(g.ended)}` : ""}.`) : "In play: the figures move with each hand.") : null,
     ledgerTable(ledger),
     sum !== null ? h("p", { class: "hint", id: "ledger-check" }, sum === 0 ? "The nets add up to zero: every chip is accounted for." : `The nets add up to ${signed(sum)}.`) : null,
-    g ? gameLog(g, true) : null,
     h("div", { class: "row" }, csvLink(id),
       h("button", { type: "button", id: "ledger-refresh", onclick: () => loadLedger(id) }, "Refresh"),
       g && g.status !== "ended" ? h("a", { href: `#game/${encodeURIComponent(id)}` }, "Back to the table") : null,
-      h("a", { href: "#lobby" }, "To the lobby"))));
+      h("a", { href: "#lobby" }, "To the lobby")),
+    g ? gameLog(g, true) : null));
 }
 
 // ------------------------------------------------------------------ tournaments
