@@ -3,10 +3,11 @@ on a 1280x800 desktop and a 390-px-wide phone, the table at the player's turn wi
 action bar on a 1366x657 laptop and a 390x844 phone (a touch screen), a showdown (the winning
 hand named and its five cards highlighted), a full 9-max table on the phone, the hand history,
 the replayer, the lobby sorted and filtered, several tables in one page (tiles), a tournament's
-page and a tournament table with its level bar, and the history, the statistics and a
-tournament's page on the phone. Starts a room on a free port with a
-temporary database and house bots, plays into a hand in Debian's chromium with Playwright, and
-saves PNGs.
+page and a tournament table with its level bar, the history, the statistics and a
+tournament's page on the phone, and a home game: the host's panel beside the table with a
+guest's request (1366x657), and its ledger on the guest's phone once the host ended it. Starts
+a room on a free port with a temporary database and house bots, plays into a hand in Debian's
+chromium with Playwright, and saves PNGs.
 
 Usage: .venv/bin/python scripts/screenshots.py [OUT_DIR]
 """
@@ -14,6 +15,7 @@ Usage: .venv/bin/python scripts/screenshots.py [OUT_DIR]
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import shutil
 import socket
 import sys
@@ -21,6 +23,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import uvicorn
 from playwright.sync_api import Page, sync_playwright
@@ -81,6 +84,57 @@ def shoot(page: Page, path: Path, *, full_page: bool = False) -> None:
     """A screenshot without the passing notices."""
     page.evaluate("() => { document.getElementById('toast').hidden = true; }")
     page.screenshot(path=str(path), full_page=full_page)
+
+
+def home_game(browser: Any, url: str, runtime: RoomRuntime, out: Path) -> None:
+    """A home game: hosted from the lobby on a laptop, a guest on a phone asks for a seat by
+    its link (the host's panel then), a hand or two, the host ends it (the guest's ledger)."""
+    host = browser.new_context(viewport={"width": 1366, "height": 657}).new_page()
+    sign_up(host, url, "hana")
+    host.click("#host-game")
+    host.fill("#host-name", "Friday game")
+    host.click("#host-create")
+    host.wait_for_selector("#invite-link")
+    invite = host.locator("#invite-link").input_value()
+    host.locator('.seat.empty[data-seat="1"] button').click()
+    host.fill("#buy-in", "200")
+    host.click("#buy-in-sit")
+    host.wait_for_selector(".seat.mine")
+    phone = browser.new_context(
+        viewport={"width": 390, "height": 844},
+        device_scale_factor=2,
+        is_mobile=True,
+        has_touch=True,
+    )
+    guest = phone.new_page()
+    guest.goto(invite)
+    guest.wait_for_selector("#invite-summary")
+    guest.fill("#invite-buy-in", "150")
+    guest.fill("#auth-name", "gus")
+    guest.fill("#auth-password", "password-gus")
+    guest.click("#invite-signup")
+    guest.wait_for_selector("#waiting-host")
+    host.wait_for_selector('#game-requests li.request[data-player="gus"]', timeout=30_000)
+    host.wait_for_timeout(300)
+    shoot(host, out / "home-host-desktop.png")
+    host.click('#game-requests li.request[data-player="gus"] button.yes')
+    guest.wait_for_selector(".seat.mine", timeout=30_000)
+    table = runtime.runners[host.evaluate("() => location.hash").removeprefix("#table/")].table
+    first = table.hand_number
+    for _ in range(240):  # two hands, each checked or called down
+        if table.hand_number >= first + 2:
+            break
+        for each in (host, guest):
+            if each.locator("#actions .row button").count():
+                button = "#act-check" if each.locator("#act-check").count() else "#act-call"
+                with contextlib.suppress(Exception):
+                    each.click(button, timeout=2_000)
+        time.sleep(0.25)
+    host.click("#game-end")
+    host.click("#end-ok")
+    guest.wait_for_selector("#ledger-check", timeout=30_000)
+    guest.wait_for_timeout(300)
+    shoot(guest, out / "home-ledger-phone.png", full_page=True)
 
 
 def main(out: Path) -> None:
@@ -223,6 +277,7 @@ def main(out: Path) -> None:
             page.wait_for_selector(".felt .seat .card.back", timeout=60_000)
             page.wait_for_timeout(500)
             shoot(page, out / "tournament-table-desktop.png")
+            home_game(browser, url, runtime, out)
             # a showdown between the house bots: the winning hand named, its cards highlighted
             page.goto(url + "/#table/pine")
             page.wait_for_selector(".seat .badge.win.now:has-text(' with ')", timeout=180_000)

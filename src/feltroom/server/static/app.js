@@ -41,6 +41,15 @@ const state = {
   tournamentError: null, // a refused registration, said on the tournament's page
   notice: null, // { text, until }: a move to another table, said on the table shown
   released: [], // seats released after sitting out too long, said until dismissed (issue 42)
+  games: new Map(), // home game id -> the game (GET /api/games, the answers and `game` messages)
+  gamesLoaded: false,
+  gameError: null, // { id, text }: a game the page could not open
+  invite: null, // { secret, game, error }: the invite link the page was opened at (/g/<secret>)
+  asked: new Map(), // home game id -> the player's pending request
+  ledgers: new Map(), // home game id -> its ledger (GET /api/games/{id}/ledger)
+  ledgerAt: new Map(),
+  folded: new Set(), // the host panel's parts the player opened
+  settingsDraft: new Map(), // home game id -> the next hand's settings typed and not saved yet
 };
 
 // ------------------------------------------------------------------ little DOM helpers
@@ -338,6 +347,11 @@ async function start() {
   trackPointer();
   registerWorker();
   setInterval(tick, 200);
+  const secret = inviteSecret();
+  if (secret) {
+    state.invite = { secret, game: null, error: null };
+    loadInvite();
+  }
   if (savedToken()) {
     try {
       const me = await api("GET", "/api/me");
@@ -345,6 +359,7 @@ async function start() {
       state.balances = me.balances;
       connect();
       loadProtection();
+      loadGames();
     } catch (error) {
       saveToken(null);
     }
@@ -389,7 +404,9 @@ async function refreshBalance() {
 function renderNav() {
   nav.replaceChildren();
   if (!state.player) return;
-  const held = Object.keys(state.balances).length ? state.balances : { PLAY: "0" };
+  // a home game's chips (its currency is the game's id) are counted in its ledger, not here
+  const wallet = Object.fromEntries(Object.entries(state.balances).filter(([currency]) => !/^(g-\d+|home:.*)$/.test(currency)));
+  const held = Object.keys(wallet).length ? wallet : { PLAY: "0" };
   const balances = Object.entries(held).map(([currency, amount]) =>
     h("span", { class: "balance", dataset: { currency, amount } },
       currency === "PLAY" ? `Play chips ${chips(amount)}` : amountText(currency, amount)),
@@ -438,6 +455,9 @@ async function signOut() {
   state.socket = null;
   state.player = null;
   state.tables.clear();
+  state.games.clear();
+  state.ledgers.clear();
+  state.ledgerAt.clear();
   const banner = document.getElementById("announcement");
   if (banner) banner.remove(); // the room's message was for the player signed in
   sessionStorage.removeItem("feltroom.watch");
@@ -486,6 +506,7 @@ function renderAuth() {
       await refreshBalance();
       connect();
       loadProtection();
+      loadGames();
       route();
     } catch (error) {
       message.textContent = errorText(error);
@@ -597,6 +618,10 @@ function onMessage(m) {
     showAnnouncement(m);
     return;
   }
+  if (m.type === "game" || m.type === "game_request") {
+    onGameMessage(m);
+    return;
+  }
   if (m.type === "reminder") {
     // the session-time reminder the player chose (docs/protocol.md)
     toast(`You have been playing for ${m.minutes} minutes.`, "info");
@@ -651,6 +676,7 @@ function onMessage(m) {
     t.log.push(line);
     if (t.log.length > 200) t.log.shift();
   }
+  if (m.type === "hand_result" && toLedgerAfterHand(t)) return;
   if (state.view === "table" && state.current === t.id) {
     announceMessage(t, m, line);
     renderTable(t);
@@ -893,6 +919,17 @@ function bestCards(t) {
 // ------------------------------------------------------------------ routing
 
 function route() {
+  if (state.invite && location.hash.length > 1) {
+    // a link of the page followed from the invite (the lobby, the history): the room's address
+    state.invite = null;
+    history.replaceState(null, "", `/${location.hash}`);
+  }
+  if (state.invite) {
+    state.view = "invite";
+    renderNav();
+    renderInvite();
+    return;
+  }
   if (!state.player) {
     state.view = "auth";
     renderNav();
@@ -911,6 +948,16 @@ function route() {
     state.current = decodeURIComponent(hash.slice(results ? 8 : 11));
     state.tournamentError = null;
     loadTournament(state.current);
+  } else if (hash.startsWith("game/")) {
+    state.view = "game";
+    state.current = decodeURIComponent(hash.slice(5));
+    state.gameError = null;
+    openGame(state.current, true);
+  } else if (hash.startsWith("ledger/")) {
+    state.view = "ledger";
+    state.current = decodeURIComponent(hash.slice(7));
+    if (!state.games.has(state.current)) openGame(state.current, true);
+    loadLedger(state.current);
   } else if (hash === "history") {
     state.view = "history";
     state.current = null;
@@ -929,6 +976,7 @@ function route() {
     if (state.socket && state.connection === "open" && !state.lobbySubscribed) subscribeLobby();
     loadMyTables(true);
     loadProtection();
+    loadGames();
   }
   renderNav();
   render();
@@ -946,6 +994,9 @@ function render() {
   else if (state.view === "history") renderHistory();
   else if (state.view === "stats") renderStats();
   else if (state.view === "limits") renderLimits();
+  else if (state.view === "game") renderGameWait(state.current);
+  else if (state.view === "ledger") renderLedgerPage(state.current);
+  else if (state.view === "invite") renderInvite();
 }
 
 // ------------------------------------------------------------------ the lobby
@@ -965,7 +1016,7 @@ async function ensureLobby() {
 }
 
 function lobbyEntry(id) {
-  return state.lobby.find((t) => t.id === id) || tournamentTableEntry(id);
+  return state.lobby.find((t) => t.id === id) || homeTableEntry(id) || tournamentTableEntry(id);
 }
 
 /** The big blind of a lobby entry, for ordering stakes as numbers ("1/2" before "5/10"). */
@@ -1104,6 +1155,7 @@ function renderLobby() {
       h("h1", {}, "Lobby"),
       breakNotice(),
       lobbySections(),
+      homeGamesSection(),
       empty && play === 0
         ? h("p", { class: "hint grant-hint", id: "grant-hint" }, "You have no chips yet. ",
           h("button", { type: "button", id: "grant-hint-take", onclick: grant }, "Take free play chips"),
@@ -1222,7 +1274,8 @@ function buyInDialog(t, seat) {
   }
   const min = entry.settings.buy_in_min;
   const max = entry.settings.buy_in_max; // null: the table has no maximum (R-BUYIN-1)
-  const balance = currencyBalance(entry);
+  const home = homeChips(entry); // a home game's chips: the host issues them, no wallet pays
+  const balance = home ? max : currencyBalance(entry);
   const fallback = max === null ? balance : Math.min(balance, max); // R-BUYIN-2
   const amount = h("input", {
     id: "buy-in", type: "number", min, max, step: 1, value: Math.max(min, fallback), required: true,
@@ -1234,8 +1287,9 @@ function buyInDialog(t, seat) {
   const entryWait = h("input", { type: "radio", name: "entry", value: "wait", id: "entry-wait" });
   const autoPost = h("input", { type: "checkbox", id: "sit-auto-post", checked: true });
   const error = h("p", { class: "form-error", role: "alert" });
+  const approval = home ? approvalText(entry) : null;
   const body = h("div", {},
-    h("p", { class: "bounds" }, `${bounds} Balance: ${money(entry, balance)}.`),
+    h("p", { class: "bounds" }, home ? `Buy-in ${money(entry, min)} to ${money(entry, max)} of the game's chips. ${approval}` : `${bounds} Balance: ${money(entry, balance)}.`),
     h("label", { for: "buy-in" }, `Chips for seat ${seat}`), amount,
     h("fieldset", {}, h("legend", {}, "Enter the game"),
       h("label", {}, entryPost, " Post the big blind now"),
@@ -1245,6 +1299,7 @@ function buyInDialog(t, seat) {
   const sit = h("button", {
     type: "button", id: "buy-in-sit",
     onclick: async () => {
+      // at a home table the same `sit`: the seat at once, or a buy-in the host approves
       const reply = await state.socket.request({
         type: "sit", table: t.id, seat, buy_in: Number(amount.value),
         entry: entryWait.checked ? "wait" : "post", auto_post: autoPost.checked,
@@ -1255,6 +1310,7 @@ function buyInDialog(t, seat) {
       }
       state.autoPost.set(t.id, autoPost.checked);
       d.close();
+      if (reply.request) askedHost(t, reply.request);
       refreshBalance();
     },
   }, "Sit down");
@@ -1267,7 +1323,8 @@ function addChipsDialog(t) {
   const me = t.seats.get(t.you);
   if (!entry || !me) return;
   const max = entry.settings.buy_in_max; // null: no maximum (R-BUYIN-1)
-  const balance = currencyBalance(entry);
+  const home = homeChips(entry);
+  const balance = home ? max : currencyBalance(entry);
   const room = max === null ? balance : Math.max(0, Math.min(balance, max - me.stack));
   const offered = me.stack === 0 ? rebuyAmount(entry.settings, balance) : null; // an empty stack: a buy-in
   const amount = h("input", { id: "add-chips", type: "number", min: 1, max: max === null ? null : Math.max(0, max - me.stack), value: offered ?? room, step: 1 });
@@ -1278,7 +1335,10 @@ function addChipsDialog(t) {
       const wanted = Number(amount.value);
       const reply = await state.socket.request({ type: "add_chips", table: t.id, amount: wanted });
       if (reply.type === "error") error.textContent = errorText(reply, t.id);
-      else {
+      else if (reply.request) {
+        askedHost(t, reply.request);
+        d.close();
+      } else {
         if (reply.pending) {
           // R-BUYIN-3: paid now, on the stack when the hand in progress ends
           t.pendingChips = (t.pendingChips || 0) + wanted;
@@ -1291,7 +1351,9 @@ function addChipsDialog(t) {
     },
   }, "Add");
   const d = dialog("Add chips", h("div", {},
-    h("p", { class: "bounds" }, max === null
+    h("p", { class: "bounds" }, home
+      ? `Up to the game's largest buy-in ${money(entry, max)}: at most ${money(entry, Math.max(0, max - me.stack))} now. ${approvalText(entry)}`
+      : max === null
       ? `This table has no maximum: add up to your balance, ${money(entry, balance)}.`
       : `Up to the table's maximum buy-in ${money(entry, max)}: at most ${money(entry, Math.max(0, max - me.stack))} now (your balance: ${money(entry, balance)}).`,
       t.hand !== null ? " A hand is being played: the chips join your stack when it ends." : ""),
@@ -1421,8 +1483,11 @@ function renderTable(t) {
     tournamentOf(t.id) ? tournamentBar(t) : h("p", { class: "info" }, t.info),
     state.notice && state.notice.table === t.id && Date.now() < state.notice.until
       ? h("p", { class: "moved-notice", id: "moved-notice", role: "status" }, state.notice.text) : null,
-    t.you === null ? h("p", { class: "observing" }, "Observing", t.onWaitList ? " — on the waiting list" : "") : null);
-  const side = h("aside", { class: "side" }, renderChat(t), h("ol", { class: "log", "aria-label": "hand log" }, t.log.slice(-30).map((l) => h("li", {}, l))));
+    t.you === null && !gameOfTable(t.id) ? h("p", { class: "observing" }, "Observing", t.onWaitList ? " — on the waiting list" : "") : null,
+    gameHead(gameOfTable(t.id)));
+  const game = gameOfTable(t.id);
+  const side = h("aside", { class: game ? "side home" : "side" }, game ? homePanel(t, game) : null, renderChat(t),
+    h("ol", { class: "log", "aria-label": "hand log" }, t.log.slice(-30).map((l) => h("li", {}, l))));
   const focused = document.activeElement && document.activeElement.id;
   const caret = focused === "chat-text" ? document.activeElement.selectionStart : null;
   // the dock (the player's cards and the action bar) is kept inside the viewport by the style
@@ -1716,6 +1781,7 @@ function renderBusted(t, entry) {
   const me = t.you !== null ? t.seats.get(t.you) : null;
   if (!entry || tournamentOf(t.id) || !busted(me, t.pendingChips)) return null;
   const box = h("div", { class: "busted prompt", id: "busted", role: "status" }, h("p", {}, h("strong", {}, "You are out of chips.")));
+  if (homeChips(entry)) return homeRebuy(t, entry, box);
   const wallet = currencyBalance(entry);
   const offered = rebuyAmount(entry.settings, wallet);
   const leave = h("button", { type: "button", id: "busted-leave", onclick: () => send(t, { type: "leave" }) }, "Leave the table");
@@ -1750,11 +1816,54 @@ function renderBusted(t, entry) {
 async function rebuy(t, entry, amount) {
   const reply = await send(t, { type: "add_chips", amount });
   if (reply.type === "error") return;
+  if (reply.request) {
+    askedHost(t, reply.request); // the chips come when the host approves; the seat sits in then
+    t.rebuyAsked = reply.request;
+    if (state.current === t.id) renderTable(t);
+    return;
+  }
   if (reply.pending) t.pendingChips = (t.pendingChips || 0) + amount;
   refreshBalance();
   const sat = await send(t, { type: "sit_in", entry: "post" });
   if (sat.type === "ok" && sat.pending) toast(`You sit in with ${money(entry, amount)} when this hand ends.`, "info");
   if (state.current === t.id) renderTable(t);
+}
+
+/** A home game's busted seat: a rebuy of the game's chips, asked of the host unless buy-ins
+ * are automatic; the seat sits in once the chips are on it. */
+function homeRebuy(t, entry, box) {
+  const min = entry.settings.buy_in_min;
+  const max = entry.settings.buy_in_max;
+  const leave = h("button", { type: "button", id: "busted-leave", onclick: () => send(t, { type: "leave" }) }, "Leave the table");
+  if (t.rebuyAsked) {
+    box.append(h("p", { id: "rebuy-asked" }, `You asked the host for a rebuy of ${money(entry, t.rebuyAsked.amount || 0)}: you play on when they approve it.`), h("div", { class: "row" }, leave));
+    return box;
+  }
+  const amount = h("input", { type: "number", id: "rebuy-amount", min, max, step: 1, value: max, "aria-label": `rebuy amount, ${min} to ${max}` });
+  box.append(h("p", {}, `Rebuy ${money(entry, min)} to ${money(entry, max)} of the game's chips. ${approvalText(entry)}`),
+    h("div", { class: "row" }, amount,
+      h("button", { type: "button", id: "rebuy", class: "wager", onclick: () => rebuy(t, entry, Number(amount.value)) }, "Rebuy"), leave));
+  return box;
+}
+
+function approvalText(entry) {
+  const g = state.games.get(entry.home);
+  if (g && g.auto_buy_in) return "Buy-ins need no approval in this game.";
+  return g && (g.you === "host" || g.you === "cohost") ? "You approve it in your panel." : "The host approves it.";
+}
+
+/** A fresh snapshot of a watched table (the player's seat in it, given by the game). */
+function observeAgain(tableId) {
+  const t = state.tables.get(tableId);
+  if (t) t.observing = null;
+  observeTable(tableId);
+}
+
+/** A buy-in or rebuy the host is asked to approve (the answer comes as a `game_request`). */
+function askedHost(t, request) {
+  const entry = lobbyEntry(t.id);
+  toast(`You asked the host for ${money(entry, request.amount || 0)}: the chips come when they approve.`, "info");
+  announce("Your request went to the host.");
 }
 
 /** The play-money grant's status (GET /api/grant), asked again after a minute. */
@@ -1791,6 +1900,7 @@ function renderChat(t) {
 function tick() {
   if (!state.socket) return;
   tickTournament();
+  pollGame();
   if (state.view !== "table") return;
   const t = state.tables.get(state.current);
   const question = app.querySelector("#run-twice .expires");
@@ -1846,6 +1956,641 @@ function onKey(e) {
   else if (key === "f") click("act-fold");
   else if (key === "c") document.getElementById("act-check") ? click("act-check") : click("act-call");
   else if (key === "r" || e.key === "Enter") document.getElementById("act-raise") ? click("act-raise") : click("act-bet");
+}
+
+// ------------------------------------------------------------------ home games (docs/home-games.md)
+
+const HOME_GAMES = { NL: "No-Limit Hold'em", PL: "Pot-Limit Hold'em", FL: "Limit Hold'em" };
+const HOME_STRUCTURES = { NL: "no_limit", PL: "pot_limit", FL: "fixed_limit" };
+const HOME_DEFAULTS = { game: "NL", small_blind: 1, big_blind: 2, seats: 6, min_buy_in: 40, max_buy_in: 200, admission: true, auto_buy_in: false };
+const REQUEST_WORDS = { seat: "asks for a seat", buy_in: "asks to buy in for", rebuy: "asks to rebuy for" };
+
+/** The invite in the page's address (``/g/<secret>``), or null. */
+function inviteSecret() {
+  const found = location.pathname.match(/^\/g\/([^/]+)\/?$/);
+  return found ? decodeURIComponent(found[1]) : null;
+}
+
+/** The player's games (hosted, co-hosted or played), newest first: GET /api/games. */
+async function loadGames() {
+  try {
+    const answer = await api("GET", "/api/games");
+    for (const g of answer.games) state.games.set(g.id, g);
+    state.gamesLoaded = true;
+  } catch (_) {
+    return;
+  }
+  if (state.view === "lobby") renderLobby();
+  else if (state.view === "invite" && state.invite && state.invite.game) renderInvite();
+}
+
+/** The game whose table is ``tableId``, if the page knows it. */
+function gameOfTable(tableId) {
+  for (const g of state.games.values()) if (g.table === tableId) return g;
+  return null;
+}
+
+/** A home table as the table view wants a lobby entry: its name, seats, stakes and buy-ins. */
+function homeTableEntry(id) {
+  const g = gameOfTable(id);
+  if (!g) return null;
+  return {
+    id,
+    home: g.id,
+    name: g.name,
+    game: "Hold'em",
+    structure: HOME_STRUCTURES[g.game] || "no_limit",
+    stakes: `${g.small_blind}/${g.big_blind}`,
+    seats: g.seats,
+    currency: g.currency,
+    settings: { buy_in_min: g.min_buy_in, buy_in_max: g.max_buy_in, big_blind_amount: g.big_blind, small_blind_amount: g.small_blind, exponent: 0 },
+  };
+}
+
+/** The game's own chips: no wallet holds them, the host issues them (R-HOME-1). */
+function homeChips(entry) {
+  return Boolean(entry && entry.home) && (entry.currency === entry.home || String(entry.currency).startsWith("home:"));
+}
+
+function gameSummary(g) {
+  return `${HOME_GAMES[g.game] || g.game} ${chips(g.small_blind)}/${chips(g.big_blind)}, ${g.seats} seats, buy-in ${chips(g.min_buy_in)} to ${chips(g.max_buy_in)}`;
+}
+
+function inviteUrl(g) {
+  return g.invite ? new URL(g.invite, location.origin).href : null;
+}
+
+/** A game as the server sent it (an answer or a `game` message): kept, and the page redrawn. */
+function keepGame(g) {
+  const before = state.games.get(g.id);
+  // the players' reduced view carries no invite and no requests: never drop what the host has
+  state.games.set(g.id, before && !("requests" in g) && before.you !== "player" ? { ...before, ...g } : g);
+  if (g.status === "ended" && (!before || before.status !== "ended")) {
+    loadLedger(g.id);
+    const t = state.tables.get(g.table);
+    if (t && !toLedgerAfterHand(t) && t.you === null && state.current !== g.table) unwatchTable(g.table);
+  }
+  redrawGame(g.id);
+}
+
+/** A home table whose game ended: the ledger once no hand is being played there (the hand in
+ * progress is played out first, R-HOME-2). True when the page went to the ledger. */
+function toLedgerAfterHand(t) {
+  const g = gameOfTable(t.id);
+  if (!g || g.status !== "ended" || state.view !== "table" || state.current !== t.id) return false;
+  const me = t.you !== null && t.you !== undefined ? t.seats.get(t.you) : null;
+  if (t.hand !== null && me && me.inHand && !me.folded) return false;
+  location.hash = `#ledger/${encodeURIComponent(g.id)}`;
+  return true;
+}
+
+function redrawGame(id) {
+  const g = state.games.get(id);
+  if (state.view === "lobby") renderLobby();
+  else if (state.view === "table" && g && state.current === g.table) renderTable(state.tables.get(g.table));
+  else if ((state.view === "game" || state.view === "ledger") && state.current === id) render();
+}
+
+function onGameMessage(m) {
+  if (m.type === "game") {
+    keepGame(m.game);
+    return;
+  }
+  // game_request: the host answered the player's request
+  const r = m.request;
+  const g = state.games.get(m.game);
+  const name = g ? g.name : "the game";
+  const words = {
+    admitted: `The host let you in to ${name}.`,
+    approved: `The host approved your ${r.kind === "rebuy" ? "rebuy" : "buy-in"} of ${chips(r.amount)} at ${name}.`,
+    refused: `The host refused your ${r.kind === "seat" ? "seat request" : r.kind === "rebuy" ? "rebuy" : "buy-in"} at ${name}.`,
+  }[r.status] || `Your request at ${name}: ${r.status}.`;
+  toast(words, r.status === "refused" ? "error" : "info");
+  announce(words);
+  if (g) g.you = r.status === "refused" && g.you === "pending" ? null : g.you;
+  const t = g ? state.tables.get(g.table) : null;
+  if (t && r.kind !== "seat") {
+    const rebuyWas = t.rebuyAsked;
+    t.rebuyAsked = null;
+    const me = t.you !== null && t.you !== undefined ? t.seats.get(t.you) : null;
+    // the rebuy's chips are on the stack: the seat sits in again
+    if (rebuyWas && r.status === "approved" && me && me.sittingOut) send(t, { type: "sit_in", entry: "post" });
+  }
+  if (r.status === "admitted" || r.status === "approved") {
+    if (g && state.tables.has(g.table)) observeAgain(g.table);
+    openGame(m.game, true);
+    refreshBalance();
+  } else if (state.current === m.game) render();
+}
+
+/** The game shown, asked again every few seconds: the `game` messages bring each change as it
+ * happens, this catches up after a lost connection (and a page waiting for the host). */
+let gamePolled = 0;
+async function pollGame() {
+  if (state.view === "ledger") {
+    // after the end, the players leave as the hand in progress ends: the chips at the table
+    // become cash-outs within moments, and the page follows them for a minute
+    const g = state.games.get(state.current);
+    const ledger = state.ledgers.get(state.current);
+    const seated = ledger && ledger.players && ledger.players.some((p) => p.at_table > 0);
+    const now = state.socket ? state.socket.now() : Date.now() / 1000;
+    if (g && g.status === "ended" && seated && now - (g.ended || 0) < 60) ledgerOf(g.id);
+    return;
+  }
+  const g = state.view === "table" ? gameOfTable(state.current) : state.view === "game" ? state.games.get(state.current) : null;
+  if (!g || g.status === "ended" || Date.now() - gamePolled < 4000) return;
+  gamePolled = Date.now();
+  try {
+    const answer = await api("GET", `/api/games/${encodeURIComponent(g.id)}`);
+    const was = g.you;
+    keepGame(answer.game);
+    if (state.view === "game" && state.current === g.id && was !== answer.game.you) openGame(g.id);
+  } catch (_) {
+    /* said by the next call */
+  }
+}
+
+/** Open game ``id``: its table (with the host's panel or the player's bar), a page that waits
+ * for the host while the seat is asked for, or its ledger once it ended. */
+async function openGame(id, reload = false) {
+  if (reload || !state.games.has(id)) {
+    try {
+      const answer = await api("GET", `/api/games/${encodeURIComponent(id)}`);
+      state.games.set(id, answer.game);
+    } catch (error) {
+      if (!(state.games.has(id) && state.asked.has(id))) { // asked by the link: the host answers
+        state.gameError = { id, text: error.status === 404 ? "That game does not exist, or you are not one of its players." : errorText(error) };
+        if (state.current === id) render();
+        return;
+      }
+    }
+  }
+  const g = state.games.get(id);
+  if (g.status === "ended") {
+    location.hash = `#ledger/${encodeURIComponent(id)}`;
+    return;
+  }
+  if (g.you === "pending" || g.you === null) {
+    if (location.hash !== `#game/${encodeURIComponent(id)}`) location.hash = `#game/${encodeURIComponent(id)}`;
+    else render();
+    return;
+  }
+  location.hash = `#table/${encodeURIComponent(g.table)}`;
+}
+
+/** A host control (POST /api/games/{id}/<control>); the game answered is kept. */
+async function control(g, name, body = {}) {
+  try {
+    const answer = await api("POST", `/api/games/${encodeURIComponent(g.id)}/${name}`, body);
+    keepGame(answer.game);
+    return answer.game;
+  } catch (error) {
+    toast(errorText(error));
+    return null;
+  }
+}
+
+// "Host a game": a form with the defaults filled in; the game opens with its invite link.
+function hostDialog() {
+  const field = (id, label, value, attrs = {}) => {
+    const input = h("input", { id, name: id, type: "number", min: 1, step: 1, value, required: true, inputmode: "numeric", ...attrs });
+    return [h("label", { for: id }, label), input];
+  };
+  const name = h("input", { id: "host-name", name: "name", value: `${state.player}'s game`, maxlength: 40, required: true });
+  const game = h("select", { id: "host-game-kind", name: "game" },
+    Object.entries(HOME_GAMES).map(([k, label]) => h("option", { value: k, selected: k === HOME_DEFAULTS.game }, label)));
+  const seats = h("select", { id: "host-seats", name: "seats" },
+    [2, 3, 4, 5, 6, 7, 8, 9, 10].map((n) => h("option", { value: n, selected: n === HOME_DEFAULTS.seats }, `${n} seats`)));
+  const [sbLabel, sb] = field("host-small-blind", "Small blind", HOME_DEFAULTS.small_blind);
+  const [bbLabel, bb] = field("host-big-blind", "Big blind", HOME_DEFAULTS.big_blind);
+  const [minLabel, min] = field("host-min-buy-in", "Smallest buy-in", HOME_DEFAULTS.min_buy_in);
+  const [maxLabel, max] = field("host-max-buy-in", "Largest buy-in", HOME_DEFAULTS.max_buy_in);
+  const admission = h("input", { type: "checkbox", id: "host-admission", checked: HOME_DEFAULTS.admission });
+  const auto = h("input", { type: "checkbox", id: "host-auto-buy-in", checked: HOME_DEFAULTS.auto_buy_in });
+  const error = h("p", { class: "form-error", role: "alert", id: "host-error" });
+  const create = h("button", { type: "button", id: "host-create", onclick: async () => {
+    const body = {
+      name: name.value.trim(), game: game.value, seats: Number(seats.value),
+      small_blind: Number(sb.value), big_blind: Number(bb.value),
+      min_buy_in: Number(min.value), max_buy_in: Number(max.value),
+      admission: admission.checked, auto_buy_in: auto.checked,
+    };
+    const problem = stakesProblem(body);
+    if (problem) {
+      error.textContent = problem;
+      return;
+    }
+    try {
+      const answer = await api("POST", "/api/games", body);
+      state.games.set(answer.game.id, answer.game);
+      d.close();
+      openGame(answer.game.id);
+    } catch (e) {
+      error.textContent = errorText(e);
+    }
+  } }, "Create the game");
+  const d = dialog("Host a game", h("div", { class: "host-form" },
+    h("p", { class: "bounds" }, "A private table: not in the lobby, your friends join by its link. It plays with its own chips."),
+    h("label", { for: "host-name" }, "Name"), name,
+    h("label", { for: "host-game-kind" }, "Game"), game,
+    h("label", { for: "host-seats" }, "Seats"), seats,
+    h("div", { class: "pair" }, h("div", {}, sbLabel, sb), h("div", {}, bbLabel, bb)),
+    h("div", { class: "pair" }, h("div", {}, minLabel, min), h("div", {}, maxLabel, max)),
+    h("label", {}, admission, " I admit each player who asks for a seat"),
+    h("label", {}, auto, " Buy-ins and rebuys without my approval"),
+    error), [create, h("button", { type: "button", onclick: () => d.close() }, "Cancel")]);
+  name.focus();
+}
+
+/** Why these stakes and buy-ins cannot be (in a sentence), or null. */
+function stakesProblem(s) {
+  const whole = ["small_blind", "big_blind", "min_buy_in", "max_buy_in"].filter((k) => k in s);
+  for (const k of whole) if (!Number.isInteger(s[k]) || s[k] < 1) return "Blinds and buy-ins are whole numbers of chips, 1 or more.";
+  if ("small_blind" in s && s.big_blind < s.small_blind) return `The big blind (${s.big_blind}) is at least the small blind (${s.small_blind}).`;
+  if ("min_buy_in" in s && s.max_buy_in < s.min_buy_in) return `The largest buy-in (${s.max_buy_in}) is at least the smallest (${s.min_buy_in}).`;
+  return null;
+}
+
+/** The lobby's home games: "Host a game" and the player's games. */
+function homeGamesSection() {
+  const games = [...state.games.values()].filter((g) => g.status !== "ended" || Date.now() / 1000 - (g.ended || 0) < 86_400);
+  const role = { host: "you host", cohost: "you co-host", player: "you play", pending: "you asked for a seat" };
+  return h("section", { class: "home-games", id: "home-games", "aria-label": "home games" },
+    h("div", { class: "row" }, h("h2", {}, "Home games"),
+      mayPlay() ? h("button", { type: "button", id: "host-game", onclick: hostDialog }, "Host a game") : null),
+    games.length ? h("ul", { class: "plain game-list" }, games.map((g) =>
+      h("li", { dataset: { game: g.id, status: g.status } },
+        h("a", { href: g.status === "ended" ? `#ledger/${encodeURIComponent(g.id)}` : `#game/${encodeURIComponent(g.id)}` }, g.name),
+        ` · ${gameSummary(g)} · ${g.status === "ended" ? "ended" : g.status === "paused" ? "paused" : "open"}`,
+        g.you ? ` · ${role[g.you] || g.you}` : "",
+        g.requests && g.requests.length ? h("span", { class: "badge requests-waiting" }, ` ${g.requests.length} waiting`) : null)))
+      : h("p", { class: "hint" }, "Play with friends at a private table: host a game and send them its link."));
+}
+
+// ------------------------------------------------ the invite link: sign up or in, ask for a seat
+
+async function loadInvite() {
+  const inv = state.invite;
+  try {
+    const answer = await api("GET", `/api/invites/${encodeURIComponent(inv.secret)}`);
+    inv.game = answer.game;
+  } catch (error) {
+    inv.error = error.status === 404 ? "This invite link is not valid (any more): the game ended or the host renewed its link. Ask the host for the new one." : errorText(error);
+  }
+  if (state.view === "invite") renderInvite();
+}
+
+/** Leave the invite's address for the room's own (``/#game/<id>``), without a new load. */
+function leaveInvite(hash) {
+  state.invite = null;
+  history.replaceState(null, "", `/${hash}`);
+  route();
+}
+
+function renderInvite() {
+  const inv = state.invite;
+  const g = inv.game;
+  if (!g) {
+    app.replaceChildren(h("section", { class: "invite auth" }, h("h1", {}, "A home game"),
+      inv.error ? h("p", { class: "form-error", id: "invite-error", role: "alert" }, inv.error) : h("p", { class: "loading" }, "Loading the invitation…"),
+      h("a", { href: "/", onclick: (e) => { e.preventDefault(); leaveInvite(""); } }, "To the lobby")));
+    return;
+  }
+  const message = h("p", { class: "form-error", role: "alert", id: "invite-message" });
+  const buyIn = h("input", { id: "invite-buy-in", type: "number", min: g.min_buy_in, max: g.max_buy_in, step: 1, value: g.max_buy_in, required: true, inputmode: "numeric" });
+  const name = h("input", { id: "auth-name", name: "name", autocomplete: "username", required: true });
+  const password = h("input", { id: "auth-password", name: "password", type: "password", autocomplete: "current-password", minlength: 8, required: true });
+  const ask = async (kind) => {
+    message.textContent = "";
+    const amount = Number(buyIn.value);
+    if (!Number.isInteger(amount) || amount < g.min_buy_in || amount > g.max_buy_in) {
+      message.textContent = `The buy-in is a whole number from ${chips(g.min_buy_in)} to ${chips(g.max_buy_in)}.`;
+      buyIn.focus();
+      return;
+    }
+    const problem = kind === "signup" ? nameProblem(name.value) : null;
+    if (problem) {
+      message.textContent = problem;
+      return;
+    }
+    const path = `/api/invites/${encodeURIComponent(inv.secret)}`;
+    try {
+      let answer;
+      if (kind === "signup") {
+        answer = await api("POST", `${path}/signup`, { name: name.value, password: password.value, buy_in: amount });
+      }
+      if (kind !== "join") {
+        const signed = await api("POST", "/api/signin", { name: name.value, password: password.value });
+        saveToken(signed.token);
+        state.player = signed.player;
+        await refreshBalance();
+        connect();
+        loadProtection();
+      }
+      if (kind !== "signup") answer = await api("POST", `${path}/join`, { buy_in: amount });
+      const asked = answer.request ? { ...g, you: "pending" } : { ...g, you: "player" };
+      state.games.set(g.id, { ...(state.games.get(g.id) || {}), ...asked, table: (state.games.get(g.id) || {}).table || answer.table || `home-${g.id}` });
+      if (answer.request) state.asked.set(g.id, answer.request);
+      leaveInvite(`#game/${encodeURIComponent(g.id)}`); // the route opens the game
+    } catch (error) {
+      message.textContent = errorText(error);
+    }
+  };
+  const signedIn = Boolean(state.player);
+  const known = signedIn ? state.games.get(g.id) : null;
+  if (known && ["host", "cohost", "player"].includes(known.you)) {
+    app.replaceChildren(h("section", { class: "invite auth", id: "invite" }, h("h1", {}, g.name),
+      h("p", { id: "invite-summary" }, `${g.host}'s home game: ${gameSummary(g)}. You are in this game already.`),
+      h("button", { type: "button", id: "invite-open", onclick: () => leaveInvite(`#game/${encodeURIComponent(g.id)}`) }, "Open the game")));
+    return;
+  }
+  const form = h("form", { class: "invite auth", id: "invite", onsubmit: (e) => { e.preventDefault(); ask(signedIn ? "join" : "signup"); } },
+    h("h1", {}, g.name),
+    h("p", { id: "invite-summary" }, `${g.host} invites you to a home game: ${gameSummary(g)}.`),
+    g.status === "paused" ? h("p", { class: "hint" }, "The game is paused at the moment.") : null,
+    h("label", { for: "invite-buy-in" }, `Your buy-in (${chips(g.min_buy_in)} to ${chips(g.max_buy_in)} of the game's chips)`), buyIn,
+    signedIn
+      ? [h("p", {}, `You are signed in as ${state.player}.`),
+        h("button", { type: "submit", id: "invite-join" }, "Ask for a seat")]
+      : [h("p", { class: "hint" }, "New here? Choose a name and a password: one step signs you up and asks the host for a seat."),
+        h("label", { for: "auth-name" }, "Name"), name, h("p", { class: "hint" }, NAME_HINT),
+        h("label", { for: "auth-password" }, "Password (8 characters or more)"), password,
+        h("div", { class: "row" },
+          h("button", { type: "submit", id: "invite-signup" }, "Sign up and ask for a seat"),
+          h("button", { type: "button", id: "invite-signin", onclick: () => ask("signin") }, "Sign in and ask for a seat"))],
+    message);
+  app.replaceChildren(form);
+  (signedIn ? buyIn : name).focus();
+}
+
+/** A game the player asked to join: the host's answer is awaited (a `game_request` comes). */
+function renderGameWait(id) {
+  const g = state.games.get(id);
+  if (!g) {
+    app.replaceChildren(h("section", { class: "home-wait" },
+      state.gameError && state.gameError.id === id ? h("p", { class: "form-error", role: "alert" }, state.gameError.text) : h("p", { class: "loading" }, "Loading the game…"),
+      h("a", { href: "#lobby" }, "To the lobby")));
+    return;
+  }
+  const asked = state.asked.get(id);
+  app.replaceChildren(h("section", { class: "home-wait", id: "game-wait", dataset: { game: id } },
+    h("h1", {}, g.name),
+    h("p", {}, `${g.host}'s home game: ${gameSummary(g)}.`),
+    g.you === "pending"
+      ? h("p", { class: "prompt", id: "waiting-host", role: "status" }, `You asked for a seat${asked && asked.amount ? ` with ${chips(asked.amount)} chips` : ""}: the host will let you in. This page opens the table when they do.`)
+      : h("p", { class: "form-error", id: "not-admitted", role: "status" }, "You have no seat in this game: ask the host for its link."),
+    h("a", { href: "#lobby" }, "To the lobby")));
+}
+
+// ------------------------------------------------ the host's panel and the players' bar
+
+/** Beside a home table: the host's panel (invite, requests, pause, next hand's stakes, players,
+ * co-hosts, end) for the host and co-hosts; the game's state and its ledger for the players. */
+function homePanel(t, g) {
+  const hosting = g.you === "host" || g.you === "cohost";
+  const paused = g.status === "paused";
+  const box = h("section", { class: "home-panel", id: "home-panel", "aria-label": hosting ? "host controls" : "the home game", dataset: { game: g.id, status: g.status } },
+    h("h2", {}, hosting ? "You host" : `${g.host}'s game`, g.you === "cohost" ? " (co-host)" : "",
+      paused ? h("span", { class: "badge paused", id: "game-paused" }, " paused") : null),
+    h("p", { class: "game-line" }, `${gameSummary(g)}${g.auto_buy_in ? "; buy-ins without approval" : "; the host approves buy-ins"}.`));
+  if (!hosting) {
+    if (g.you === null) box.append(h("p", { class: "prompt", id: "game-removed" }, "You are no longer in this game: the host removed you. Your chips are counted in the ledger."));
+    if (paused) box.append(h("p", { class: "prompt" }, "The host paused the game: the next hand waits until they resume it."));
+    box.append(ledgerBlock(g), gameLog(g));
+    return box;
+  }
+  const link = inviteUrl(g);
+  if (link) {
+    const input = h("input", { id: "invite-link", readonly: true, value: link, "aria-label": "invite link", onfocus: (e) => e.target.select() });
+    box.append(h("div", { class: "invite-box" },
+      h("label", { for: "invite-link" }, "Invite link: send it to your friends"),
+      h("div", { class: "row" }, input,
+        h("button", { type: "button", id: "copy-invite", onclick: () => copyText(link, input) }, "Copy"),
+        h("button", { type: "button", id: "renew-invite", title: "the old link stops working", onclick: async () => {
+          if (await control(g, "link")) toast("A new link: the old one no longer works.", "info");
+        } }, "New link"))));
+  }
+  const requests = g.requests || [];
+  box.append(h("div", { class: "requests", id: "game-requests", role: "region", "aria-label": "requests", "aria-live": "polite" },
+    h("h3", {}, `Requests${requests.length ? ` (${requests.length})` : ""}`),
+    requests.length ? h("ul", { class: "plain" }, requests.map((r) => {
+      const seat = r.kind === "seat";
+      const answer = (yes) => control(g, seat ? "admit" : "approve", seat ? { request: r.id, admit: yes } : { request: r.id, approve: yes });
+      return h("li", { class: "request", dataset: { request: r.id, kind: r.kind, player: r.player } },
+        h("span", {}, h("b", {}, r.player), ` ${REQUEST_WORDS[r.kind] || r.kind}${r.amount ? `${seat ? " with" : ""} ${chips(r.amount)}` : ""}`),
+        h("span", { class: "row" },
+          h("button", { type: "button", class: "yes", onclick: () => answer(true), "aria-label": `${seat ? "Admit" : "Approve"} ${r.player}` }, seat ? "Admit" : "Approve"),
+          h("button", { type: "button", class: "no", onclick: () => answer(false), "aria-label": `Refuse ${r.player}` }, "Refuse")));
+    })) : h("p", { class: "hint" }, "No one is waiting.")));
+  box.append(h("div", { class: "row" },
+    h("button", { type: "button", id: paused ? "game-resume" : "game-pause", onclick: () => control(g, paused ? "resume" : "pause") },
+      paused ? "Resume the game" : "Pause after this hand"),
+    h("button", { type: "button", id: "game-end", class: "fold", onclick: () => endGame(g) }, "End the game")));
+  box.append(keepIfSame(nextHandForm(g), t ? t.id : g.table));
+  box.append(playersBlock(t, g));
+  box.append(ledgerBlock(g), gameLog(g));
+  return box;
+}
+
+/** Over a home table: the game paused, and for its hosts the requests that wait (a tap away
+ * on a phone, where the panel is below the table). */
+function gameHead(g) {
+  if (!g) return null;
+  const waiting = (g.requests || []).length;
+  const hosting = g.you === "host" || g.you === "cohost";
+  if (!waiting && g.status !== "paused" && g.status !== "ended" && !(hosting && !inviteUrl(g))) return null;
+  return h("p", { class: "row game-head", id: "game-head" },
+    g.status === "ended" ? h("span", { class: "prompt", id: "game-ending", role: "status" }, "The game has ended: this hand is played out, then ",
+      h("a", { href: `#ledger/${encodeURIComponent(g.id)}` }, "the ledger"), ".") : null,
+    g.status === "paused" ? h("span", { class: "badge paused" }, "Paused by the host") : null,
+    hosting && waiting ? h("button", { type: "button", id: "requests-jump", class: "requests-waiting",
+      onclick: () => document.getElementById("game-requests").scrollIntoView({ block: "center" }) },
+    `${waiting} ${waiting === 1 ? "request waits" : "requests wait"} for you`) : null);
+}
+
+/** The game's log (what the host and co-hosts did, R-HOME-2), the latest first. */
+function gameLog(g, open = false) {
+  const lines = (g.log || []).slice(-20).reverse();
+  if (!lines.length) return null;
+  const items = h("ol", { class: "plain game-log" }, lines.map((l) => h("li", {}, h("time", {}, localTime(l.at)), ` ${l.line}.`)));
+  return open ? h("section", { id: "game-log", "aria-label": "the game's log" }, h("h2", {}, "The game's log"), items)
+    : folding("game-log", "The game's log", items);
+}
+
+function copyText(text, input) {
+  const done = () => toast("The link is copied: paste it in a chat.", "info");
+  if (navigator.clipboard && window.isSecureContext) {
+    navigator.clipboard.writeText(text).then(done, () => fallbackCopy(input, done));
+  } else fallbackCopy(input, done);
+}
+
+function fallbackCopy(input, done) {
+  input.focus();
+  input.select();
+  try {
+    if (document.execCommand("copy")) done();
+    else toast("Select the link and copy it.", "info");
+  } catch (_) {
+    toast("Select the link and copy it.", "info");
+  }
+}
+
+/** Blinds, buy-ins, admission and approvals from the next hand on (the `settings` control). */
+function nextHandForm(g) {
+  // what the host typed or ticked and has not saved yet survives the table's redraws
+  const draft = state.settingsDraft.get(g.id) || {};
+  const number = (id, label, value) => h("label", { for: id }, label,
+    h("input", { id, type: "number", min: 1, step: 1, value: draft[id] ?? value, inputmode: "numeric",
+      oninput: (e) => state.settingsDraft.set(g.id, { ...(state.settingsDraft.get(g.id) || {}), [id]: e.target.value }) }));
+  const box = (id, value) => h("input", { type: "checkbox", id, checked: draft[id] ?? value,
+    onchange: (e) => state.settingsDraft.set(g.id, { ...(state.settingsDraft.get(g.id) || {}), [id]: e.target.checked }) });
+  const admission = box("set-admission", g.admission);
+  const auto = box("set-auto-buy-in", g.auto_buy_in);
+  const error = h("p", { class: "form-error", role: "alert", id: "settings-error" });
+  const form = h("form", { class: "next-hand", id: "next-hand", onsubmit: async (e) => {
+    e.preventDefault();
+    const read = (id) => Number(form.querySelector(`#${id}`).value);
+    const body = { small_blind: read("set-small-blind"), big_blind: read("set-big-blind"), min_buy_in: read("set-min-buy-in"),
+      max_buy_in: read("set-max-buy-in"), admission: admission.checked, auto_buy_in: auto.checked };
+    const problem = stakesProblem(body);
+    error.textContent = problem || "";
+    if (problem) return;
+    if (await control(g, "settings", body)) {
+      state.settingsDraft.delete(g.id);
+      toast("Saved: the next hand plays with these settings.", "info");
+    }
+  } },
+  folding("next-hand-details", "Blinds and buy-ins for the next hand",
+    h("div", { class: "pair" }, number("set-small-blind", "Small blind", g.small_blind), number("set-big-blind", "Big blind", g.big_blind)),
+    h("div", { class: "pair" }, number("set-min-buy-in", "Smallest buy-in", g.min_buy_in), number("set-max-buy-in", "Largest buy-in", g.max_buy_in)),
+    h("label", {}, admission, " I admit each player"), h("label", {}, auto, " Buy-ins without my approval"),
+    h("button", { type: "submit", id: "settings-save" }, "Save"), error));
+  return form;
+}
+
+/** The players at the table: remove one, name or unname a co-host (the host only). */
+function playersBlock(t, g) {
+  const names = [...new Set([...(t ? [...t.seats.values()].map((s) => s.player) : []), ...g.cohosts])].filter((p) => p !== g.host);
+  const rows = names.map((p) => {
+    const co = g.cohosts.includes(p);
+    return h("li", { dataset: { player: p } }, h("span", {}, p, co ? h("span", { class: "badge" }, " co-host") : null),
+      h("span", { class: "row" },
+        g.you === "host" ? h("button", { type: "button", class: "cohost", "aria-label": `${co ? "No longer co-host" : "Make co-host"}: ${p}`,
+          onclick: () => control(g, "cohost", { player: p, on: !co }) }, co ? "Not co-host" : "Co-host") : null,
+        h("button", { type: "button", class: "remove", "aria-label": `Remove ${p}`, onclick: () => confirmRemove(g, p) }, "Remove")));
+  });
+  return folding("game-players", `Players (${names.length})`,
+    rows.length ? h("ul", { class: "plain" }, rows) : h("p", { class: "hint" }, "No one else sits here yet."));
+}
+
+function confirmRemove(g, player) {
+  const ok = h("button", { type: "button", id: "remove-ok", class: "fold", onclick: async () => { d.close(); await control(g, "remove", { player }); } }, `Remove ${player}`);
+  const d = dialog(`Remove ${player}?`, h("p", {}, `${player} leaves the table (after the hand in progress) and cannot join again by the link; their chips are counted in the ledger.`),
+    [ok, h("button", { type: "button", onclick: () => d.close() }, "Cancel")]);
+}
+
+function endGame(g) {
+  const ok = h("button", { type: "button", id: "end-ok", class: "fold", onclick: async () => {
+    d.close();
+    const ended = await control(g, "end");
+    if (ended) location.hash = `#ledger/${encodeURIComponent(g.id)}`;
+  } }, "End the game");
+  const d = dialog("End the game?", h("p", {}, "The hand in progress is played out, every player is cashed out and the ledger is final. The link stops working."),
+    [ok, h("button", { type: "button", onclick: () => d.close() }, "Keep playing")]);
+}
+
+// ------------------------------------------------ the ledger (R-HOME-5)
+
+const LEDGER_COLUMNS = [["buy_ins", "Buy-ins"], ["added", "Added"], ["cash_outs", "Cashed out"], ["at_table", "At the table"], ["net", "Net"]];
+
+async function loadLedger(id) {
+  try {
+    const ledger = await api("GET", `/api/games/${encodeURIComponent(id)}/ledger`);
+    state.ledgers.set(id, ledger);
+    const g = state.games.get(id);
+    // the game is over and everyone has left its table: it is no longer watched
+    if (g && g.status === "ended" && state.tables.has(g.table) && state.current !== g.table
+      && ledger.players.every((p) => p.at_table === 0)) unwatchTable(g.table);
+  } catch (error) {
+    state.ledgers.set(id, { error: errorText(error) });
+  }
+  redrawGame(id);
+}
+
+/** The ledger, asked again at most every few seconds while the page shows it. */
+function ledgerOf(id) {
+  const at = state.ledgerAt.get(id) || 0;
+  if (Date.now() - at > 3000) {
+    state.ledgerAt.set(id, Date.now());
+    loadLedger(id);
+  }
+  return state.ledgers.get(id) || null;
+}
+
+function signed(n) {
+  return n > 0 ? `+${chips(n)}` : n < 0 ? `−${chips(-n)}` : "0";
+}
+
+function ledgerTable(ledger) {
+  if (!ledger) return h("p", { class: "loading" }, "Loading the ledger…");
+  if (ledger.error) return h("p", { class: "form-error" }, ledger.error);
+  const total = (key) => ledger.totals && key in ledger.totals ? ledger.totals[key] : ledger.players.reduce((a, p) => a + p[key], 0);
+  return h("div", { class: "scroll" }, h("table", { class: "tables ledger", id: "ledger-table" },
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Player"), LEDGER_COLUMNS.map(([, label]) => h("th", { scope: "col", class: "num" }, label)))),
+    h("tbody", {}, ledger.players.map((p) => h("tr", { dataset: { player: p.player, net: p.net } },
+      h("th", { scope: "row" }, p.player),
+      LEDGER_COLUMNS.map(([key]) => h("td", { class: `num${key === "net" ? (p[key] > 0 ? " up" : p[key] < 0 ? " down" : "") : ""}` }, key === "net" ? signed(p[key]) : chips(p[key])))))),
+    h("tfoot", {}, h("tr", { id: "ledger-totals", dataset: { net: total("net") } }, h("th", { scope: "row" }, "Total"),
+      LEDGER_COLUMNS.map(([key]) => h("td", { class: "num" }, key === "net" ? signed(total(key)) : chips(total(key))))))));
+}
+
+async function downloadLedger(id) {
+  try {
+    const text = await api("GET", `/api/games/${encodeURIComponent(id)}/ledger?format=csv`, undefined, { text: true });
+    saveFile(text, `ledger-${id}.csv`, "text/csv");
+  } catch (error) {
+    toast(errorText(error));
+  }
+}
+
+function csvLink(id) {
+  return h("a", { href: `/api/games/${encodeURIComponent(id)}/ledger?format=csv`, id: "ledger-csv", class: "button-link", download: `ledger-${id}.csv`,
+    onclick: (e) => { e.preventDefault(); downloadLedger(id); } }, "Download CSV");
+}
+
+function ledgerBlock(g) {
+  const open = state.folded.has("ledger-block");
+  return folding("ledger-block", "Ledger", open ? [ledgerTable(ledgerOf(g.id)), csvLink(g.id)] : null, () => ledgerOf(g.id));
+}
+
+/** A part of the host's panel that opens and folds; it stays as the player left it over the
+ * table's redraws. */
+function folding(id, summary, ...children) {
+  const opened = typeof children.at(-1) === "function" ? children.pop() : null;
+  return h("details", { id, open: state.folded.has(id), ontoggle: (e) => {
+    const was = state.folded.has(id);
+    if (e.target.open) state.folded.add(id);
+    else state.folded.delete(id);
+    if (e.target.open && !was && opened) opened();
+  } }, h("summary", {}, summary), children);
+}
+
+function renderLedgerPage(id) {
+  const g = state.games.get(id);
+  const ledger = state.ledgers.get(id);
+  if (!ledger && !state.ledgerAt.has(id)) ledgerOf(id);
+  const sum = ledger && ledger.players ? ledger.players.reduce((a, p) => a + p.net, 0) : null;
+  app.replaceChildren(h("section", { class: "ledger-page", id: "ledger-page", dataset: { game: id } },
+    h("h1", {}, g ? g.name : id, " — ledger"),
+    g ? h("p", { class: "info" }, `${g.host}'s home game, ${gameSummary(g)}. `,
+      g.status === "ended" ? h("strong", { id: "game-ended" }, `Ended${g.ended ? ` at ${localTime(g.ended)}` : ""}.`) : "In play: the figures move with each hand.") : null,
+    ledgerTable(ledger),
+    sum !== null ? h("p", { class: "hint", id: "ledger-check" }, sum === 0 ? "The nets add up to zero: every chip is accounted for." : `The nets add up to ${signed(sum)}.`) : null,
+    h("div", { class: "row" }, csvLink(id),
+      h("button", { type: "button", id: "ledger-refresh", onclick: () => loadLedger(id) }, "Refresh"),
+      g && g.status !== "ended" ? h("a", { href: `#game/${encodeURIComponent(id)}` }, "Back to the table") : null,
+      h("a", { href: "#lobby" }, "To the lobby")),
+    g ? gameLog(g, true) : null));
 }
 
 // ------------------------------------------------------------------ tournaments
