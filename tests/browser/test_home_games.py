@@ -126,6 +126,10 @@ def test_R_HOME_1_R_HOME_2_R_HOME_5_a_home_game_from_the_lobby_to_the_ledger(
     expect(host.locator("#host-min-buy-in")).to_have_value("40")
     expect(host.locator("#host-max-buy-in")).to_have_value("200")
     expect(host.locator("#host-admission")).to_be_checked()
+    # R-HOME-3, R-HOME-4: the straddle and run it twice are off unless the host allows them
+    expect(host.locator("#host-straddle")).not_to_be_checked()
+    expect(host.locator("#host-run-it-twice")).not_to_be_checked()
+    host.check("#host-straddle")
     host.fill("#host-name", "Friday game")
     host.click("#host-create")
     panel = host.locator("#home-panel")
@@ -138,6 +142,8 @@ def test_R_HOME_1_R_HOME_2_R_HOME_5_a_home_game_from_the_lobby_to_the_ledger(
     assert host.evaluate("() => navigator.clipboard.readText()") == invite
     table = host.evaluate("() => location.hash").removeprefix("#table/")
     assert table in room.runtime.runners, table
+    config = room.runtime.runners[table].table.config
+    assert (config.straddle, config.run_it_twice) == (True, False)
     # the home table is not in the public lobby
     lobby = host.evaluate(
         "() => fetch('/api/lobby').then(r => r.json()).then(j => j.tables.map(t => t.id))"

@@ -2013,7 +2013,8 @@ function homeChips(entry) {
 }
 
 function gameSummary(g) {
-  return `${HOME_GAMES[g.game] || g.game} ${chips(g.small_blind)}/${chips(g.big_blind)}, ${g.seats} seats, buy-in ${chips(g.min_buy_in)} to ${chips(g.max_buy_in)}`;
+  const extras = [g.straddle ? "straddles" : "", g.run_it_twice ? "run it twice" : ""].filter(Boolean);
+  return `${HOME_GAMES[g.game] || g.game} ${chips(g.small_blind)}/${chips(g.big_blind)}, ${g.seats} seats, buy-in ${chips(g.min_buy_in)} to ${chips(g.max_buy_in)}${extras.length ? ", " + extras.join(", ") : ""}`;
 }
 
 function inviteUrl(g) {
@@ -2167,6 +2168,8 @@ function hostDialog() {
   const [maxLabel, max] = field("host-max-buy-in", "Largest buy-in", HOME_DEFAULTS.max_buy_in);
   const admission = h("input", { type: "checkbox", id: "host-admission", checked: HOME_DEFAULTS.admission });
   const auto = h("input", { type: "checkbox", id: "host-auto-buy-in", checked: HOME_DEFAULTS.auto_buy_in });
+  const straddle = h("input", { type: "checkbox", id: "host-straddle" });
+  const twice = h("input", { type: "checkbox", id: "host-run-it-twice" });
   const error = h("p", { class: "form-error", role: "alert", id: "host-error" });
   const create = h("button", { type: "button", id: "host-create", onclick: async () => {
     const body = {
@@ -2174,6 +2177,7 @@ function hostDialog() {
       small_blind: Number(sb.value), big_blind: Number(bb.value),
       min_buy_in: Number(min.value), max_buy_in: Number(max.value),
       admission: admission.checked, auto_buy_in: auto.checked,
+      straddle: straddle.checked, run_it_twice: twice.checked,
     };
     const problem = stakesProblem(body);
     if (problem) {
@@ -2198,6 +2202,8 @@ function hostDialog() {
     h("div", { class: "pair" }, h("div", {}, minLabel, min), h("div", {}, maxLabel, max)),
     h("label", {}, admission, " I admit each player who asks for a seat"),
     h("label", {}, auto, " Buy-ins and rebuys without my approval"),
+    h("label", { title: "the first player after the big blind may post twice the big blind (not at Fixed-Limit)" }, straddle, " Straddles allowed"),
+    h("label", { title: "when everyone is all in before the river, the players may agree to deal the rest twice" }, twice, " Run it twice allowed"),
     error), [create, h("button", { type: "button", onclick: () => d.close() }, "Cancel")]);
   name.focus();
 }
