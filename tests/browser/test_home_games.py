@@ -22,6 +22,8 @@ from .conftest import Room, quiet_room
 from .helpers import axe_violations, fold_or_check, server_to_act, sign_up, to_act
 from .test_layout import outside, resize
 
+pytestmark = pytest.mark.slow  # (three browsers through a whole game: up to a minute)
+
 # the public lobby's one table: the home game is a table of the room, never listed with it
 TABLES = """
 [[table]]
