@@ -63,7 +63,7 @@ from feltroom.room.worker import WorkerRuntime
 from feltroom.rules import Action, Call, Check, Fold, RaiseTo
 from feltroom.server import protocol
 from feltroom.server.session import Hub, tournament_result
-from feltroom.server.wire import Fanout, snapshot_messages
+from feltroom.server.wire import Fanout, moved_message, snapshot_messages
 from feltroom.table import Entry
 
 from .broker import (
@@ -1086,14 +1086,7 @@ class ClusterWorker:
                     target = tournament.by_id.get(event.to_table)
                     if target is None:
                         continue
-                    message = {
-                        "type": "moved",
-                        "tournament": event.tournament,
-                        "from_table": event.from_table,
-                        "table": event.to_table,
-                        "seat": event.seat,
-                        "reason": event.reason,
-                    }
+                    message = moved_message(event)
                     frames = players.setdefault(event.account, [])
                     frames.append(protocol.encode(message))
                     frames += self._snapshot_frames(target, event.account)

@@ -42,7 +42,13 @@ from feltroom.server import protocol
 from feltroom.server.metrics import ACTION_BROADCAST, ACTIONS, count_error
 from feltroom.server.protocol import PROTOCOL_VERSION, ProtocolError
 from feltroom.server.released import ReleasedSeats
-from feltroom.server.wire import Fanout, legal_of, messages_for, snapshot_messages
+from feltroom.server.wire import (
+    Fanout,
+    legal_of,
+    messages_for,
+    moved_message,
+    snapshot_messages,
+)
 from feltroom.table import Entry, PreAction, PreActionKind, SeatOffered, SeatOfferExpired
 
 __all__ = [
@@ -546,16 +552,7 @@ class Hub:
             if event.from_table is not None:
                 self._unwatch(connection, event.from_table)
             self._watch(connection, event.to_table)
-            connection.send(
-                {
-                    "type": "moved",
-                    "tournament": event.tournament,
-                    "from_table": event.from_table,
-                    "table": event.to_table,
-                    "seat": event.seat,
-                    "reason": event.reason,
-                }
-            )
+            connection.send(moved_message(event))
             self.send_snapshot(connection, target)
 
     def _watch(self, connection: Connection, table_id: str) -> None:

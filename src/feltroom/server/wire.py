@@ -26,7 +26,13 @@ from typing import Any
 
 from feltroom.cards import Card
 from feltroom.evaluate import HandCategory, evaluate
-from feltroom.room.events import HandVoided, TablePaused, TableReloaded, TableResumed
+from feltroom.room.events import (
+    HandVoided,
+    PlayerMoved,
+    TablePaused,
+    TableReloaded,
+    TableResumed,
+)
 from feltroom.room.runtime.host import WatchedTable
 from feltroom.rules import (
     BoardDealt,
@@ -428,6 +434,18 @@ def messages_for(
             out.append(_event(table, hand_id, event))
         # anything else is not for the wire
     return out
+
+
+def moved_message(event: PlayerMoved) -> Message:
+    """The ``moved`` message: a tournament moved the player to another table (R-TOURN-8)."""
+    return {
+        "type": "moved",
+        "tournament": event.tournament,
+        "from_table": event.from_table,
+        "table": event.to_table,
+        "seat": event.seat,
+        "reason": event.reason,
+    }
 
 
 def seat_settings(seat: Seat | None, straddle: bool = False) -> dict[str, bool | str] | None:
