@@ -34,7 +34,10 @@ def test_bench_cluster_prints_bench_servers_fields_and_the_clusters(
     assert 0 < report["broker_messages_per_action"] < 2
     parts = report["cpu_ms_per_action_by_part"]
     assert set(parts) == {"room", "broker", "database"}
-    assert all(value > 0 for value in parts.values())
+    # the room always works; the broker (leases and presence only, over direct links) and the
+    # database may use less than one clock tick of CPU in a four-second window
+    assert parts["room"] > 0
+    assert all(value >= 0 for value in parts.values())
     assert report["server_cpu_ms_per_action"] == pytest.approx(sum(parts.values()), abs=0.01)
     # a settlement at least (the new hand ids and the leases add theirs)
     assert report["database_commits_per_hand"] >= 1
