@@ -466,6 +466,28 @@ def test_R_HOME_2_controls_and_news_over_the_websocket(storage: SqlStorage) -> N
                 line = await guest.wait_for(lambda m: m["type"] == "chat")
                 assert line["player"] == "room"
                 assert "admitted bob" in line["text"]
+                # bob asks for a rebuy and withdraws it before the host answers
+                asked = await guest.request(
+                    {"type": "add_chips", "table": "home-g-1", "amount": 20}
+                )
+                assert asked["pending"] is True, asked
+                number = asked["request"]["id"]
+                withdraw = {"type": "game_request", "game": "g-1", "request": number}
+                bad = await guest.request({**withdraw, "action": "keep"})
+                assert bad["type"] == "error", bad
+                theirs = await host.request({**withdraw, "action": "withdraw"})
+                assert "no pending request" in theirs["message"], theirs
+                ref = await guest.send({**withdraw, "action": "withdraw"})
+                reply = await guest.wait_for(lambda m: m["type"] == "game" and m.get("ref") == ref)
+                assert reply["game"]["you"] == "player"
+                note = await guest.wait_for(
+                    lambda m: m["type"] == "game_request" and m["request"]["id"] == number
+                )
+                assert note["request"]["status"] == "withdrawn"
+                seen = await host.wait_for(
+                    lambda m: m["type"] == "game" and m["game"]["log"][-1]["action"] == "withdraw"
+                )
+                assert seen["game"]["requests"] == []
             assert not live.tap.leaks
 
     asyncio.run(asyncio.wait_for(scenario(), 120))
@@ -543,4 +565,111 @@ def test_R_HOME_3_R_HOME_4_a_game_with_the_straddle_and_run_it_twice(
         "g-2",
         "g-1",
     ]
+    _audit_passes(storage)
+
+
+def test_R_HOME_2_the_host_role_passes_after_a_restart_as_without_it(
+    client: TestClient,
+    room: RoomRuntime,
+    storage: SqlStorage,
+    clock: Clock,
+    fast_tmp: Path,
+    settlement: Settlement,
+    accounts: Accounts,
+    cashier: Cashier,
+) -> None:
+    """Who sits since when is stored with the game: after a restart the host leaving passes
+    the role to the longest-seated player (no co-host), not to the earliest admitted."""
+    alice, bob, carol = (_sign_in(client, n) for n in ("alice", "bob", "carol"))
+    _create(client, alice, admission=False, auto_buy_in=True)
+    secret = client.get("/api/games/g-1", headers=alice).json()["game"]["invite"][3:]
+    for who in (alice, bob, carol):
+        joined = client.post(f"/api/invites/{secret}/join", json={"buy_in": 100}, headers=who)
+        assert "seat" in joined.json(), joined.text
+    runner = room.runners["home-g-1"]
+    # bob (admitted before carol) leaves and sits again: carol has sat longer now
+    assert client.portal is not None
+    client.portal.call(room.leave, "home-g-1", "bob")
+    _play(client, room, clock, "home-g-1", {}, lambda: runner.table.seat_of("bob") is None)
+    _advance(client, room, clock, 5)
+    again = client.post(f"/api/invites/{secret}/join", json={"buy_in": 100}, headers=bob)
+    assert "seat" in again.json(), again.text
+    _play(client, room, clock, "home-g-1", {}, lambda: not runner.table.in_hand)
+    client.portal.call(room.stop)
+    tables_file = fast_tmp / "tables.toml"
+    tables_file.write_text(TABLE)
+    restarted = RoomRuntime(
+        settlement,
+        accounts,
+        cashier,
+        room_tables(storage, tables_file),
+        settings=room.settings,
+        clock=clock,
+    )
+    with TestClient(create_app(restarted, drive=False)) as second:
+        assert second.portal is not None
+        second.portal.call(restarted.start)
+        table = restarted.runners["home-g-1"].table
+        assert {table.seats[s].account for s in table.seats} == {"alice", "bob", "carol"}
+        second.portal.call(restarted.leave, "home-g-1", "alice")
+        _play(second, restarted, clock, "home-g-1", {}, lambda: table.seat_of("alice") is None)
+        game = second.get("/api/games/g-1", headers=carol).json()["game"]
+        assert game["host"] == "carol"
+        assert game["you"] == "host"
+        assert any("carol is the host now" in e["line"] for e in game["log"])
+        assert second.get("/api/games/g-1", headers=alice).json()["game"]["you"] == "player"
+        second.portal.call(restarted.stop)
+    client.portal.call(room.start)  # (the fixture stops it again)
+    _audit_passes(storage)
+
+
+def test_R_HOME_2_a_player_withdraws_their_own_requests(
+    client: TestClient, room: RoomRuntime, storage: SqlStorage, clock: Clock
+) -> None:
+    alice, bob, carol = (_sign_in(client, n) for n in ("alice", "bob", "carol"))
+    game = _create(client, alice)
+    secret = game["invite"].removeprefix("/g/")
+    client.post(f"/api/invites/{secret}/join", json={"buy_in": 100}, headers=alice)
+    asked = client.post(f"/api/invites/{secret}/join", json={"buy_in": 80}, headers=bob)
+    number = asked.json()["request"]["id"]
+    # nobody else may withdraw it (the host refuses instead); a wrong number changes nothing
+    for who, body in ((alice, {"request": number}), (bob, {"request": number + 7})):
+        wrong = client.post("/api/games/g-1/withdraw", json=body, headers=who)
+        assert "no pending request" in _error(wrong, 409, "refused")
+    _error(client.post("/api/games/g-1/withdraw", json={}, headers=bob), 400, "invalid_field")
+    _error(
+        client.post("/api/games/g-1/withdraw", json={"request": number}, headers=carol),
+        404,
+        "not_found",
+    )
+    pending = client.get("/api/games/g-1", headers=alice).json()["game"]["requests"]
+    assert [r["id"] for r in pending] == [number]
+    withdrawn = client.post("/api/games/g-1/withdraw", json={"request": number}, headers=bob)
+    assert withdrawn.status_code == 200, withdrawn.text
+    assert withdrawn.json()["game"]["you"] is None
+    host_view = client.get("/api/games/g-1", headers=alice).json()["game"]
+    assert host_view["requests"] == []
+    assert host_view["log"][-1]["action"] == "withdraw"
+    assert host_view["log"][-1]["line"] == "bob withdrew their request for a seat"
+    admit = {"request": number, "admit": True}
+    _error(client.post("/api/games/g-1/admit", json=admit, headers=alice), 409, "refused")
+    assert room.runners["home-g-1"].table.seat_of("bob") is None
+    # bob may ask again; admitted, his rebuy request is withdrawn too (no chips issued)
+    asked = client.post(f"/api/invites/{secret}/join", json={"buy_in": 80}, headers=bob)
+    number = asked.json()["request"]["id"]
+    client.post("/api/games/g-1/admit", json={"request": number, "admit": True}, headers=alice)
+    runner = room.runners["home-g-1"]
+    _play(client, room, clock, "home-g-1", {}, lambda: runner.table.in_hand)
+    assert client.portal is not None
+    rebuy = client.portal.call(room.home.rebuy, "home-g-1", "bob", 20)
+    assert rebuy is not None
+    after = client.post("/api/games/g-1/withdraw", json={"request": rebuy["id"]}, headers=bob)
+    assert after.json()["game"]["you"] == "player"
+    _play(client, room, clock, "home-g-1", {}, lambda: not runner.table.in_hand)
+    book = client.get("/api/games/g-1/ledger", headers=bob).json()
+    rows = {r["player"]: r for r in book["players"]}
+    assert (rows["bob"]["buy_ins"], rows["bob"]["added"]) == (80, 0)
+    assert book["totals"]["net"] == 0
+    seen = client.get("/api/games/g-1", headers=alice).json()["game"]
+    assert "bob withdrew their rebuy of 20" in [entry["line"] for entry in seen["log"]]
     _audit_passes(storage)

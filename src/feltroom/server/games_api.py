@@ -11,6 +11,8 @@
 - ``POST /api/games/{id}/{control}``: the host's controls (``admit``, ``approve``, ``pause``,
   ``resume``, ``settings``, ``remove``, ``cohost``, ``link``, ``end``), each answering
   ``{"game"}``.
+- ``POST /api/games/{id}/withdraw`` ``{request}``: a player withdraws their own pending request
+  (``{"game"}``).
 - ``GET /api/games/{id}/ledger`` (``?format=csv``): the ledger from the books.
 - ``GET /g/{secret}``: the browser client, which opens the game from its URL.
 
@@ -227,6 +229,12 @@ def games_routes(
 
         return control
 
+    async def withdraw(request: Request) -> Response:
+        player = await player_of(request)
+        body = check_fields(await _read_json(request, MAX_BODY), {"request": int}, ("request",))
+        game = await answer(home.withdraw(game_id(request), player, body["request"]))
+        return JSONResponse({"game": game.view(player)})
+
     async def ledger(request: Request) -> Response:
         player = await player_of(request)
         for key in request.query_params:
@@ -257,6 +265,7 @@ def games_routes(
         Route("/api/games", guard(listing), methods=["GET"]),
         Route("/api/games/{game}", guard(one), methods=["GET"]),
         Route("/api/games/{game}/ledger", guard(ledger), methods=["GET"]),
+        Route("/api/games/{game}/withdraw", guard(withdraw), methods=["POST"]),
         Route("/api/invites/{secret}", guard(invite), methods=["GET"]),
         Route("/api/invites/{secret}/join", guard(join), methods=["POST"]),
         Route("/api/invites/{secret}/signup", guard(signup), methods=["POST"]),

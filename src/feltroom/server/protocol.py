@@ -376,6 +376,16 @@ class Game(_Message, frozen=True, tag="game"):
     auto_buy_in: bool | None = None
 
 
+class GameRequest(_Message, frozen=True, tag="game_request"):
+    """A player's own pending request in a home game (docs/home-games.md): ``withdraw`` takes
+    it back before the host answers; answered by a ``game`` message (the game as the sender
+    sees it) and the ``game_request`` note with ``status`` ``withdrawn``."""
+
+    game: _Name
+    request: _Id
+    action: Literal["withdraw"]
+
+
 class Tournament(_Message, frozen=True, tag="tournament"):
     """Where a tournament you entered stands: answered by a ``tournament`` message."""
 
@@ -411,6 +421,7 @@ Inbound: TypeAlias = (
     | Mute
     | Tournament
     | Game
+    | GameRequest
 )
 """Any inbound message; dispatch on its class (or ``type(m).__struct_config__.tag``)."""
 
@@ -443,6 +454,7 @@ _CLASSES: tuple[type[_Message], ...] = (
     Mute,
     Tournament,
     Game,
+    GameRequest,
 )
 _BY_TAG: dict[str, type[_Message]] = {str(c.__struct_config__.tag): c for c in _CLASSES}
 INBOUND_TYPES: Final = tuple(sorted(_BY_TAG))

@@ -763,6 +763,8 @@ class Hub:
             return self._tournament_view(player, m)
         if kind == "game":
             return await self._game_control(player, m)
+        if kind == "game_request":
+            return await self._game_request(player, m)
         found = runtime.tournament_table(m.table)
         if found is not None:
             return await self._at_tournament_table(connection, kind, m, *found)
@@ -1064,6 +1066,14 @@ class Hub:
         }
         try:
             game = await self.runtime.home.control(m.game, player, m.control, fields)
+        except HomeNotFound as error:
+            raise UnknownGame(str(error)) from None
+        return {"type": "game", "ref": m.id, "game": game.view(player)}
+
+    async def _game_request(self, player: str, m: Any) -> Message:
+        """A player's own request (``withdraw``): as over HTTP (docs/home-games.md)."""
+        try:
+            game = await self.runtime.home.withdraw(m.game, player, m.request)
         except HomeNotFound as error:
             raise UnknownGame(str(error)) from None
         return {"type": "game", "ref": m.id, "game": game.view(player)}

@@ -243,6 +243,7 @@ class HomeGame:
             "log": self.log[-500:],
             "last_deal": self.last_deal,
             "signups": self.signups,
+            "seated_at": self.seated_at,
             "straddle": self.straddle,
             "run_it_twice": self.run_it_twice,
         }
@@ -284,6 +285,7 @@ class HomeGame:
             log=list(s["log"]),
             last_deal=s["last_deal"],
             signups=s.get("signups", 0),
+            seated_at=dict(s.get("seated_at", {})),
             straddle=s.get("straddle", False),
             run_it_twice=s.get("run_it_twice", False),
         )
@@ -434,9 +436,21 @@ class HomeGames:
         for row in rows:
             game = HomeGame.of_row(row)
             game.last_deal = max(game.last_deal, now)  # the idle hours count from the start
+            self._seated_since(game)
             self._index(game)
         self.count = len(rows)
         self.room.add_listener(self._on_table)
+
+    def _seated_since(self, game: HomeGame) -> None:
+        """Since when each player at the game's table (as the books seat them at the start)
+        sits: the stored times (R-HOME-2's longest-seated player); a seat the stored game does
+        not know (stored before the times were kept) counts from the player's admission, else
+        the game's creation."""
+        runner = self.room.runners.get(game.table_id)
+        seated = [] if runner is None else [s.account for s in runner.table.seats.values()]
+        game.seated_at = {
+            name: game.seated_at.get(name, game.players.get(name, game.created)) for name in seated
+        }
 
     def _rows(self) -> list[HomeGameRow]:
         with self.room.books.transaction(write=False) as tx:
@@ -698,6 +712,32 @@ class HomeGames:
                 )
             raise
 
+    async def withdraw(self, game_id: str, player: str, number: int) -> HomeGame:
+        """``player`` withdraws their own pending request (a seat, a buy-in or a rebuy) before
+        the host answers it: it leaves the host's list, its player hears ``withdrawn``, and it
+        is a line in the game's log and at the table. Refused, changing nothing, unless the
+        request is the player's and still pending."""
+        game = self.game(game_id, player)
+        async with self.lock:
+            request = next(
+                (r for r in game.requests if r.request_id == number and r.player == player), None
+            )
+            if request is None:
+                mine = [r.request_id for r in game.requests if r.player == player]
+                raise HomeRefused(
+                    f"no pending request {number!r} of yours in game {game_id}; yours: "
+                    f"{mine or 'none'}",
+                    {"pending": mine},
+                )
+            answered = self._answer(game, request, "withdrawn")
+            what = {"seat": "request for a seat", "buy_in": "buy-in", "rebuy": "rebuy"}
+            amount = "" if request.kind == "seat" else f" of {request.amount}"
+            line = f"{player} withdrew their {what[request.kind]}{amount}"
+            self._log(game, player, "withdraw", line)
+            await self._store(game)
+        self._changed(game, answered, line)
+        return game
+
     # -------------------------------------------------------------- the host's controls
 
     async def control(
@@ -742,18 +782,11 @@ class HomeGames:
     ) -> tuple[list[tuple[str, dict[str, Any]]], str]:
         request = self._pending(game, fields, ("seat",))
         if fields.get("admit") is True:
-            await self._seat(
-                game, request.player, request.seat, request.amount, "buy_in", request.request_id
-            )
-            game.players.setdefault(request.player, self.room.clock())
-            game.requests.remove(request)
+            await self._grant(game, request)
             line = f"{actor} admitted {request.player} with {request.amount}"
-            status = "admitted"
-        else:
-            game.requests.remove(request)
-            line = f"{actor} refused {request.player}'s request for a seat"
-            status = "refused"
-        return [(request.player, {**request.view(), "status": status})], line
+            return self._answer(game, request, "admitted"), line
+        line = f"{actor} refused {request.player}'s request for a seat"
+        return self._answer(game, request, "refused"), line
 
     async def _c_approve(
         self, game: HomeGame, actor: str, fields: dict[str, Any]
@@ -761,26 +794,30 @@ class HomeGames:
         request = self._pending(game, fields, ("buy_in", "rebuy"))
         what = "buy-in" if request.kind == "buy_in" else "rebuy"
         if fields.get("approve") is True:
-            if request.kind == "buy_in":
-                await self._seat(
-                    game,
-                    request.player,
-                    request.seat,
-                    request.amount,
-                    "buy_in",
-                    request.request_id,
-                )
-                game.players.setdefault(request.player, self.room.clock())
-            else:
-                await self._add(game, request.player, request.amount, request.request_id)
-            game.requests.remove(request)
+            await self._grant(game, request)
             line = f"{actor} approved {request.player}'s {what} of {request.amount}"
-            status = "approved"
-        else:
-            game.requests.remove(request)
-            line = f"{actor} refused {request.player}'s {what} of {request.amount}"
-            status = "refused"
-        return [(request.player, {**request.view(), "status": status})], line
+            return self._answer(game, request, "approved"), line
+        line = f"{actor} refused {request.player}'s {what} of {request.amount}"
+        return self._answer(game, request, "refused"), line
+
+    async def _grant(self, game: HomeGame, request: HomeRequest) -> None:
+        """What an accepted request asks for: the seat with its buy-in (a seat request the host
+        admits, a buy-in approved), or the chips of a rebuy. Raises, changing nothing, when it
+        cannot be given (the request stays pending)."""
+        if request.kind == "rebuy":
+            await self._add(game, request.player, request.amount, request.request_id)
+            return
+        await self._seat(
+            game, request.player, request.seat, request.amount, "buy_in", request.request_id
+        )
+        game.players.setdefault(request.player, self.room.clock())
+
+    def _answer(
+        self, game: HomeGame, request: HomeRequest, status: str
+    ) -> list[tuple[str, dict[str, Any]]]:
+        """The request answered (no longer pending): the note its player gets."""
+        game.requests.remove(request)
+        return [(request.player, {**request.view(), "status": status})]
 
     async def _c_pause(
         self, game: HomeGame, actor: str, fields: dict[str, Any]
@@ -985,8 +1022,9 @@ class HomeGames:
                     game.requests.remove(request)
                 if event.account == game.host and game.status != "ended":
                     self._pass_host(game)
-                elif gone:
-                    self._later_store(game)
+                    continue
+                self._later_store(game)  # (who sits since when: kept for a restart)
+                if gone:
                     answered = [(r.player, {**r.view(), "status": "refused"}) for r in gone]
                     self._changed(game, answered, None)
 
