@@ -772,6 +772,10 @@ def _runtime_settings(config: Any) -> Any:
             min_big_blind=home.min_big_blind,
             max_big_blind=home.max_big_blind,
             idle_hours=home.idle_hours,
+            currencies=home.currencies,
+            rake_percent=home.rake_percent,
+            rake_cap=home.rake_cap,
+            no_flop_no_drop=home.no_flop_no_drop,
         ),
     )
 

@@ -8,6 +8,7 @@ import asyncio
 import csv
 import io
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -672,4 +673,109 @@ def test_R_HOME_2_a_player_withdraws_their_own_requests(
     assert book["totals"]["net"] == 0
     seen = client.get("/api/games/g-1", headers=alice).json()["game"]
     assert "bob withdrew their rebuy of 20" in [entry["line"] for entry in seen["log"]]
+    _audit_passes(storage)
+
+
+def _allow(room: RoomRuntime, *codes: str) -> None:
+    """The operator's ``[home] currencies`` (wallet currencies a host may choose)."""
+    room.home.settings = replace(room.home.settings, currencies=codes)
+
+
+def _wallet(client: TestClient, who: dict[str, str], code: str) -> str:
+    balances: dict[str, str] = client.get("/api/balance", headers=who).json()["balances"]
+    return balances.get(code, "0")
+
+
+def test_R_HOME_1_R_HOME_5_a_game_in_a_wallet_currency_with_the_rake_in_its_ledger(
+    client: TestClient, room: RoomRuntime, storage: SqlStorage, clock: Clock
+) -> None:
+    """Where the operator allows a wallet currency, a game in it is a cash table of that
+    currency: the wallet pays each buy-in and rebuy the host approves and gets the cash-outs
+    back, no chip is issued, the room's buy-in bounds and rake hold, and the ledger's rake
+    column (each hand's rake by contribution) and nets add up to zero with the books'."""
+    alice, bob, carol = (_sign_in(client, n) for n in ("alice", "bob", "carol"))
+    refused = client.post("/api/games", json={**GAME, "currency": "PLAY"}, headers=alice)
+    assert "offers no wallet currency" in _error(refused, 409, "refused")
+    _allow(room, "PLAY")
+    refused = client.post("/api/games", json={**GAME, "currency": "USD"}, headers=alice)
+    message = _error(refused, 409, "refused")
+    assert "own chips" in message
+    assert "PLAY" in message
+    for bad in ({"min_buy_in": 30}, {"max_buy_in": 300}):
+        refused = client.post("/api/games", json={**GAME, "currency": "PLAY", **bad}, headers=alice)
+        assert "R-BUYIN-1" in _error(refused, 409, "refused")
+    assert client.get("/api/games", headers=alice).json() == {"games": []}
+    game = _create(client, alice, currency="play")
+    assert game["currency"] == "PLAY"
+    assert game["rake"] == {"percent": 5, "cap": 12, "no_flop_no_drop": False}
+    runner = room.runners["home-g-1"]
+    assert (runner.spec.currency, runner.table.config.rake_percent) == ("PLAY", 5)
+    assert runner.table.config.rake_cap_amount == 12
+    secret = game["invite"].removeprefix("/g/")
+    assert client.get(f"/api/invites/{secret}").json()["game"]["currency"] == "PLAY"
+    # the host sits at once, paying from the wallet; bob's seat waits for the host
+    client.post(f"/api/invites/{secret}/join", json={"buy_in": 100}, headers=alice)
+    assert _wallet(client, alice, "PLAY") == "900"
+    asked = client.post(f"/api/invites/{secret}/join", json={"buy_in": 150}, headers=bob)
+    request = asked.json()["request"]
+    assert _wallet(client, bob, "PLAY") == "1000"
+    client.post(
+        "/api/games/g-1/admit", json={"request": request["id"], "admit": True}, headers=alice
+    )
+    assert _wallet(client, bob, "PLAY") == "850"
+    asked = client.post(f"/api/invites/{secret}/join", json={"buy_in": 200}, headers=carol)
+    client.post(
+        "/api/games/g-1/admit",
+        json={"request": asked.json()["request"]["id"], "admit": True},
+        headers=alice,
+    )
+    # the host's changes stay within the room's buy-in bounds
+    lowered = client.post("/api/games/g-1/settings", json={"min_buy_in": 20}, headers=alice)
+    assert "R-BUYIN-1" in _error(lowered, 409, "refused")
+    # all-in pots pay the rake; a busted player's rebuy comes from the wallet once approved
+    _play(
+        client,
+        room,
+        clock,
+        "home-g-1",
+        {"carol": _shove, "bob": _shove},
+        lambda: any(p.stack == 0 for p in runner.table.seats.values()) and not runner.table.in_hand,
+    )
+    busted = next(p.account for p in runner.table.seats.values() if p.stack == 0)
+    who = {"alice": alice, "bob": bob, "carol": carol}[busted]
+    before = int(_wallet(client, who, "PLAY"))
+    assert client.portal is not None
+    rebuy = client.portal.call(room.home.rebuy, "home-g-1", busted, 100)
+    if rebuy is not None:  # (the host's own rebuy needs no approval)
+        body = {"request": rebuy["id"], "approve": True}
+        client.post("/api/games/g-1/approve", json=body, headers=alice)
+    assert int(_wallet(client, who, "PLAY")) == before - 100
+    book = client.get("/api/games/g-1/ledger", headers=bob).json()
+    assert book["currency"] == "PLAY"
+    rows = {r["player"]: r for r in book["players"]}
+    assert rows[busted]["added"] == 100
+    assert book["totals"]["rake"] > 0
+    assert sum(r["rake"] for r in rows.values()) == book["totals"]["rake"]
+    assert book["totals"]["net"] + book["totals"]["rake"] == 0
+    # ended: everyone cashes out to the wallet; the ledger equals the wallets' and the house's
+    client.post("/api/games/g-1/end", headers=alice)
+    _play(client, room, clock, "home-g-1", {}, lambda: not runner.table.seats)
+    book = client.get("/api/games/g-1/ledger", headers=alice).json()
+    rows = {r["player"]: r for r in book["players"]}
+    assert set(rows) == {"alice", "bob", "carol"}
+    for name, row in rows.items():
+        assert row["at_table"] == 0
+        assert row["net"] == row["cash_outs"] - row["buy_ins"] - row["added"]
+        assert int(_wallet(client, {"alice": alice, "bob": bob, "carol": carol}[name], "PLAY")) == (
+            1000 + row["net"]
+        )
+    assert book["totals"]["net"] + book["totals"]["rake"] == 0
+    assert sum(r["rake"] for r in rows.values()) == book["totals"]["rake"]
+    with storage.transaction(write=False) as tx:
+        house = sum(a.balance for a in tx.all_accounts() if a.key.startswith("house:PLAY"))
+        assert tx.get_account("external:g-1") is None  # no chip issued
+    assert house == book["totals"]["rake"]
+    text = client.get("/api/games/g-1/ledger?format=csv", headers=alice).text
+    lines = list(csv.reader(io.StringIO(text)))
+    assert lines[0] == ["player", "buy_ins", "added", "cash_outs", "at_table", "rake", "net"]
     _audit_passes(storage)

@@ -116,6 +116,30 @@ Networks = Annotated[
 Port = Annotated[int, Field(ge=0, le=65535)]
 
 
+def parse_currencies(text: str) -> tuple[str, ...]:
+    """Comma-separated wallet currency codes the room keeps (``PLAY``, ``USD`` ...)."""
+    from feltroom.room.ledger import CURRENCIES
+
+    found: list[str] = []
+    for part in text.split(","):
+        code = part.strip().upper()
+        if not code:
+            continue
+        if code not in CURRENCIES:
+            raise ValueError(
+                f"{part.strip()!r} is not a wallet currency of the room; valid: "
+                f"{', '.join(CURRENCIES)}"
+            )
+        if code not in found:
+            found.append(code)
+    return tuple(found)
+
+
+HomeCurrencies = Annotated[
+    tuple[str, ...], NoDecode, BeforeValidator(lambda v: parse_currencies(_joined(v)))
+]
+
+
 def _direct_address(value: Any) -> Any:
     """A worker's direct-link address: ``HOST:PORT`` or ``unix:PATH`` (ValueError else)."""
     if value is not None and value != "":
@@ -333,6 +357,20 @@ class HomeSection(_Section):
     )
     idle_hours: Annotated[float, Field(gt=0, le=8760)] = Field(
         12.0, description="a game ends after this many hours with no hand dealt"
+    )
+    currencies: HomeCurrencies = Field(
+        (),
+        description="wallet currencies a host may choose besides the game's own chips "
+        "(none: own chips only), such as PLAY or USD",
+    )
+    rake_percent: Annotated[int, Field(ge=0, le=100)] = Field(
+        5, description="the rake of a game in a wallet currency, in percent of each hand's pots"
+    )
+    rake_cap: Annotated[int, Field(ge=0)] = Field(
+        6, description="the rake's cap per hand of a game in a wallet currency, in big blinds"
+    )
+    no_flop_no_drop: bool = Field(
+        False, description="no rake at a game in a wallet currency when a hand ends preflop"
     )
 
 

@@ -223,11 +223,15 @@ class Settlement:
             return balance
         return max(0, min(balance, maximum - (0 if seat is None else seat.stack)))
 
-    def buy_in(self, table_id: str, player: str, seat: int, amount: int) -> SeatRow:
+    def buy_in(
+        self, table_id: str, player: str, seat: int, amount: int, reference: str | None = None
+    ) -> SeatRow:
         """Move ``amount`` units wallet -> escrow and add them to the player's stack.
 
         The table checks its buy-in bounds (R-BUYIN-1); this refuses what the wallet does not
         hold, and a seat number that differs from the player's current seat at the table.
+        ``reference``: the transfer's (default ``table:<id>``; a home game's names its buy-in or
+        rebuy, which its ledger reads).
         """
         _check_units(amount, "buy-in")
         now = self.clock()
@@ -257,7 +261,7 @@ class Settlement:
                     wallet.key,
                     escrow_key(table_id),
                     amount,
-                    f"table:{table_id}",
+                    reference or f"table:{table_id}",
                     now,
                 )
             )
@@ -265,10 +269,12 @@ class Settlement:
             tx.put_seat(row)
             return row
 
-    def pend_chips(self, table_id: str, player: str, amount: int) -> int:
+    def pend_chips(
+        self, table_id: str, player: str, amount: int, reference: str | None = None
+    ) -> int:
         """Move ``amount`` units wallet -> the player's pending account at the table (chips
         added during a hand, R-BUYIN-3); returns the units pending now. Refuses what the wallet
-        does not hold and a player without a seat at the table."""
+        does not hold and a player without a seat at the table. ``reference`` as ``buy_in``'s."""
         _check_units(amount, "chips to add")
         now = self.clock()
         with self.storage.transaction() as tx:
@@ -304,7 +310,7 @@ class Settlement:
                     wallet.key,
                     pending.key,
                     amount,
-                    f"table:{table_id}",
+                    reference or f"table:{table_id}",
                     now,
                 )
             )

@@ -319,6 +319,16 @@ class Transaction(Protocol):
         ``external``."""
         ...
 
+    def account_flows(self, code: str, keys: Sequence[str]) -> list[tuple[str, str, str, int, str]]:
+        """(debit, credit, reference, amount, kind) of every transfer in ``code`` out of or
+        into any of the accounts ``keys``."""
+        ...
+
+    def raked_contributions(self, table_id: str) -> list[tuple[int, int, int, int, int]]:
+        """(hand id, its rake, account id, seat, contribution) of every player of each settled
+        hand with a rake at the table, by hand then seat."""
+        ...
+
     # -- ledger accounts and transfers
     def get_account(self, key: str) -> AccountRow | None: ...
     def create_account(self, key: str, kind: str, currency: str, owner: str) -> AccountRow:

@@ -248,9 +248,12 @@ def games_routes(
             return JSONResponse(book)
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(LEDGER_COLUMNS)
+        columns: tuple[str, ...] = LEDGER_COLUMNS
+        if "rake" in book["totals"]:  # a wallet currency: the rake column (R-HOME-5)
+            columns = (*LEDGER_COLUMNS[:-1], "rake", LEDGER_COLUMNS[-1])
+        writer.writerow(columns)
         for row in book["players"]:
-            writer.writerow([row[c] for c in LEDGER_COLUMNS])
+            writer.writerow([row[c] for c in columns])
         return Response(
             out.getvalue(),
             media_type="text/csv; charset=utf-8",

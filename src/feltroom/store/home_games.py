@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import Connection, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 
 from feltroom.room.storage import HomeGameRow
-from feltroom.store.models import home_games, transfers
+from feltroom.store.models import hand_players, hands, home_games, transfers
 
 __all__ = ["HomeGameQueries"]
 
@@ -60,3 +61,28 @@ class HomeGameQueries:
             .order_by(t.seq)
         )
         return [(str(r[0]), str(r[1]), str(r[2]), int(r[3])) for r in self.c.execute(query)]
+
+    def account_flows(self, code: str, keys: Sequence[str]) -> list[tuple[str, str, str, int, str]]:
+        """(debit, credit, reference, amount, kind) of every transfer in ``code`` out of or
+        into any of the accounts ``keys`` (a home game's table: its escrow, its pending chips)."""
+        t = transfers.c
+        query = (
+            select(t.debit, t.credit, t.reference, t.amount, t.kind)
+            .where(t.currency == code, t.debit.in_(keys) | t.credit.in_(keys))
+            .order_by(t.seq)
+        )
+        return [
+            (str(r[0]), str(r[1]), str(r[2]), int(r[3]), str(r[4])) for r in self.c.execute(query)
+        ]
+
+    def raked_contributions(self, table_id: str) -> list[tuple[int, int, int, int, int]]:
+        """(hand id, its rake, account id, seat, contribution) of every player of each settled
+        hand with a rake at the table, by hand then seat."""
+        h, p = hands.c, hand_players.c
+        query = (
+            select(h.hand_id, h.rake, p.account_id, p.seat, p.contribution)
+            .join(hand_players, p.hand_id == h.hand_id)
+            .where(h.table_id == table_id, h.status == "settled", h.rake > 0)
+            .order_by(h.hand_id, p.seat)
+        )
+        return [tuple(int(v) for v in r) for r in self.c.execute(query)]  # type: ignore[misc]

@@ -31,15 +31,21 @@ from typing import Any, Protocol
 from feltroom.errors import IllegalAction
 from feltroom.room.errors import RoomError, UnknownAccount
 from feltroom.room.ledger import (
+    CURRENCIES,
     AccountKind,
     TransferKind,
+    account_owner,
     ensure_system_account,
     ensure_wallet,
+    escrow_key,
     external_key,
     home_currency,
     new_transfer,
+    pending_key,
+    player_owner,
     player_pending_key,
     player_wallet_key,
+    wallet_key,
 )
 from feltroom.room.runtime.cash_table import TableRunner
 from feltroom.room.runtime.host import Listener
@@ -143,6 +149,11 @@ class HomeGame:
     signups: int = 0  # accounts signed up through the invite link
     straddle: bool = False  # R-HOME-3, the table's setting (chosen at creation)
     run_it_twice: bool = False  # R-HOME-4, likewise
+    # a game in a wallet currency: the operator's rake when it was created (R-RAKE-1/3; the
+    # cap in big blinds, so that it follows the host's blinds)
+    rake_percent: int = 0
+    rake_cap: int = 0
+    no_flop_no_drop: bool = False
 
     @property
     def table_id(self) -> str:
@@ -150,7 +161,18 @@ class HomeGame:
 
     @property
     def own_chips(self) -> bool:
-        return self.currency == self.game_id  # (the only kind offered so far)
+        return self.currency == self.game_id  # (else a wallet currency the operator allows)
+
+    def rake_view(self) -> dict[str, Any] | None:
+        """The house's rake (a game in a wallet currency; None in the game's own chips): the
+        percentage, its cap per hand in the currency's units, and ``no_flop_no_drop``."""
+        if self.own_chips:
+            return None
+        return {
+            "percent": self.rake_percent,
+            "cap": self.rake_cap * self.big_blind,
+            "no_flop_no_drop": self.no_flop_no_drop,
+        }
 
     def role(self, player: str | None) -> str | None:
         if player is None:
@@ -187,6 +209,7 @@ class HomeGame:
             "straddle": self.straddle,
             "run_it_twice": self.run_it_twice,
             "currency": self.currency,
+            "rake": self.rake_view(),
             "created": self.created,
             "ended": self.ended,
             "you": role,
@@ -210,6 +233,8 @@ class HomeGame:
             "seats",
             "straddle",
             "run_it_twice",
+            "currency",
+            "rake",
         )
         full = self.view(None)
         out = {k: full[k] for k in keys}
@@ -246,6 +271,7 @@ class HomeGame:
             "seated_at": self.seated_at,
             "straddle": self.straddle,
             "run_it_twice": self.run_it_twice,
+            "rake": [self.rake_percent, self.rake_cap, self.no_flop_no_drop],
         }
         return HomeGameRow(
             self.game_id,
@@ -288,6 +314,9 @@ class HomeGame:
             seated_at=dict(s.get("seated_at", {})),
             straddle=s.get("straddle", False),
             run_it_twice=s.get("run_it_twice", False),
+            rake_percent=s.get("rake", [0, 0, False])[0],
+            rake_cap=s.get("rake", [0, 0, False])[1],
+            no_flop_no_drop=s.get("rake", [0, 0, False])[2],
         )
 
     def definition(self) -> dict[str, Any]:
@@ -308,6 +337,10 @@ class HomeGame:
             entry["run_it_twice"] = True
         if self.own_chips:
             entry["rake_percent"] = 0  # the game's own chips: no rake, the nets add up to zero
+        else:  # a wallet currency: the operator's rake (R-RAKE-1/3), its cap in big blinds
+            entry["rake_percent"] = self.rake_percent
+            entry["rake_cap"] = self.rake_cap * self.big_blind
+            entry["no_flop_no_drop"] = self.no_flop_no_drop
         if self.game == "FL":
             entry["lower"] = self.big_blind
             entry["small_blind"] = self.small_blind
@@ -339,9 +372,97 @@ def _unissue(storage: Storage, player: str, code: str, amount: int, reference: s
         )
 
 
-def _ledger_rows(storage: Storage, game: HomeGame, names: Sequence[str]) -> list[dict[str, Any]]:
-    """(Blocking) the ledger of R-HOME-5 from the books alone."""
+def _wallet_balance(storage: Storage, player: str, code: str) -> int:
+    """(Blocking) what the player's wallet holds in ``code``."""
+    with storage.transaction(write=False) as tx:
+        wallet = tx.get_account(player_wallet_key(tx, player, code))
+        return 0 if wallet is None else wallet.balance
+
+
+def _rake_shares(rows: Sequence[tuple[int, int, int, int, int]]) -> dict[str, int]:
+    """Each hand's rake shared among its players by their contributions (largest remainders
+    take the odd units, the lower seat first on a tie): the rake per ledger owner."""
+    shares: dict[str, int] = {}
+    by_hand: dict[int, list[tuple[int, int, int, int, int]]] = {}
+    for row in rows:
+        by_hand.setdefault(row[0], []).append(row)
+    for players in by_hand.values():
+        rake = players[0][1]
+        paid = sum(p[4] for p in players)
+        if paid <= 0:
+            continue
+        parts = {p[2]: rake * p[4] // paid for p in players}
+        odd = rake - sum(parts.values())
+        order = sorted(players, key=lambda p: (-(rake * p[4] % paid), p[3]))
+        for p in order[:odd]:
+            parts[p[2]] += 1
+        for account_id, part in parts.items():
+            owner = account_owner(account_id)
+            shares[owner] = shares.get(owner, 0) + part
+    return shares
+
+
+def _wallet_ledger(
+    tx: Any, game: HomeGame, names: Sequence[str]
+) -> tuple[list[dict[str, Any]], int]:
+    """The ledger of a game in a wallet currency: the wallet's buy-ins and rebuys into the
+    table (by the transfers' references), its cash-outs (the table's escrow and pending chips
+    back to the wallet), the stored stack and pending chips, the rake each paid (each hand's
+    rake by contribution); and the game's whole rake (the table's rake transfers)."""
+    code, table_id = game.currency, game.table_id
+    owners = {}
+    for name in names:
+        try:
+            owners[name] = player_owner(tx, name)
+        except UnknownAccount:
+            continue  # removed from the room since
+    escrow = escrow_key(table_id)
+    keys = [escrow, *(pending_key(table_id, owner) for owner in owners.values())]
+    flows = tx.account_flows(code, keys)
+    shares = _rake_shares(tx.raked_contributions(table_id))
+    rows = []
+    for name, owner in owners.items():
+        wallet = wallet_key(owner, code)
+        buy_ins = added = cash_outs = 0
+        for debit, credit, reference, amount, _ in flows:
+            if debit == wallet:
+                if ":rebuy:" in reference:
+                    added += amount
+                else:
+                    buy_ins += amount
+            elif credit == wallet:
+                cash_outs += amount
+        seat = tx.get_seat(table_id, name)
+        pending = tx.get_account(pending_key(table_id, owner))
+        at_table = (seat.stack if seat is not None else 0) + (
+            pending.balance if pending is not None else 0
+        )
+        rake = shares.get(owner, 0)
+        if not (buy_ins or added or cash_outs or at_table or rake):
+            continue
+        rows.append(
+            {
+                "player": name,
+                "buy_ins": buy_ins,
+                "added": added,
+                "cash_outs": cash_outs,
+                "at_table": at_table,
+                "rake": rake,
+                "net": cash_outs + at_table - buy_ins - added,
+            }
+        )
+    house = sum(f[3] for f in flows if f[0] == escrow and f[4] == TransferKind.RAKE.value)
+    return rows, house
+
+
+def _ledger_rows(
+    storage: Storage, game: HomeGame, names: Sequence[str]
+) -> tuple[list[dict[str, Any]], int]:
+    """(Blocking) the ledger of R-HOME-5 from the books alone, and the game's rake."""
     code = game.currency
+    if not game.own_chips:
+        with storage.transaction(write=False) as tx:
+            return _wallet_ledger(tx, game, names)
     rows = []
     with storage.transaction(write=False) as tx:
         flows = tx.issued_chips(code, external_key(code))
@@ -379,7 +500,7 @@ def _ledger_rows(storage: Storage, game: HomeGame, names: Sequence[str]) -> list
                     "net": cash_outs + at_table - buy_ins - added,
                 }
             )
-    return rows
+    return rows, 0
 
 
 # ------------------------------------------------------------------------ the service
@@ -399,10 +520,17 @@ class HomeRoom(Protocol):
     def add_listener(self, listener: Listener) -> None: ...
     async def add_home_table(self, spec: TableSpec, definition: str) -> None: ...
     async def join(
-        self, table_id: str, player: str, seat: int, buy_in: int | None = ..., *, home: bool
+        self,
+        table_id: str,
+        player: str,
+        seat: int,
+        buy_in: int | None = ...,
+        *,
+        home: bool,
+        reference: str | None = ...,
     ) -> int: ...
     async def buy_chips(
-        self, table_id: str, player: str, amount: int, *, home: bool
+        self, table_id: str, player: str, amount: int, *, home: bool, reference: str | None = ...
     ) -> tuple[int, int]: ...
     async def close_table(self, table_id: str, operator: str, reason: str) -> dict[str, Any]: ...
     async def retire_table(self, table_id: str, operator: str, reason: str) -> dict[str, Any]: ...
@@ -500,7 +628,15 @@ class HomeGames:
     # -------------------------------------------------------------- creating
 
     def _check_stakes(
-        self, game: str, small: int, big: int, low: int, high: int, seats: int
+        self,
+        game: str,
+        small: int,
+        big: int,
+        low: int,
+        high: int,
+        seats: int,
+        *,
+        own_chips: bool = True,
     ) -> None:
         s = self.settings
         if game not in GAMES:
@@ -518,6 +654,33 @@ class HomeGames:
                 f"the buy-in range must be at least one big blind ({big}) with min_buy_in <= "
                 f"max_buy_in, not {low}..{high}"
             )
+        if own_chips:
+            return
+        # a wallet currency: the buy-in bounds of the room's tables (R-BUYIN-1)
+        floor, ceiling = (10 * big, None) if game == "FL" else (20 * big, 100 * big)
+        if low < floor or (ceiling is not None and high > ceiling):
+            most = "" if ceiling is None else f" and max_buy_in at most {ceiling}"
+            raise HomeRefused(
+                f"a game in a wallet currency keeps the room's buy-in bounds (R-BUYIN-1): "
+                f"min_buy_in at least {floor}{most} at a big blind of {big}, not {low}..{high}",
+                {"min_buy_in": floor, "max_buy_in": ceiling},
+            )
+
+    def _currency(self, asked: Any, own: str) -> str:
+        """The game's currency: its own chips (``own``; ``currency`` left out or empty), or a
+        wallet currency the operator allows (``[home] currencies``)."""
+        if asked in (None, "", own):
+            return own
+        allowed = self.settings.currencies
+        if isinstance(asked, str) and asked.upper() in allowed and asked.upper() in CURRENCIES:
+            return asked.upper()
+        others = f" or one of {', '.join(allowed)}" if allowed else ""
+        offered = "" if allowed else " (this room offers no wallet currency for home games)"
+        raise HomeRefused(
+            f"currency {asked!r}: valid are the game's own chips (leave currency out){others}"
+            f"{offered}",
+            {"currencies": list(allowed)},
+        )
 
     async def create(self, host: str, fields: dict[str, Any]) -> HomeGame:
         """A new game (R-HOME-1) hosted by ``host``, its table dealing at once."""
@@ -547,15 +710,11 @@ class HomeGames:
             seats = fields.get("seats", min(6, s.max_seats))
             low = fields.get("min_buy_in", 20 * big)
             high = fields.get("max_buy_in", 100 * big)
-            self._check_stakes(game_code, small, big, low, high, seats)
             number = max(self.count, len(self.games)) + 1  # taken once the table is made
             game_id = f"g-{number}"
-            code = home_currency(game_id)
-            if fields.get("currency") not in (None, "", code):
-                raise HomeRefused(
-                    f"currency {fields['currency']!r}: a home game plays its own chips (leave "
-                    "currency out); games in a wallet currency are not offered by this room"
-                )
+            code = self._currency(fields.get("currency"), home_currency(game_id))
+            own = code == game_id
+            self._check_stakes(game_code, small, big, low, high, seats, own_chips=own)
             name = str(fields.get("name") or f"{host}'s game").strip()[:40]
             game = HomeGame(
                 game_id=game_id,
@@ -576,6 +735,9 @@ class HomeGames:
                 currency=code,
                 created=now,
                 last_deal=now,
+                rake_percent=0 if own else s.rake_percent,
+                rake_cap=0 if own else s.rake_cap,
+                no_flop_no_drop=False if own else s.no_flop_no_drop,
             )
             definition = game.definition()
             try:
@@ -605,6 +767,19 @@ class HomeGames:
                 {"min": game.min_buy_in, "max": game.max_buy_in, "amount": amount},
             )
 
+    async def _check_wallet(self, game: HomeGame, player: str, amount: int) -> None:
+        """A game in a wallet currency: the wallet must hold the chips asked for (checked again
+        when the host approves)."""
+        if game.own_chips:
+            return
+        code = game.currency
+        held = await self.room.writer.call(_wallet_balance, self.room.books, player, code)
+        if held < amount:
+            raise HomeRefused(
+                f"{player} holds {held} units of {code}; ask for at most {held}",
+                {"balance": held, "amount": amount, "currency": code},
+            )
+
     def _free_seat(self, game: HomeGame, wanted: int | None) -> int:
         runner = self.room.runner(game.table_id)
         taken = set(runner.table.seats)
@@ -628,6 +803,7 @@ class HomeGames:
         async with self.lock:
             self._check_joinable(game, player)
             self._check_buy_in(game, amount)
+            await self._check_wallet(game, player, amount)
             runner = self.room.runner(game.table_id)
             if runner.table.seat_of(player) is not None:
                 raise HomeRefused(f"{player} already sits in this game")
@@ -661,14 +837,17 @@ class HomeGames:
     async def _seat(
         self, game: HomeGame, player: str, wanted: int | None, amount: int, kind: str, ref: int
     ) -> dict[str, Any]:
-        """Issue the buy-in (the game's own chips) and sit the player."""
+        """Issue the buy-in (the game's own chips; a wallet currency: the wallet pays) and sit
+        the player."""
         seat = self._free_seat(game, wanted)
         reference = f"home:{game.game_id}:{kind}:{ref}:{player}"
         writer = self.room.writer
         if game.own_chips:
             await writer.call(_issue, self.room.books, player, game.currency, amount, reference)
         try:
-            stack = await self.room.join(game.table_id, player, seat, amount, home=True)
+            stack = await self.room.join(
+                game.table_id, player, seat, amount, home=True, reference=reference
+            )
         except Exception:
             if game.own_chips:
                 await writer.call(
@@ -689,6 +868,7 @@ class HomeGames:
             runner = self.room.runner(table_id)
             seat = runner.seat_of(player)
             runner.table.verify_chips_bounds(seat, runner.pending_chips.get(player, 0) + amount)
+            await self._check_wallet(game, player, amount)
             if game.auto_buy_in or game.role(player) in ("host", "cohost"):
                 await self._add(game, player, amount, 0)
                 return None
@@ -704,7 +884,7 @@ class HomeGames:
                 _issue, self.room.books, player, game.currency, amount, reference
             )
         try:
-            await self.room.buy_chips(game.table_id, player, amount, home=True)
+            await self.room.buy_chips(game.table_id, player, amount, home=True, reference=reference)
         except Exception:
             if game.own_chips:
                 await self.room.writer.call(
@@ -853,7 +1033,13 @@ class HomeGames:
             raise HomeRefused(f"give one or more of {', '.join(_SETTINGS)}")
         new = replace(game, **changes)
         self._check_stakes(
-            new.game, new.small_blind, new.big_blind, new.min_buy_in, new.max_buy_in, new.seats
+            new.game,
+            new.small_blind,
+            new.big_blind,
+            new.min_buy_in,
+            new.max_buy_in,
+            new.seats,
+            own_chips=game.own_chips,
         )
         definition = new.definition()
         spec = spec_of(definition, f"game {game.game_id}")
@@ -961,9 +1147,12 @@ class HomeGames:
         game = self.game(game_id, player)
         names = list(dict.fromkeys([game.host, *game.cohosts, *game.players, *game.removed]))
         names += [n for n in game.seated_at if n not in names]
-        rows = await self.room.writer.call(_ledger_rows, self.room.books, game, names)
+        rows, rake = await self.room.writer.call(_ledger_rows, self.room.books, game, names)
         keys = ("buy_ins", "added", "cash_outs", "at_table", "net")
         totals = {k: sum(r[k] for r in rows) for k in keys}
+        if not game.own_chips:  # a wallet currency: the rake column (R-HOME-5)
+            totals = {**totals, "rake": rake}
+            totals["net"] = totals.pop("net")
         return {"game": game.game_id, "currency": game.currency, "players": rows, "totals": totals}
 
     # -------------------------------------------------------------- the clock

@@ -53,11 +53,13 @@ class SeatCommands:
         entry: Entry = Entry.POST,
         *,
         home: bool = False,
+        reference: str | None = None,
     ) -> int:
         """Sit ``player`` in ``seat`` with ``buy_in`` (default: R-BUYIN-2, the whole balance in
         the table's currency capped by the table maximum); returns the stack. At a home game's
         table a seat is the game's to give (``home``: it gives it; else ``HomeRefused``: ask
-        through ``RoomRuntime.home.join``)."""
+        through ``RoomRuntime.home.join``). ``reference``: the buy-in transfer's (a home game's
+        names the buy-in for its ledger)."""
         runner = self.runner(table_id)
         if runner.spec.home is not None and not home:
             raise RoomError(
@@ -87,7 +89,7 @@ class SeatCommands:
                     details={"min": config.buy_in_min, "max": high, "stack": 0, "amount": amount},
                 )
             books = self.books_settlement
-            await self.writer.call(books.buy_in, table_id, player, seat, amount)
+            await self.writer.call(books.buy_in, table_id, player, seat, amount, reference)
             try:
                 events = table.sit(player, seat, amount, now, entry=entry)
             except IllegalAction:
@@ -173,13 +175,16 @@ class SeatCommands:
             runner.check_running()
             return await self._add_now(runner, player, amount)
 
-    async def _add_now(self, runner: TableRunner, player: str, amount: int) -> int:
+    async def _add_now(
+        self, runner: TableRunner, player: str, amount: int, reference: str | None = None
+    ) -> int:
         """``add_chips`` under the table's lock."""
         now = self.clock()
         table = runner.table
         seat = runner.seat_of(player)
         table.verify_add_chips(seat, amount)
-        await self.writer.call(self.books_settlement.buy_in, runner.table_id, player, seat, amount)
+        books = self.books_settlement
+        await self.writer.call(books.buy_in, runner.table_id, player, seat, amount, reference)
         try:
             events = table.add_chips(seat, amount, now)
         except IllegalAction as error:  # cannot happen under the lock; the books win
@@ -189,7 +194,13 @@ class SeatCommands:
         return table.seats[seat].stack
 
     async def buy_chips(
-        self, table_id: str, player: str, amount: int, *, home: bool = False
+        self,
+        table_id: str,
+        player: str,
+        amount: int,
+        *,
+        home: bool = False,
+        reference: str | None = None,
     ) -> tuple[int, int]:
         """Add chips from the wallet: at once between hands (``add_chips``); during a hand, or
         while a hand is being planned, the wallet is debited now and the chips join the stack
@@ -205,11 +216,11 @@ class SeatCommands:
                 held = runner.pending_chips.get(player, 0)
                 table.verify_chips_bounds(seat, held + amount)
                 held = await self.writer.call(
-                    self.books_settlement.pend_chips, table_id, player, amount
+                    self.books_settlement.pend_chips, table_id, player, amount, reference
                 )
                 runner.pending_chips[player] = held
                 return table.seats[seat].stack, held
-            return await self._add_now(runner, player, amount), 0
+            return await self._add_now(runner, player, amount, reference), 0
 
     async def join_waiting_list(self, table_id: str, player: str) -> int:
         """Put ``player`` on the table's waiting list; returns their place (1: first). A free

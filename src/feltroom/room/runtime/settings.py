@@ -34,8 +34,11 @@ class HomeSettings:
     ``games_at_once`` / ``games_per_day``: the games a player may host at once (not ended) and
     create in 24 hours; ``max_seats``: the most seats a game may have; ``min_big_blind`` /
     ``max_big_blind``: the stakes' bounds in the game's chips; ``idle_hours``: a game ends after
-    this long with no hand dealt (R-HOME-1). Games play their own chips (a wallet currency is
-    not offered yet)."""
+    this long with no hand dealt (R-HOME-1). ``currencies``: the wallet currencies a host may
+    choose besides the game's own chips (none by default); a game in one is a cash table of that
+    currency: the wallet pays, the buy-in bounds of R-BUYIN-1 hold, and the house takes the rake
+    set by ``rake_percent``, ``rake_cap`` (in big blinds) and ``no_flop_no_drop`` (R-RAKE-1/3).
+    The stakes' bounds are in the units of the game's currency."""
 
     games_at_once: int = 3
     games_per_day: int = 10
@@ -43,6 +46,10 @@ class HomeSettings:
     min_big_blind: int = 2
     max_big_blind: int = 1_000_000
     idle_hours: float = 12.0
+    currencies: tuple[str, ...] = ()
+    rake_percent: int = 5
+    rake_cap: int = 6
+    no_flop_no_drop: bool = False
 
 
 @dataclass(frozen=True, slots=True)
