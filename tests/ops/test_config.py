@@ -65,6 +65,17 @@ def test_a_flag_beats_the_environment_which_beats_the_file_which_beats_the_defau
     assert environment_list[0].accounts.signup_exempt == frozenset({"10.0.0.7", "::1"})
 
 
+
+def test_R_HOME_1_the_wallet_currencies_of_home_games(tmp_path: Path) -> None:
+    assert load_settings(None, None, {})[0].home.currencies == ()
+    path = tmp_path / "home.toml"
+    path.write_text("[home]\ncurrencies = ['play', 'USD']\nrake_percent = 4\n")
+    settings = load_settings(None, path, {})[0]
+    assert (settings.home.currencies, settings.home.rake_percent) == (("PLAY", "USD"), 4)
+    environ = {"FELTROOM_HOME__CURRENCIES": "EUR, PLAY"}
+    assert load_settings(None, None, environ)[0].home.currencies == ("EUR", "PLAY")
+
+
 @pytest.mark.parametrize(
     ("text", "environ", "message"),
     [
@@ -73,6 +84,7 @@ def test_a_flag_beats_the_environment_which_beats_the_file_which_beats_the_defau
         ("[server]\nport = 70000\n", {}, "[server] port in"),
         ("[log]\nformat = 'xml'\n", {}, "expected one of 'text' or 'json'"),
         ("[accounts]\nsignup_exempt = ['localhost']\n", {}, "'localhost' is not an IP address"),
+        ("[home]\ncurrencies = ['XYZ']\n", {}, "'XYZ' is not a wallet currency of the room"),
         ("[room\n", {}, "is not valid TOML"),
         ("", {"FELTROOM_ROOM__HOUSE_BOT": "1"}, "unknown setting FELTROOM_ROOM__HOUSE_BOT"),
         ("", {"FELTROOM_ROOM__HOUSE_BOTS": "many"}, "FELTROOM_ROOM__HOUSE_BOTS = 'many'"),
