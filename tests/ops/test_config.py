@@ -65,7 +65,6 @@ def test_a_flag_beats_the_environment_which_beats_the_file_which_beats_the_defau
     assert environment_list[0].accounts.signup_exempt == frozenset({"10.0.0.7", "::1"})
 
 
-
 def test_R_HOME_1_the_wallet_currencies_of_home_games(tmp_path: Path) -> None:
     assert load_settings(None, None, {})[0].home.currencies == ()
     path = tmp_path / "home.toml"

@@ -166,7 +166,7 @@ def test_R_HOME_1_a_game_with_its_link_absent_from_the_lobby(
     _error(client.get("/api/invites/not-the-secret"), 404, "not_found")
     # strangers do not see the game; the caller's games list it
     _error(client.get("/api/games/g-1", headers=bob), 404, "not_found")
-    assert client.get("/api/games", headers=bob).json() == {"games": []}
+    assert client.get("/api/games", headers=bob).json() == {"games": [], "currencies": []}
     assert [g["id"] for g in client.get("/api/games", headers=alice).json()["games"]] == ["g-1"]
     # the link renewed: the old secret is 404
     renewed = client.post("/api/games/g-1/link", headers=alice).json()["game"]
@@ -184,7 +184,7 @@ def test_R_HOME_1_a_game_with_its_link_absent_from_the_lobby(
         ({"colour": "red"}, 400, "invalid_field"),
     ):
         _error(client.post("/api/games", json={**GAME, **bad}, headers=bob), status, code)
-    assert client.get("/api/games", headers=bob).json() == {"games": []}
+    assert client.get("/api/games", headers=bob).json() == {"games": [], "currencies": []}
     # the host's limits: games at once
     _create(client, alice)
     refused = client.post("/api/games", json=GAME, headers=alice)
@@ -697,6 +697,7 @@ def test_R_HOME_1_R_HOME_5_a_game_in_a_wallet_currency_with_the_rake_in_its_ledg
     refused = client.post("/api/games", json={**GAME, "currency": "PLAY"}, headers=alice)
     assert "offers no wallet currency" in _error(refused, 409, "refused")
     _allow(room, "PLAY")
+    assert client.get("/api/games", headers=alice).json()["currencies"] == ["PLAY"]
     refused = client.post("/api/games", json={**GAME, "currency": "USD"}, headers=alice)
     message = _error(refused, 409, "refused")
     assert "own chips" in message
@@ -704,7 +705,7 @@ def test_R_HOME_1_R_HOME_5_a_game_in_a_wallet_currency_with_the_rake_in_its_ledg
     for bad in ({"min_buy_in": 30}, {"max_buy_in": 300}):
         refused = client.post("/api/games", json={**GAME, "currency": "PLAY", **bad}, headers=alice)
         assert "R-BUYIN-1" in _error(refused, 409, "refused")
-    assert client.get("/api/games", headers=alice).json() == {"games": []}
+    assert client.get("/api/games", headers=alice).json()["games"] == []
     game = _create(client, alice, currency="play")
     assert game["currency"] == "PLAY"
     assert game["rake"] == {"percent": 5, "cap": 12, "no_flop_no_drop": False}

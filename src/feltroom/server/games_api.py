@@ -1,7 +1,7 @@
 """Home games over HTTP (issue 45, R-HOME-1, R-HOME-2, R-HOME-5; docs/home-games.md).
 
 - ``POST /api/games``: create a game (201 ``{"game"}``); ``GET /api/games``: the caller's games,
-  newest first; ``GET /api/games/{id}``: one (404 for anyone not in it).
+  newest first, and the wallet ``currencies`` a new game may choose; ``GET /api/games/{id}``: one (404 for anyone not in it).
 - ``GET /api/invites/{secret}``: what the invite link shows (no sign-in needed; 404 for a wrong,
   renewed-away or ended secret); ``POST /api/invites/{secret}/join`` ``{seat?, buy_in}``: ask for
   a seat (``{"request"}``, or the seat at once when no answer is needed);
@@ -161,7 +161,9 @@ def games_routes(
 
     async def listing(request: Request) -> Response:
         player = await player_of(request)
-        return JSONResponse({"games": [g.view(player) for g in home.games_of(player)]})
+        games = [g.view(player) for g in home.games_of(player)]
+        # the wallet currencies a new game may play besides its own chips ([home] currencies)
+        return JSONResponse({"games": games, "currencies": list(home.settings.currencies)})
 
     async def one(request: Request) -> Response:
         player = await player_of(request)

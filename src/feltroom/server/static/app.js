@@ -42,6 +42,7 @@ const state = {
   notice: null, // { text, until }: a move to another table, said on the table shown
   released: [], // seats released after sitting out too long, said until dismissed (issue 42)
   games: new Map(), // home game id -> the game (GET /api/games, the answers and `game` messages)
+  homeCurrencies: [], // the wallet currencies a new home game may play (GET /api/games)
   gamesLoaded: false,
   gameError: null, // { id, text }: a game the page could not open
   invite: null, // { secret, game, error }: the invite link the page was opened at (/g/<secret>)
@@ -1976,6 +1977,7 @@ async function loadGames() {
   try {
     const answer = await api("GET", "/api/games");
     for (const g of answer.games) state.games.set(g.id, g);
+    state.homeCurrencies = answer.currencies || []; // wallet currencies the operator allows
     state.gamesLoaded = true;
   } catch (_) {
     return;
@@ -2170,6 +2172,19 @@ function hostDialog() {
   const auto = h("input", { type: "checkbox", id: "host-auto-buy-in", checked: HOME_DEFAULTS.auto_buy_in });
   const straddle = h("input", { type: "checkbox", id: "host-straddle" });
   const twice = h("input", { type: "checkbox", id: "host-run-it-twice" });
+  // the currency: only where the operator allows more than the game's own chips
+  const allowed = state.homeCurrencies || [];
+  const currency = allowed.length ? h("select", { id: "host-currency", name: "currency" },
+    [h("option", { value: "", selected: true }, "The game's own chips"),
+      ...allowed.map((c) => h("option", { value: c }, c === "PLAY" ? "Play money (your wallet)" : `${c} (your wallet)`))]) : null;
+  const currencyNote = h("p", { class: "bounds", id: "host-currency-note" });
+  if (currency) {
+    currency.onchange = () => {
+      const c = currency.value;
+      currencyNote.textContent = !c ? "" : `Buy-ins come from each player's ${c} wallet${c === "PLAY" ? "" : " (amounts in cents)"}; `
+        + "the room's rake applies and buy-ins run from 20 to 100 big blinds (Fixed-Limit: at least 10 lower limits).";
+    };
+  }
   const error = h("p", { class: "form-error", role: "alert", id: "host-error" });
   const create = h("button", { type: "button", id: "host-create", onclick: async () => {
     const body = {
@@ -2179,6 +2194,7 @@ function hostDialog() {
       admission: admission.checked, auto_buy_in: auto.checked,
       straddle: straddle.checked, run_it_twice: twice.checked,
     };
+    if (currency && currency.value) body.currency = currency.value;
     const problem = stakesProblem(body);
     if (problem) {
       error.textContent = problem;
@@ -2194,8 +2210,11 @@ function hostDialog() {
     }
   } }, "Create the game");
   const d = dialog("Host a game", h("div", { class: "host-form" },
-    h("p", { class: "bounds" }, "A private table: not in the lobby, your friends join by its link. It plays with its own chips."),
+    h("p", { class: "bounds" }, currency
+      ? "A private table: not in the lobby, your friends join by its link. It plays with its own chips, or with a wallet's."
+      : "A private table: not in the lobby, your friends join by its link. It plays with its own chips."),
     h("label", { for: "host-name" }, "Name"), name,
+    currency ? h("label", { for: "host-currency" }, "Chips") : null, currency, currency ? currencyNote : null,
     h("label", { for: "host-game-kind" }, "Game"), game,
     h("label", { for: "host-seats" }, "Seats"), seats,
     h("div", { class: "pair" }, h("div", {}, sbLabel, sb), h("div", {}, bbLabel, bb)),
@@ -2507,7 +2526,7 @@ function endGame(g) {
 
 // ------------------------------------------------ the ledger (R-HOME-5)
 
-const LEDGER_COLUMNS = [["buy_ins", "Buy-ins"], ["added", "Added"], ["cash_outs", "Cashed out"], ["at_table", "At the table"], ["net", "Net"]];
+const LEDGER_BASE = [["buy_ins", "Buy-ins"], ["added", "Added"], ["cash_outs", "Cashed out"], ["at_table", "At the table"], ["net", "Net"]];
 
 async function loadLedger(id) {
   try {
@@ -2541,13 +2560,16 @@ function ledgerTable(ledger) {
   if (!ledger) return h("p", { class: "loading" }, "Loading the ledger…");
   if (ledger.error) return h("p", { class: "form-error" }, ledger.error);
   const total = (key) => ledger.totals && key in ledger.totals ? ledger.totals[key] : ledger.players.reduce((a, p) => a + p[key], 0);
+  // a game in a wallet currency: the house's rake, each player's share by contribution
+  const columns = ledger.totals && "rake" in ledger.totals
+    ? [...LEDGER_BASE.slice(0, -1), ["rake", "Rake"], LEDGER_BASE.at(-1)] : LEDGER_BASE;
   return h("div", { class: "scroll" }, h("table", { class: "tables ledger", id: "ledger-table" },
-    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Player"), LEDGER_COLUMNS.map(([, label]) => h("th", { scope: "col", class: "num" }, label)))),
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Player"), columns.map(([, label]) => h("th", { scope: "col", class: "num" }, label)))),
     h("tbody", {}, ledger.players.map((p) => h("tr", { dataset: { player: p.player, net: p.net } },
       h("th", { scope: "row" }, p.player),
-      LEDGER_COLUMNS.map(([key]) => h("td", { class: `num${key === "net" ? (p[key] > 0 ? " up" : p[key] < 0 ? " down" : "") : ""}` }, key === "net" ? signed(p[key]) : chips(p[key])))))),
+      columns.map(([key]) => h("td", { class: `num${key === "net" ? (p[key] > 0 ? " up" : p[key] < 0 ? " down" : "") : ""}` }, key === "net" ? signed(p[key]) : chips(p[key])))))),
     h("tfoot", {}, h("tr", { id: "ledger-totals", dataset: { net: total("net") } }, h("th", { scope: "row" }, "Total"),
-      LEDGER_COLUMNS.map(([key]) => h("td", { class: "num" }, key === "net" ? signed(total(key)) : chips(total(key))))))));
+      columns.map(([key]) => h("td", { class: "num" }, key === "net" ? signed(total(key)) : chips(total(key))))))));
 }
 
 async function downloadLedger(id) {
