@@ -1,7 +1,8 @@
 """Home games over HTTP (issue 45, R-HOME-1, R-HOME-2, R-HOME-5; docs/home-games.md).
 
 - ``POST /api/games``: create a game (201 ``{"game"}``); ``GET /api/games``: the caller's games,
-  newest first, and the wallet ``currencies`` a new game may choose; ``GET /api/games/{id}``: one (404 for anyone not in it).
+  newest first, and the wallet ``currencies`` a new game may choose; ``GET /api/games/{id}``:
+  one (404 for anyone not in it).
 - ``GET /api/invites/{secret}``: what the invite link shows (no sign-in needed; 404 for a wrong,
   renewed-away or ended secret); ``POST /api/invites/{secret}/join`` ``{seat?, buy_in}``: ask for
   a seat (``{"request"}``, or the seat at once when no answer is needed);
