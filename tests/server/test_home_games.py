@@ -19,6 +19,7 @@ from starlette.testclient import TestClient
 from fakeclock import Clock
 from feltroom.room import Accounts, Cashier, Settlement
 from feltroom.room.audit import audit
+from feltroom.room.ledger import player_wallet_key
 from feltroom.room.runtime import RoomRuntime, RuntimeSettings
 from feltroom.room.runtime.settings import HomeSettings
 from feltroom.room.tables_config import parse_tables, room_tables
@@ -779,4 +780,54 @@ def test_R_HOME_1_R_HOME_5_a_game_in_a_wallet_currency_with_the_rake_in_its_ledg
     text = client.get("/api/games/g-1/ledger?format=csv", headers=alice).text
     lines = list(csv.reader(io.StringIO(text)))
     assert lines[0] == ["player", "buy_ins", "added", "cash_outs", "at_table", "rake", "net"]
+    _audit_passes(storage)
+
+
+def test_R_HOME_1_R_HOME_5_a_game_in_a_real_currency_keeps_real_money_rules(
+    client: TestClient, room: RoomRuntime, storage: SqlStorage, clock: Clock, cashier: Cashier
+) -> None:
+    """A game in USD (where the operator allows it): amounts in cents, an unverified account
+    is refused before any request, the wallets pay and are paid, the rake goes to the house,
+    and the ledger's nets plus its rake add up to zero."""
+    alice, bob = _sign_in(client, "alice"), _sign_in(client, "bob")
+    _allow(room, "USD")
+    for name in ("alice", "bob"):
+        cashier.deposit(name, "USD", "5.00", f"deposit-{name}")
+    with storage.transaction() as tx:
+        tx.set_verified("alice", True)
+    game = _create(client, alice, currency="USD")
+    assert (game["currency"], game["rake"]["cap"]) == ("USD", 12)
+    assert room.runners["home-g-1"].table.config.money == "real"
+    secret = game["invite"].removeprefix("/g/")
+    client.post(f"/api/invites/{secret}/join", json={"buy_in": 200}, headers=alice)
+    unverified = client.post(f"/api/invites/{secret}/join", json={"buy_in": 150}, headers=bob)
+    assert "not verified" in _error(unverified, 409, "refused")
+    assert client.get("/api/games/g-1", headers=alice).json()["game"]["requests"] == []
+    with storage.transaction() as tx:
+        tx.set_verified("bob", True)
+    asked = client.post(f"/api/invites/{secret}/join", json={"buy_in": 200}, headers=bob)
+    number = asked.json()["request"]["id"]
+    client.post("/api/games/g-1/admit", json={"request": number, "admit": True}, headers=alice)
+    assert _wallet(client, bob, "USD") == "3.00"
+    runner = room.runners["home-g-1"]
+    _play(
+        client,
+        room,
+        clock,
+        "home-g-1",
+        {"alice": _shove, "bob": _shove},
+        lambda: runner.table.hand_number >= 1 and not runner.table.in_hand,
+    )
+    client.post("/api/games/g-1/end", headers=alice)
+    _play(client, room, clock, "home-g-1", {}, lambda: not runner.table.seats)
+    book = client.get("/api/games/g-1/ledger", headers=bob).json()
+    rows = {r["player"]: r for r in book["players"]}
+    assert book["totals"]["rake"] == 12  # 5% of a pot of 400 cents is 20: capped at 12
+    assert sum(r["rake"] for r in rows.values()) == 12
+    assert book["totals"]["net"] + book["totals"]["rake"] == 0
+    with storage.transaction(write=False) as tx:
+        for name, row in rows.items():
+            wallet = tx.get_account(player_wallet_key(tx, name, "USD"))
+            assert wallet is not None
+            assert wallet.balance == 500 + row["net"]
     _audit_passes(storage)

@@ -47,10 +47,12 @@ from feltroom.room.ledger import (
     player_wallet_key,
     wallet_key,
 )
+from feltroom.room.protection import check_stake
 from feltroom.room.runtime.cash_table import TableRunner
 from feltroom.room.runtime.host import Listener
 from feltroom.room.runtime.settings import HomeSettings
 from feltroom.room.runtime.writer import GroupStorage, Writer
+from feltroom.room.settlement import Settlement
 from feltroom.room.storage import HomeGameRow, Storage
 from feltroom.room.tables_config import TableSpec, spec_of
 from feltroom.table import HandStarted, SeatReleased
@@ -372,9 +374,14 @@ def _unissue(storage: Storage, player: str, code: str, amount: int, reference: s
         )
 
 
-def _wallet_balance(storage: Storage, player: str, code: str) -> int:
-    """(Blocking) what the player's wallet holds in ``code``."""
+def _may_stake(
+    storage: Storage, player: str, code: str, amount: int, now: float, verified: bool
+) -> int:
+    """(Blocking) what the player's wallet holds in ``code``, after the checks every buy-in
+    makes (``check_stake``: a cool-off or exclusion, an unverified account at real money where
+    ``verified`` is required, a loss limit), which refuse."""
     with storage.transaction(write=False) as tx:
+        check_stake(tx, player, code, amount, now, require_verified=verified)
         wallet = tx.get_account(player_wallet_key(tx, player, code))
         return 0 if wallet is None else wallet.balance
 
@@ -511,6 +518,7 @@ class HomeRoom(Protocol):
 
     writer: Writer
     books: GroupStorage
+    books_settlement: Settlement
     clock: Callable[[], float]
     runners: dict[str, TableRunner]
     stopping: bool
@@ -768,12 +776,14 @@ class HomeGames:
             )
 
     async def _check_wallet(self, game: HomeGame, player: str, amount: int) -> None:
-        """A game in a wallet currency: the wallet must hold the chips asked for (checked again
-        when the host approves)."""
+        """A game in a wallet currency: the player may stake the chips asked for and the wallet
+        holds them (checked again when the host approves)."""
         if game.own_chips:
             return
-        code = game.currency
-        held = await self.room.writer.call(_wallet_balance, self.room.books, player, code)
+        code, books = game.currency, self.room.books
+        verified = self.room.books_settlement.require_verified
+        now = self.room.clock()
+        held = await self.room.writer.call(_may_stake, books, player, code, amount, now, verified)
         if held < amount:
             raise HomeRefused(
                 f"{player} holds {held} units of {code}; ask for at most {held}",
