@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -299,3 +300,34 @@ def test_R_HOME_1_R_HOME_2_R_HOME_5_a_home_game_from_the_lobby_to_the_ledger(
     for page in (host, bob, carol):
         assert page.errors == []  # type: ignore[attr-defined]
     assert audit(room.runtime.settlement.storage, shuffles=0)["problems"] == []
+
+
+def test_R_HOME_1_the_currency_choice_only_where_the_operator_allows_it(
+    room: Room, browser: Any
+) -> None:
+    """The host's form asks for the game's currency only where the operator allows wallet
+    currencies (``[home] currencies``); a game made in one plays from the wallet."""
+    host = sign_up(browser, room.url, "dora", width=1366, height=657)
+    host.click("#host-game")
+    expect(host.locator("#host-create")).to_be_visible()
+    expect(host.locator("#host-currency")).to_have_count(0)
+    home = room.runtime.home
+    allowed = replace(home.settings, currencies=("PLAY",))
+    room.call(lambda: setattr(home, "settings", allowed))
+    try:
+        host.reload()
+        host.click("#host-game")
+        choice = host.locator("#host-currency")
+        expect(choice).to_be_visible()
+        expect(choice).to_have_value("")  # the game's own chips by default
+        assert axe_violations(host) == []
+        choice.select_option("PLAY")
+        expect(host.locator("#host-currency-note")).to_contain_text("PLAY wallet")
+        host.click("#host-create")
+        expect(host.locator("#home-panel")).to_be_visible()
+        table = host.evaluate("() => location.hash").removeprefix("#table/")
+        spec = room.runtime.runners[table].spec
+        assert (spec.currency, spec.config.rake_percent) == ("PLAY", 5)
+    finally:
+        room.call(lambda: setattr(home, "settings", replace(allowed, currencies=())))
+    assert host.errors == []  # type: ignore[attr-defined]
