@@ -831,3 +831,20 @@ def test_R_HOME_1_R_HOME_5_a_game_in_a_real_currency_keeps_real_money_rules(
             assert wallet is not None
             assert wallet.balance == 500 + row["net"]
     _audit_passes(storage)
+
+
+def test_R_HOME_5_each_hands_rake_is_shared_by_contribution() -> None:
+    """The ledger's rake per player: each hand's rake in proportion to the contributions, the
+    odd units to the largest remainders (the lower seat first), every unit given out."""
+    from feltroom.room.runtime.home_games import _rake_shares
+
+    hands = [
+        (1, 7, 11, 1, 100),
+        (1, 7, 12, 2, 100),
+        (1, 7, 13, 3, 50),
+        (2, 3, 12, 2, 40),
+        (2, 3, 13, 3, 40),
+        (2, 3, 11, 4, 0),  # folded without paying: no share
+    ]
+    assert _rake_shares(hands) == {"#11": 3, "#12": 3 + 2, "#13": 1 + 1}
+    assert sum(_rake_shares(hands).values()) == 7 + 3

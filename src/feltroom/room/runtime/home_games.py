@@ -12,6 +12,12 @@ any currency. The ledger (R-HOME-5) is read from those books alone: chips issued
 rebuys, by the transfer's reference), chips cashed out (the wallet in the game's currency),
 chips at the table (the stored stack and any chips pending).
 
+Where the operator allows it (``HomeSettings.currencies``) a game may play a wallet currency
+instead: its table is a cash table of that currency (R-BUYIN-1's bounds, the operator's rake),
+each approved buy-in or rebuy is paid from the wallet (a ``buy_in`` transfer whose reference
+names the game's request) and the ledger reads the table's transfers, with each hand's rake
+shared among its players by contribution.
+
 ``HomeGames`` keeps every game in memory (a home room holds few) and stores each change in
 ``home_games``; every host action is a line in the game's log and, through the listeners, at
 the table.
