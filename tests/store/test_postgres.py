@@ -164,6 +164,11 @@ def test_postgres_home_games_are_stored_and_their_chips_balance(pg: SqlStorage) 
         )
         assert tx.home_game_count() == 1
         assert tx.issued_chips("g-12", external.key) == [(external.key, wallet.key, "ref", 150)]
+        escrow = "escrow:home-g-12"
+        assert tx.account_flows("g-12", [escrow]) == [
+            (wallet.key, escrow, "table:home-g-12", 150, "buy_in")
+        ]
+        assert tx.raked_contributions("home-g-12") == []  # (no hand raked there)
     report = audit(pg, shuffles=0)
     assert report["pass"], report["problems"]
     assert report["currencies"]["g-12"]["sum"] == "0"
