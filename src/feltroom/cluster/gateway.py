@@ -58,10 +58,12 @@ from feltroom.room.errors import RoomError
 from feltroom.room.histories import HandHistories
 from feltroom.room.operators import OperatorLog
 from feltroom.room.protection import Protection
+from feltroom.room.runtime.settings import HomeSettings
 from feltroom.room.signins import SignInLog
 from feltroom.room.storage import Storage
 from feltroom.server import protocol
 from feltroom.server.app import STATIC, room_app
+from feltroom.server.games_api import games_routes
 from feltroom.server.observe import probe_routes
 from feltroom.server.operator_api import operator_routes
 from feltroom.server.protection_api import protection_routes
@@ -72,6 +74,7 @@ from feltroom.server.session import (
     Hub,
     HubSettings,
     Message,
+    UnknownGame,
     UnknownTable,
     UnknownTournament,
     limits_of,
@@ -91,6 +94,7 @@ from .broker import (
 )
 from .client import RemoteError, TableClient
 from .direct import DirectLink
+from .games import ClusterGames
 from .operator import ClusterRoom
 
 __all__ = ["GatewayHub", "Unavailable", "gateway_app"]
@@ -444,6 +448,9 @@ class GatewayHub(Hub):
         if op == "tournament_news":
             await self._tournament_news(args)
             return
+        if op == "game_news":
+            await self._game_news(args)
+            return
         if op == "close_player":
             result = {"closed": self.close_player(str(args["player"]), str(args["reason"]))}
         elif op == "broadcast":
@@ -534,6 +541,8 @@ class GatewayHub(Hub):
         assert connection.player is not None
         if kind == "tournament":
             return await self._tournament_message(connection, m)
+        if kind == "game":
+            return await self._game_message(connection, m)
         table_id: str = m.table
         self._check_table(table_id)
         if kind in _WATCHING:
@@ -574,6 +583,41 @@ class GatewayHub(Hub):
         for text in result.get("frames", []):
             connection.send_frame(text)
         return ANSWERED
+
+    async def _game_message(self, connection: Connection, m: Any) -> Message | None:
+        """``game``: a host's control, at the owner of the game's table, where it runs."""
+        assert connection.player is not None
+        table_id = f"home-{m.game}"
+        if table_id not in self.tables:
+            raise UnknownGame(f"no game {m.game!r} of yours; GET /api/games lists your games")
+        frame = msgspec.json.encode(m).decode()
+        try:
+            result = await self.client.call(
+                table_id, "message", connection.player, frame=frame, watching=False
+            )
+        except RemoteError as error:
+            raise Unavailable(table_id, error.message) from None
+        for text in result.get("frames", []):
+            connection.send_frame(text)
+        return ANSWERED
+
+    async def _game_news(self, args: dict[str, Any]) -> None:
+        """A home game's news (``ClusterWorker._on_game``): each person's frames (``game``,
+        ``game_request``) to their connections here; a player seated now watches the table
+        from the seat (its snapshot from the owner), as in the single process."""
+        table_id = str(args["table"])
+        players: dict[str, list[str]] = args.get("players") or {}
+        for player, frames in players.items():
+            for connection in list(self.by_player.get(player, ())):
+                for frame in frames:
+                    connection.send_frame(frame)
+        seated = [p for p in args.get("seated") or () if p in self.by_player]
+        if seated:
+            await self._subscribe(table_id)
+        for player in seated:
+            for connection in list(self.by_player.get(player, ())):
+                self._watch(connection, table_id)
+                self._later(self._refresh_view(connection, table_id))
 
     def _send_result(
         self, connection: Connection, key: tuple[Connection, str], result: dict[str, Any]
@@ -825,20 +869,27 @@ def gateway_app(
     hub_settings: HubSettings | None = None,
     sign_ins: SignInLog | None = None,
     histories: HandHistories | None = None,
+    home: HomeSettings | None = None,
 ) -> Starlette:
-    """The application of a gateway: the single process's routes over a ``GatewayHub``."""
+    """The application of a gateway: the single process's routes over a ``GatewayHub``
+    (``home``: the operator's bounds for home games, as the workers have them)."""
     name = f"gateway-{process_name()}.{secrets.token_hex(3)}"
     hub = GatewayHub(storage, accounts, TableClient(broker_url, name=name), hub_settings)
     operator_room = ClusterRoom(hub)
     tournaments = ClusterTournaments(hub)
+    games = ClusterGames(storage, accounts, hub.client, home)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        await hub.open_broker()
+        games.start()
         try:
-            yield
+            await hub.open_broker()
+            try:
+                yield
+            finally:
+                await hub.stop()
         finally:
-            await hub.stop()
+            await games.stop()
 
     return room_app(
         hub,
@@ -853,6 +904,7 @@ def gateway_app(
         shared_throttles=True,
         extra_routes=[
             *tournament_routes(tournaments, limits),
+            *games_routes(games, STATIC, limits),
             *protection_routes(operator_room),
             *operator_routes(operator_room, STATIC),
             *probe_routes(

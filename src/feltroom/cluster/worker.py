@@ -55,6 +55,8 @@ from feltroom.room.errors import InsufficientFunds
 from feltroom.room.events import PlayerMoved, TableReloaded, TournamentEvent, TournamentNews
 from feltroom.room.leases import Leases
 from feltroom.room.runtime import RuntimeSettings, TableRunner, WatchedTable
+from feltroom.room.runtime.home_games import HomeGame, HomeRefused
+from feltroom.room.runtime.home_games import NotFound as HomeNotFound
 from feltroom.room.runtime.tournament import TournamentRunner, TournamentTableRef
 from feltroom.room.storage import Storage, TournamentRow
 from feltroom.room.tables_config import TableSpec, spec_of, table_entries
@@ -195,6 +197,7 @@ class ClusterWorker:
         )
         self.runtime.add_listener(self._on_events)
         self.runtime.add_tournament_listener(self._on_tournament)
+        self.runtime.home.listeners.append(self._on_game)
         # The protocol's handling of a player's messages, as the single process's hub does it;
         # the gateways hold the connections, so this hub has none and hears no events itself.
         self.hub = Hub(self.runtime)
@@ -448,6 +451,10 @@ class ClusterWorker:
                 await runtime.open_tournaments(runtime.clock())
             except Exception as error:  # (one opened elsewhere this moment: tried next time)
                 log.info("worker %s: tournaments not opened now: %s", self.owner, error)
+        try:  # the home games run here: those idle too long end, ended ones retire
+            await runtime.home.tick(runtime.clock())
+        except Exception:
+            log.exception("worker %s: the home games' idle check failed", self.owner)
         instances = await self._tournament_round()
         if await runtime.open_missing(
             row.spec_id for row in instances.values() if row.status == "registering"
@@ -827,6 +834,10 @@ class ClusterWorker:
             refusal: dict[str, Any] = {"type": type(error).__name__, "message": str(error)}
             if isinstance(error, InsufficientFunds):  # (its figures, as the API gives them)
                 refusal["details"] = {"balance": error.balance, "amount": error.amount}
+            elif fields.get("op", "").startswith("game_"):  # (a home game's: its figures)
+                details = getattr(error, "details", None)
+                if details:
+                    refusal["details"] = dict(details)
             reply.update(ok=False, error=refusal)
         except Exception as error:
             log.exception("table %s: command %s failed", table_id, fields)
@@ -880,6 +891,8 @@ class ClusterWorker:
         room = self.runtime
         if table_id in room.tournaments:  # a tournament's command: the table is in ``args``
             return await self._tournament_command(room.tournaments[table_id], op, player, args)
+        if op.startswith("game_"):  # a home game's, at its table's owner (docs/home-games.md)
+            return await self._game_command(table_id, op, player, args)
         if op == "join":
             entry = Entry(args.get("entry", Entry.POST.value))
             stack = await room.join(table_id, player, int(args["seat"]), args.get("buy_in"), entry)
@@ -917,6 +930,40 @@ class ClusterWorker:
         raise RoomError(
             f"unknown command {op!r}; valid: join, act, add_chips, join_waiting_list, "
             f"{', '.join(simple)}, message, resume_view, snapshot, {', '.join(OPERATOR_OPS)}"
+        )
+
+    async def _game_command(
+        self, table_id: str, op: str, player: str, args: dict[str, Any]
+    ) -> dict[str, Any]:
+        """A home game's call that a gateway forwarded to its table's owner, where the game
+        runs (``feltroom.server.games_api``): a seat asked for through the invite link, a
+        sign-up through it counted against the game's seats (or given back), a host's
+        control. The answers and refusals are the single process's."""
+        home = self.runtime.home
+        game = home.game_of_table(table_id)
+        if game is None:
+            raise HomeRefused(f"table {table_id} runs no home game here")
+        if op in ("game_join", "game_signup"):
+            if home.by_invite(str(args.get("secret"))) is not game:
+                raise HomeNotFound(
+                    "no game at this link: it is wrong, renewed or the game has ended"
+                )
+            if op == "game_signup":
+                if args.get("back"):
+                    home.give_back_signup(game)
+                else:
+                    home.take_signup(game)
+                await home.store(game)
+                return {"signups": game.signups}
+            seat, buy_in = args.get("seat"), int(args["buy_in"])
+            result = await home.join(game, player, None if seat is None else int(seat), buy_in)
+            return {**result, "game": game.view(player)}
+        if op == "game_control":
+            fields = dict(args.get("fields") or {})
+            done = await home.control(game.game_id, player, str(args["control"]), fields)
+            return {"game": done.view(player)}
+        raise RoomError(
+            f"unknown home game command {op!r}; valid: game_join, game_signup, game_control"
         )
 
     async def _tournament_command(
@@ -1119,6 +1166,38 @@ class ClusterWorker:
                 "args": {"tournament": tournament_id, "players": players, "moves": moves},
             }
             self._outbox.put_nowait(("PUBLISH", gateways_channel(), _encode(request)))
+
+    def _on_game(
+        self, game: HomeGame, answered: list[tuple[str, dict[str, Any]]], line: str | None
+    ) -> None:
+        """A home game run here changed: the game to its host, co-hosts, players and those
+        asking (each as they may see it), each answer to the player who asked, for every
+        gateway (the ``gateways`` channel: each sends its own connections theirs, and watches
+        the table for a player seated now); the host's action as a line at the table."""
+        people = {game.host, *game.cohosts, *game.players, *(r.player for r in game.requests)}
+        players: dict[str, list[str]] = {
+            person: [protocol.encode({"type": "game", "game": game.view(person)})]
+            for person in sorted(people)
+        }
+        seated: list[str] = []
+        for person, request in answered:
+            note = {"type": "game_request", "game": game.game_id, "request": request}
+            players.setdefault(person, []).append(protocol.encode(note))
+            if request["kind"] != "rebuy" and request["status"] in ("admitted", "approved"):
+                seated.append(person)
+        args = {"table": game.table_id, "players": players, "seated": seated}
+        request = {"id": secrets.token_hex(8), "reply": "", "op": "game_news", "args": args}
+        self._outbox.put_nowait(("PUBLISH", gateways_channel(), _encode(request)))
+        if line is not None:  # (a chat line from the room, as the single process says it)
+            said = {
+                "type": "chat",
+                "table": game.table_id,
+                "player": "room",
+                "text": line,
+                "time": self.runtime.clock(),
+            }
+            batch = {"table": game.table_id, "chat": said}
+            self._outbox.put_nowait(("PUBLISH", events_channel(game.table_id), _encode(batch)))
 
     async def _publisher(self) -> None:
         """Publish the batches and the replies in order, none dropped (the clocks stop until

@@ -110,8 +110,9 @@ class WorkerRuntime(RoomRuntime):
         self._state_tasks: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
-        """Start the writer; tables come with ``adopt``."""
+        """Start the writer; tables come with ``adopt`` (a home game's with its game)."""
         self.writer.start()
+        self.home.attach()
         self.started_at = self.clock()
         self.next_selftest = self.started_at + self.settings.selftest_first
 
@@ -128,6 +129,8 @@ class WorkerRuntime(RoomRuntime):
         # A table an operator closed stays closed whichever worker runs it.
         closed = await self.writer.call(closed_tables, self.books, [spec.table_id])
         runner.closed = closed.get(spec.table_id)
+        if spec.home is not None:  # a home game's table: the game runs here too, as stored
+            await self.home.load_game(spec.home, runner)
         self.runners[spec.table_id] = runner
         self.table_tasks[spec.table_id] = asyncio.create_task(
             runner.run_forever(), name=f"table {spec.table_id}"
@@ -339,6 +342,7 @@ class WorkerRuntime(RoomRuntime):
         runner = self.runners.pop(table_id, None)
         task = self.table_tasks.pop(table_id, None)
         self.giving_up.discard(table_id)
+        self.home.drop_game(table_id)  # (a home game's: its next owner loads it as stored)
         # (what its next owner stores of it is its own: taken back later, nothing is assumed)
         self._pending_state.pop(table_id, None)
         self._stored_state.pop(table_id, None)

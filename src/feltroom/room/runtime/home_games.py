@@ -1053,6 +1053,49 @@ class HomeGames:
     def give_back_signup(self, game: HomeGame) -> None:
         game.signups = max(0, game.signups - 1)
 
+    # -------------------------------------------------------------- in a cluster
+
+    async def reload(self) -> None:
+        """Every stored game read again, as stored (a cluster's gateway: it runs no table, and
+        what it shows, and the games it creates, go by the stored games; docs/cluster.md)."""
+        rows = await self.room.writer.call(self._rows)
+        self.games.clear()
+        self.by_secret.clear()
+        self.by_table.clear()
+        for row in rows:
+            self._index(HomeGame.of_row(row))
+        self.count = len(rows)
+
+    async def store(self, game: HomeGame) -> None:
+        """Store the game now (a cluster's worker, after a sign-up through its link)."""
+        await self._store(game)
+
+    def attach(self) -> None:
+        """Hear the tables' events (a cluster's worker, which loads games one by one)."""
+        self.room.add_listener(self._on_table)
+
+    async def load_game(self, game_id: str, runner: TableRunner) -> HomeGame | None:
+        """A cluster's worker took the game's table (``runner``): the game, as stored (its
+        requests, roles, pause and log), runs here from now; its idle hours count from now."""
+        rows = await self.room.writer.call(self._rows)
+        row = next((r for r in rows if r.game_id == game_id), None)
+        if row is None:
+            return None
+        game = HomeGame.of_row(row)
+        game.last_deal = max(game.last_deal, self.room.clock())
+        runner.hold = game.status == "paused"  # (no deal while the host pauses the game)
+        self.games.pop(game.game_id, None)
+        self._index(game)
+        self.count = max(self.count, len(rows))
+        return game
+
+    def drop_game(self, table_id: str) -> None:
+        """A cluster's worker no longer runs the table: its game is its next owner's."""
+        game_id = self.by_table.pop(table_id, None)
+        game = None if game_id is None else self.games.pop(game_id, None)
+        if game is not None:
+            self.by_secret.pop(game.secret, None)
+
 
 def home_spec(spec: TableSpec) -> bool:
     """Whether the table is a home game's (never in the lobby, no house bots)."""
