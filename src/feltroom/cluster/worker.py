@@ -442,6 +442,12 @@ class ClusterWorker:
             worker_key(self.owner), self.address, px=int(self.lease_seconds * 1000)
         )
         await self._publish_lobby()
+        # The home games run here: those idle too long end, and an ended game's empty table
+        # retires (before the definitions are read: a retired table is taken by nobody).
+        try:
+            await runtime.home.tick(runtime.clock())
+        except Exception:
+            log.exception("worker %s: the home games' idle check failed", self.owner)
         live = 0
         async for _ in self.redis.scan_iter(match=worker_key("*"), count=1000):
             live += 1
@@ -451,10 +457,6 @@ class ClusterWorker:
                 await runtime.open_tournaments(runtime.clock())
             except Exception as error:  # (one opened elsewhere this moment: tried next time)
                 log.info("worker %s: tournaments not opened now: %s", self.owner, error)
-        try:  # the home games run here: those idle too long end, ended ones retire
-            await runtime.home.tick(runtime.clock())
-        except Exception:
-            log.exception("worker %s: the home games' idle check failed", self.owner)
         instances = await self._tournament_round()
         if await runtime.open_missing(
             row.spec_id for row in instances.values() if row.status == "registering"

@@ -905,13 +905,19 @@ class HomeGames:
         chips (the table closes), the requests are refused, the link dies (R-HOME-1)."""
         answered = [(r.player, {**r.view(), "status": "refused"}) for r in game.requests]
         game.requests.clear()
+        # ended first: the players who leave at once (between hands) pass the host role to
+        # nobody (``_on_table``)
+        status, game.status = game.status, "ended"
         runner = self.room.runners.get(game.table_id)
-        if runner is not None and runner.closed is None:
-            await self.room.close_table(game.table_id, actor, f"home game {reason}")
-            async with runner.lock:
-                runner.hold = False
-                runner.wake.set()
-        game.status = "ended"
+        try:
+            if runner is not None and runner.closed is None:
+                await self.room.close_table(game.table_id, actor, f"home game {reason}")
+                async with runner.lock:
+                    runner.hold = False
+                    runner.wake.set()
+        except BaseException:
+            game.status = status
+            raise
         game.ended = self.room.clock()
         self.by_secret.pop(game.secret, None)
         return answered

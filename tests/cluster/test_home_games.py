@@ -1,0 +1,266 @@
+"""Home games in a cluster (issue 45, docs/home-games.md "In a cluster", docs/cluster.md), on a
+real PostgreSQL and Redis, with worker and gateway processes: a game created through one gateway
+is stored and its table taken by a worker under its lease; a guest signs up and asks for a seat
+through the other gateway; the host admits, approves a rebuy, and the news reaches each of them
+through their own gateway; a hand is played; the ledger read through either gateway is the
+books'; the game ends and its table retires; it is never in a lobby; the audit balances. A
+worker killed with a game running: another takes the table over and runs the game as stored."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from feltroom.room import Cashier, audit
+from feltroom.room.storage import Storage
+from feltroom.store import open_storage
+from server.live import Client
+from services import RedisServer
+
+from .support import (
+    PASSWORD,
+    Workers,
+    leases,
+    play_along,
+    players,
+    sign_in,
+    until,
+    wait_for,
+    ws_client,
+)
+
+pytestmark = pytest.mark.slow  # (processes: half a minute or more each)
+
+TABLE = "home-g-1"
+
+
+def _auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def _stored_state(store: Storage, game_id: str) -> dict[str, Any]:
+    with store.transaction(write=False) as tx:
+        row = next(r for r in tx.home_games() if r.game_id == game_id)
+    state: dict[str, Any] = json.loads(row.state)
+    state["status"] = row.status
+    return state
+
+
+def _defined(store: Storage) -> set[str]:
+    with store.transaction(write=False) as tx:
+        return set(tx.table_definitions())
+
+
+async def _create(base: str, token: str, **fields: Any) -> dict[str, Any]:
+    async with httpx.AsyncClient(base_url=base) as http:
+        created = await http.post("/api/games", json=fields, headers=_auth(token))
+        assert created.status_code == 201, created.text
+        game: dict[str, Any] = created.json()["game"]
+    return game
+
+
+async def _control(client: Client, control: str, **fields: Any) -> dict[str, Any]:
+    """A host's control over the websocket: its answer (``game``) or the error."""
+    ref = await client.send({"type": "game", "game": "g-1", "control": control, **fields})
+    return await client.wait_for(lambda m: m.get("ref") == ref and m["type"] in ("game", "error"))
+
+
+async def _seen(client: Client, check: Any, seconds: float = 30.0) -> dict[str, Any]:
+    """The first message in the client's log that ``check`` accepts (its log grows while a
+    ``play_along`` task reads its messages)."""
+    found: dict[str, Any] = await until(
+        f"{client.name}'s message", lambda: next((m for m in client.log if check(m)), None), seconds
+    )
+    return found
+
+
+def test_R_HOME_1_R_HOME_2_R_HOME_5_a_home_game_through_two_gateways(
+    pg_url: str, redis_server: RedisServer, tmp_path: Path
+) -> None:
+    store = open_storage(pg_url)
+    players(store, "alice")
+    workers = Workers(tmp_path, pg_url, redis_server.url, lease=2.0, house_bots=0, think=0.3)
+    try:
+        workers.start("worker-a", load_tables=True)
+        workers.start("worker-b")
+        ports = {"A": workers.start_gateway("gateway-A"), "B": workers.start_gateway("gateway-B")}
+        book_a, book_b = asyncio.run(_scenario(store, ports))
+        # the game ended: its table leaves the room for good (no worker takes it again)
+        wait_for("the game's table to retire", lambda: TABLE not in _defined(store), 30)
+        wait_for("the game's lease to go", lambda: TABLE not in leases(store), 30)
+    except BaseException:
+        print(workers.tails())
+        raise
+    finally:
+        workers.stop_all()
+    # the ledger through either gateway is one and the same, and is the books'
+    assert book_a == book_b
+    rows = {r["player"]: r for r in book_a["players"]}
+    assert set(rows) == {"alice", "gus"}
+    assert (rows["alice"]["buy_ins"], rows["alice"]["added"]) == (100, 0)
+    assert (rows["gus"]["buy_ins"], rows["gus"]["added"]) == (80, 20)
+    assert sum(r["net"] for r in rows.values()) == 0
+    assert book_a["totals"]["net"] == 0
+    cashier = Cashier(store)
+    for name, row in rows.items():
+        assert row["at_table"] == 0  # (everyone left with their chips when the game ended)
+        assert row["cash_outs"] == int(cashier.balance(name)["balances"].get("g-1", "0"))
+        assert row["net"] == row["cash_outs"] - row["buy_ins"] - row["added"]
+    assert rows["alice"]["cash_outs"] + rows["gus"]["cash_outs"] == 200  # (no rake, no chip lost)
+    state = _stored_state(store, "g-1")
+    assert state["status"] == "ended"
+    assert state["signups"] == 1  # (gus's sign-up counted against the game's seats)
+    report = audit(store, shuffles=0)
+    assert report["pass"], report["problems"]
+    store.close()
+
+
+async def _scenario(store: Storage, ports: dict[str, int]) -> tuple[dict[str, Any], dict[str, Any]]:
+    base = {name: f"http://127.0.0.1:{port}" for name, port in ports.items()}
+    alice = await sign_in(ports["A"], "alice")
+    # created through gateway A: stored, its table defined, then taken by a worker
+    game = await _create(base["A"], alice, name="Friday game", big_blind=2, min_buy_in=20)
+    assert (game["id"], game["table"], game["you"]) == ("g-1", TABLE, "host")
+    secret = game["invite"].removeprefix("/g/")
+    await until("a worker to own the game's table", lambda: TABLE in leases(store), 30)
+    async with httpx.AsyncClient(base_url=base["B"]) as http:
+        shown = (await http.get(f"/api/invites/{secret}")).json()["game"]
+        assert (shown["id"], shown["host"], shown["table"]) == ("g-1", "alice", TABLE)
+        assert (await http.get("/api/invites/wrong-secret")).status_code == 404
+    async with ws_client(ports["A"], "alice", alice) as (host, _):
+        async with httpx.AsyncClient(base_url=base["A"]) as http:
+            sat = await http.post(
+                f"/api/invites/{secret}/join", json={"buy_in": 100, "seat": 1}, headers=_auth(alice)
+            )
+            assert sat.status_code == 200, sat.text
+            assert (sat.json()["seat"], sat.json()["stack"]) == (1, 100)
+        # a guest signs up through gateway B, asking for a seat (with admission: a request)
+        async with httpx.AsyncClient(base_url=base["B"]) as http:
+            signed = await http.post(
+                f"/api/invites/{secret}/signup",
+                json={"name": "gus", "password": PASSWORD, "buy_in": 80, "seat": 2},
+            )
+            assert signed.status_code == 201, signed.text
+            request = signed.json()["request"]
+            assert (signed.json()["player"], request["kind"]) == ("gus", "seat")
+        # the host hears of it through her own gateway
+        news = await host.wait_for(
+            lambda m: (
+                m["type"] == "game" and any(r["player"] == "gus" for r in m["game"]["requests"])
+            ),
+            20,
+        )
+        assert news["game"]["you"] == "host"
+        gus = await sign_in(ports["B"], "gus")
+        async with ws_client(ports["B"], "gus", gus) as (guest, _):
+            async with httpx.AsyncClient(base_url=base["B"]) as http:
+                mine = (await http.get("/api/games", headers=_auth(gus))).json()["games"]
+                assert [(g["id"], g["you"]) for g in mine] == [("g-1", "pending")]
+                # the host admits through gateway B (her answer is the owner's)
+                admitted = await http.post(
+                    "/api/games/g-1/admit",
+                    json={"request": request["id"], "admit": True},
+                    headers=_auth(alice),
+                )
+                assert admitted.status_code == 200, admitted.text
+                assert admitted.json()["game"]["requests"] == []
+                refused = await http.post(
+                    "/api/games/g-1/admit",
+                    json={"request": request["id"], "admit": True},
+                    headers=_auth(alice),
+                )
+                assert refused.status_code == 409, refused.text
+                assert "pending" in refused.json()["error"]["message"]
+                not_host = await http.post("/api/games/g-1/pause", json={}, headers=_auth(gus))
+                assert not_host.status_code == 409, not_host.text
+            answered = await guest.wait_for(lambda m: m["type"] == "game_request", 20)
+            assert answered["request"]["status"] == "admitted"
+            # seated now: gus's connection watches the table from his seat
+            snap = await guest.wait_for(
+                lambda m: m["type"] == "snapshot" and m["table"] == TABLE and m.get("you") == 2,
+                20,
+            )
+            assert snap["you"] == 2
+            # the host runs the game over the websocket too: a line at the table
+            paused = await _control(host, "pause")
+            assert (paused["type"], paused["game"]["status"]) == ("game", "paused"), paused
+            said = await guest.wait_for(
+                lambda m: m["type"] == "chat" and m["player"] == "room" and "paused" in m["text"],
+                20,
+            )
+            assert said["table"] == TABLE
+            resumed = await _control(host, "resume")
+            assert resumed["game"]["status"] == "open", resumed
+            # a hand is played
+            tasks = [
+                asyncio.create_task(play_along(host, TABLE, 1)),
+                asyncio.create_task(play_along(guest, TABLE, 2)),
+            ]
+            try:
+                await _seen(guest, lambda m: m["type"] == "hand_result" and m["table"] == TABLE)
+                # gus asks for chips at the table (his stack is at most 180 of the 180 in
+                # play: 20 more stay within the buy-in maximum, 200); the host approves them
+                # over the websocket
+                ref = await guest.send({"type": "add_chips", "table": TABLE, "amount": 20})
+                asked = await _seen(guest, lambda m: m.get("ref") == ref)
+                assert (asked["type"], asked.get("pending")) == ("ok", True), asked
+                rebuy = asked["request"]
+                ref = await host.send(
+                    {
+                        "type": "game",
+                        "game": "g-1",
+                        "control": "approve",
+                        "request": rebuy["id"],
+                        "approve": True,
+                    }
+                )
+                approved = await _seen(host, lambda m: m.get("ref") == ref)
+                assert approved["type"] == "game", approved
+                note = await _seen(
+                    guest,
+                    lambda m: m["type"] == "game_request" and m["request"]["kind"] == "rebuy",
+                )
+                assert note["request"]["status"] == "approved"
+                # the game is in no lobby, through either gateway
+                for name in ("A", "B"):
+                    async with httpx.AsyncClient(base_url=base[name]) as http:
+                        lobby = (await http.get("/api/lobby")).json()
+                        assert TABLE not in [t["id"] for t in lobby["tables"]], lobby
+                        assert [t["id"] for t in lobby["tables"]] == ["c1", "c2"], lobby
+                # the host ends the game (after the hand in progress)
+                async with httpx.AsyncClient(base_url=base["A"]) as http:
+                    ended = await http.post("/api/games/g-1/end", json={}, headers=_auth(alice))
+                    assert ended.status_code == 200, ended.text
+                    assert ended.json()["game"]["status"] == "ended"
+                await until("the game's table to empty", lambda: _empty(store), 60)
+            finally:
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+    books = []
+    for name in ("A", "B"):
+        async with httpx.AsyncClient(base_url=base[name]) as http:
+            book = await http.get("/api/games/g-1/ledger", headers=_auth("x"))
+            assert book.status_code == 401
+            book = await http.get("/api/games/g-1/ledger", headers=_auth(gus))
+            assert book.status_code == 200, book.text
+            books.append(book.json())
+            text = await http.get("/api/games/g-1/ledger?format=csv", headers=_auth(alice))
+            assert text.text.splitlines()[0] == "player,buy_ins,added,cash_outs,at_table,net"
+            assert (await http.get(f"/api/invites/{secret}")).status_code == 404  # (link dead)
+            mine = (await http.get("/api/games", headers=_auth(gus))).json()["games"]
+            assert [(g["id"], g["status"], g["you"]) for g in mine] == [("g-1", "ended", "player")]
+            late = await http.post("/api/games/g-1/pause", json={}, headers=_auth(alice))
+            assert late.status_code == 409, late.text
+            assert "ended" in late.json()["error"]["message"]
+    return books[0], books[1]
+
+
+def _empty(store: Storage) -> bool:
+    with store.transaction(write=False) as tx:
+        return not tx.seats_at(TABLE)
