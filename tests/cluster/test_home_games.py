@@ -65,7 +65,8 @@ async def _create(base: str, token: str, **fields: Any) -> dict[str, Any]:
 
 
 async def _control(client: Client, control: str, **fields: Any) -> dict[str, Any]:
-    """A host's control over the websocket: its answer (``game``) or the error."""
+    """A host's control over the websocket: its answer (``game``) or the error (while no task
+    reads the client's messages)."""
     ref = await client.send({"type": "game", "game": "g-1", "control": control, **fields})
     return await client.wait_for(lambda m: m.get("ref") == ref and m["type"] in ("game", "error"))
 
@@ -139,6 +140,11 @@ async def _scenario(store: Storage, ports: dict[str, int]) -> tuple[dict[str, An
             )
             assert sat.status_code == 200, sat.text
             assert (sat.json()["seat"], sat.json()["stack"]) == (1, 100)
+        watching = await host.request({"type": "observe", "table": TABLE})
+        assert watching["type"] == "ok", watching
+        # the host runs the game over the websocket too: paused until her guest sits
+        paused = await _control(host, "pause")
+        assert (paused["type"], paused["game"]["status"]) == ("game", "paused"), paused
         # a guest signs up through gateway B, asking for a seat (with admission: a request)
         async with httpx.AsyncClient(base_url=base["B"]) as http:
             signed = await http.post(
@@ -186,22 +192,22 @@ async def _scenario(store: Storage, ports: dict[str, int]) -> tuple[dict[str, An
                 20,
             )
             assert snap["you"] == 2
-            # the host runs the game over the websocket too: a line at the table
-            paused = await _control(host, "pause")
-            assert (paused["type"], paused["game"]["status"]) == ("game", "paused"), paused
-            said = await guest.wait_for(
-                lambda m: m["type"] == "chat" and m["player"] == "room" and "paused" in m["text"],
-                20,
-            )
-            assert said["table"] == TABLE
-            resumed = await _control(host, "resume")
-            assert resumed["game"]["status"] == "open", resumed
             # a hand is played
             tasks = [
                 asyncio.create_task(play_along(host, TABLE, 1)),
                 asyncio.create_task(play_along(guest, TABLE, 2)),
             ]
             try:
+                ref = await host.send({"type": "game", "game": "g-1", "control": "resume"})
+                resumed = await _seen(host, lambda m: m.get("ref") == ref)
+                assert resumed["game"]["status"] == "open", resumed
+                said = await _seen(  # (a line at the table, through gus's own gateway)
+                    guest,
+                    lambda m: (
+                        m["type"] == "chat" and m["player"] == "room" and "resumed" in m["text"]
+                    ),
+                )
+                assert said["table"] == TABLE
                 await _seen(guest, lambda m: m["type"] == "hand_result" and m["table"] == TABLE)
                 # gus asks for chips at the table (his stack is at most 180 of the 180 in
                 # play: 20 more stay within the buy-in maximum, 200); the host approves them
@@ -239,9 +245,7 @@ async def _scenario(store: Storage, ports: dict[str, int]) -> tuple[dict[str, An
                     assert ended.json()["game"]["status"] == "ended"
                 await until("the game's table to empty", lambda: _empty(store), 60)
             finally:
-                for task in tasks:
-                    task.cancel()
-                await asyncio.gather(*tasks, return_exceptions=True)
+                await _stop(tasks)
     books = []
     for name in ("A", "B"):
         async with httpx.AsyncClient(base_url=base[name]) as http:
@@ -259,6 +263,15 @@ async def _scenario(store: Storage, ports: dict[str, int]) -> tuple[dict[str, An
             assert late.status_code == 409, late.text
             assert "ended" in late.json()["error"]["message"]
     return books[0], books[1]
+
+
+async def _stop(tasks: list[asyncio.Task[None]]) -> None:
+    """Cancel the players' tasks, again until each ends (Python 3.11's ``wait_for`` in their
+    reads may swallow a cancellation that arrives as a message does)."""
+    for task in tasks:
+        while not task.done():
+            task.cancel()
+            await asyncio.wait({task}, timeout=0.5)
 
 
 def _empty(store: Storage) -> bool:

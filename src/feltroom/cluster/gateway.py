@@ -245,12 +245,12 @@ class GatewayHub(Hub):
             await self._unsubscribe_unwatched()
             await self._rewatch()
 
-    async def _refresh(self) -> None:
-        def definitions() -> list[str]:
-            with self.storage.transaction(write=False) as tx:
-                return sorted(tx.table_definitions())
+    def _definitions(self) -> list[str]:
+        with self.storage.transaction(write=False) as tx:
+            return sorted(tx.table_definitions())
 
-        self.tables = await run_in_threadpool(definitions)
+    async def _refresh(self) -> None:
+        self.tables = await run_in_threadpool(self._definitions)
         redis = self.client.redis
         owners_live = [
             owner_of(k) async for k in redis.scan_iter(match=worker_key("*"), count=1000)
@@ -319,6 +319,12 @@ class GatewayHub(Hub):
         self._lobby = [entry for entry in entries if not entry.get("home")]
         statuses = [_decode(text) for text in replies[1::3] if text]
         self._status = _summed(statuses, len(self._lobby), time.time() - self.started_at)
+
+    async def _know_table(self, table_id: str) -> None:
+        """A home game's table defined since the last refresh (a game just created, through
+        any gateway) is known at once: the definitions are read again."""
+        if table_id.startswith("home-") and table_id not in self.tables:
+            self.tables = await run_in_threadpool(self._definitions)
 
     def _know_tables(self, tournament_id: str, tables: Any) -> None:
         for table_id in tables:
@@ -544,6 +550,7 @@ class GatewayHub(Hub):
         if kind == "game":
             return await self._game_message(connection, m)
         table_id: str = m.table
+        await self._know_table(table_id)
         self._check_table(table_id)
         if kind in _WATCHING:
             await self._subscribe(table_id)
@@ -588,6 +595,7 @@ class GatewayHub(Hub):
         """``game``: a host's control, at the owner of the game's table, where it runs."""
         assert connection.player is not None
         table_id = f"home-{m.game}"
+        await self._know_table(table_id)
         if table_id not in self.tables:
             raise UnknownGame(f"no game {m.game!r} of yours; GET /api/games lists your games")
         frame = msgspec.json.encode(m).decode()
