@@ -30,6 +30,7 @@ from .support import (
     players,
     sign_in,
     until,
+    until_ok,
     wait_for,
     ws_client,
 )
@@ -277,3 +278,120 @@ async def _stop(tasks: list[asyncio.Task[None]]) -> None:
 def _empty(store: Storage) -> bool:
     with store.transaction(write=False) as tx:
         return not tx.seats_at(TABLE)
+
+
+def test_R_HOME_2_a_killed_workers_home_game_goes_on_at_another(
+    pg_url: str, redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """SIGKILL of the worker that runs a home game: another worker takes its table over as any
+    table (the hand in play void, stacks at their start-of-hand values) and runs the game as
+    stored: the request left pending is answered there, hands are dealt again, the ledger's
+    nets add up to zero and the audit balances."""
+    store = open_storage(pg_url)
+    players(store, "alice", "bob", "cid")
+    workers = Workers(tmp_path, pg_url, redis_server.url, lease=1.0, house_bots=0, think=0.3)
+    try:
+        workers.start("worker-a", load_tables=True)
+        workers.start("worker-b")
+        ports = {"A": workers.start_gateway("gateway-A"), "B": workers.start_gateway("gateway-B")}
+        book = asyncio.run(_failover(store, workers, ports))
+        wait_for("the game's table to retire", lambda: TABLE not in _defined(store), 30)
+    except BaseException:
+        print(workers.tails())
+        raise
+    finally:
+        workers.stop_all()
+    rows = {r["player"]: r for r in book["players"]}
+    assert set(rows) == {"alice", "bob", "cid"}
+    assert sum(r["net"] for r in rows.values()) == 0
+    assert sum(r["cash_outs"] for r in rows.values()) == 100 + 100 + 60
+    state = _stored_state(store, "g-1")
+    assert state["status"] == "ended"
+    assert any(line["line"] == "alice admitted cid with 60" for line in state["log"])
+    report = audit(store, shuffles=0)
+    assert report["pass"], report["problems"]
+    store.close()
+
+
+async def _failover(store: Storage, workers: Workers, ports: dict[str, int]) -> dict[str, Any]:
+    base = {name: f"http://127.0.0.1:{port}" for name, port in ports.items()}
+    tokens = {name: await sign_in(ports["A"], name) for name in ("alice", "bob", "cid")}
+    game = await _create(base["A"], tokens["alice"], big_blind=2, min_buy_in=20)
+    secret = game["invite"].removeprefix("/g/")
+    await until("a worker to own the game's table", lambda: TABLE in leases(store), 30)
+    async with (
+        ws_client(ports["A"], "alice", tokens["alice"]) as (host, _),
+        ws_client(ports["B"], "bob", tokens["bob"]) as (bob, _),
+        httpx.AsyncClient(base_url=base["B"]) as http,
+    ):
+
+        async def join(name: str, buy_in: int, seat: int) -> dict[str, Any]:
+            asked = await http.post(
+                f"/api/invites/{secret}/join",
+                json={"buy_in": buy_in, "seat": seat},
+                headers=_auth(tokens[name]),
+            )
+            assert asked.status_code == 200, asked.text
+            answer: dict[str, Any] = asked.json()
+            return answer
+
+        await join("alice", 100, 1)
+        watching = await host.request({"type": "observe", "table": TABLE})
+        assert watching["type"] == "ok", watching
+        asked = await join("bob", 100, 2)
+        admitted = await _control(host, "admit", request=asked["request"]["id"], admit=True)
+        assert admitted["type"] == "game", admitted
+        await bob.wait_for(lambda m: m["type"] == "snapshot" and m.get("you") == 2, 20)
+        waiting = (await join("cid", 60, 3))["request"]  # (left pending across the kill)
+        tasks = [
+            asyncio.create_task(play_along(host, TABLE, 1)),
+            asyncio.create_task(play_along(bob, TABLE, 2)),
+        ]
+        try:
+            await _seen(bob, lambda m: m["type"] == "hand_result")
+            before = leases(store)[TABLE]
+            victim = workers.owners({TABLE: before})[TABLE]
+            workers.kill(victim)
+            after = await until(
+                "another worker to take the game's table",
+                lambda: (row := leases(store).get(TABLE)) and row.owner != before.owner and row,
+                30,
+            )
+            assert after.epoch > before.epoch
+            # the game runs at its new owner as stored: the pending request is answered there
+            answered = await until_ok(
+                lambda: _admit(http, tokens["alice"], waiting["id"]),
+                20,
+            )
+            assert answered["game"]["requests"] == []
+            # hands are dealt again at the new owner
+            dealt = sum(1 for m in bob.log if m["type"] == "hand_result")
+            await until(
+                "a hand at the new owner",
+                lambda: sum(1 for m in bob.log if m["type"] == "hand_result") > dealt,
+                60,
+            )
+            ended = await http.post("/api/games/g-1/end", json={}, headers=_auth(tokens["alice"]))
+            assert ended.status_code == 200, ended.text
+            await until("the game's table to empty", lambda: _empty(store), 60)
+        finally:
+            await _stop(tasks)
+        ledger = await http.get("/api/games/g-1/ledger", headers=_auth(tokens["cid"]))
+        assert ledger.status_code == 200, ledger.text
+        book: dict[str, Any] = ledger.json()
+    return book
+
+
+async def _admit(http: httpx.AsyncClient, token: str, request: int) -> dict[str, Any]:
+    """Admit the request: the game as the answer shows it (one sent while the table changed
+    hands may have been answered by its new owner meanwhile: the game then shows it)."""
+    response = await http.post(
+        "/api/games/g-1/admit", json={"request": request, "admit": True}, headers=_auth(token)
+    )
+    if response.status_code == 409:
+        shown: dict[str, Any] = (await http.get("/api/games/g-1", headers=_auth(token))).json()
+        if any(line["line"] == "alice admitted cid with 60" for line in shown["game"]["log"]):
+            return shown
+    assert response.status_code == 200, response.text
+    answer: dict[str, Any] = response.json()
+    return answer
