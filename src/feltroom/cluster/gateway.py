@@ -34,6 +34,10 @@ not have is a room. ``GatewayHub`` is the hub whose tables run elsewhere:
   owner's direct link), serves ``/api/tournaments`` and registration (``ClusterTournaments``),
   and sends its connections the tournament's news that the owner publishes on the ``gateways``
   channel (``moved`` with the new table's snapshot, ``tournament``, ``tournament_result``).
+- **Home games** (docs/home-games.md, "In a cluster"): ``/api/games`` and the invite link's
+  routes over ``feltroom.cluster.games.ClusterGames``; a host's ``game`` message goes to the
+  owner of the game's table, and the game's news (``game_news`` on the ``gateways`` channel)
+  to the connections of each person concerned.
 """
 
 from __future__ import annotations

@@ -25,6 +25,12 @@
   its news (``moved``, ``tournament``, ``tournament_result``) goes to every gateway on the
   ``gateways`` channel, the frames of each player named, and each gateway sends its own
   connections theirs.
+- **Home games** (docs/home-games.md, "In a cluster"): a home game's table is leased as any
+  table, and the game runs with it (``HomeGames.load_game`` as the table is taken); the
+  gateways send its changes here (``game_join``, ``game_signup``, ``game_control``, and the
+  protocol's ``game``, ``sit`` and ``add_chips``), its news goes to every gateway on the
+  ``gateways`` channel (``game_news``), and each lease round ends the idle games and retires
+  an ended game's empty table.
 """
 
 from __future__ import annotations

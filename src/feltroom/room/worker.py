@@ -22,6 +22,8 @@
   (no new deal anywhere; once no table is in a hand the lease is given up), ``lost`` stops it at
   once. A new instance the configuration asks for is written to the books only
   (``_open_instance``): whichever worker takes its lease runs it.
+- A home game's table (docs/home-games.md) is adopted with its game, as stored
+  (``HomeGames.load_game``); a table stopped here leaves its game to its next owner.
 - The operator's actions (docs/operator.md) reach the table's owner through the broker: a table
   closed stays closed when another worker adopts it; a retired table stops and its lease is
   given up.
