@@ -258,6 +258,8 @@ async def _scenario(store: Storage, ports: dict[str, int]) -> tuple[dict[str, An
             text = await http.get("/api/games/g-1/ledger?format=csv", headers=_auth(alice))
             assert text.text.splitlines()[0] == "player,buy_ins,added,cash_outs,at_table,net"
             assert (await http.get(f"/api/invites/{secret}")).status_code == 404  # (link dead)
+            page = await http.get(f"/g/{secret}")  # (the browser client, which says so)
+            assert (page.status_code, page.headers["content-type"][:9]) == (200, "text/html")
             mine = (await http.get("/api/games", headers=_auth(gus))).json()["games"]
             assert [(g["id"], g["status"], g["you"]) for g in mine] == [("g-1", "ended", "player")]
             late = await http.post("/api/games/g-1/pause", json={}, headers=_auth(alice))
@@ -395,3 +397,66 @@ async def _admit(http: httpx.AsyncClient, token: str, request: int) -> dict[str,
     assert response.status_code == 200, response.text
     answer: dict[str, Any] = response.json()
     return answer
+
+
+def test_R_HOME_1_a_worker_ends_an_idle_game_and_retires_its_table(
+    pg_url: str, redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """A game with no hand dealt for ``idle_hours`` (here 0.002, about 7 s) ends at the worker
+    that runs it: the host leaves with her chips, the link dies, the table retires cluster-wide
+    (no worker takes it again), the ledger still reads it and the audit balances."""
+    store = open_storage(pg_url)
+    players(store, "alice")
+    idle = {"FELTROOM_HOME__IDLE_HOURS": "0.002"}
+    workers = Workers(tmp_path, pg_url, redis_server.url, lease=1.0, house_bots=0, env=idle)
+    try:
+        workers.start("worker-a", load_tables=True)
+        workers.start("worker-b")
+        port = workers.start_gateway("gateway-A")
+        book = asyncio.run(_idle(store, port))
+        wait_for("the game's table to retire", lambda: TABLE not in _defined(store), 30)
+        assert TABLE not in leases(store)
+    except BaseException:
+        print(workers.tails())
+        raise
+    finally:
+        workers.stop_all()
+    assert [(r["player"], r["buy_ins"], r["cash_outs"], r["net"]) for r in book["players"]] == [
+        ("alice", 100, 100, 0)
+    ]
+    assert _stored_state(store, "g-1")["status"] == "ended"
+    report = audit(store, shuffles=0)
+    assert report["pass"], report["problems"]
+    store.close()
+
+
+async def _idle(store: Storage, port: int) -> dict[str, Any]:
+    alice = await sign_in(port, "alice")
+    base = f"http://127.0.0.1:{port}"
+    game = await _create(base, alice, big_blind=2, min_buy_in=20)
+    secret = game["invite"].removeprefix("/g/")
+    await until("a worker to own the game's table", lambda: TABLE in leases(store), 30)
+    async with httpx.AsyncClient(base_url=base) as http:
+        sat = await http.post(
+            f"/api/invites/{secret}/join", json={"buy_in": 100}, headers=_auth(alice)
+        )
+        assert sat.status_code == 200, sat.text
+
+        async def ended() -> dict[str, Any] | None:
+            shown: dict[str, Any] = (await http.get("/api/games/g-1", headers=_auth(alice))).json()
+            return shown if shown["game"]["status"] == "ended" else None
+
+        found = None
+        for _ in range(300):  # (up to a minute: 7 s idle, then the next lease round)
+            found = await ended()
+            if found:
+                break
+            await asyncio.sleep(0.2)
+        assert found is not None, "the idle game never ended"
+        assert any("no hand for" in line["line"] for line in found["game"]["log"]), found
+        await until("the host to leave with her chips", lambda: _empty(store), 30)
+        assert (await http.get(f"/api/invites/{secret}")).status_code == 404
+        book: dict[str, Any] = (
+            await http.get("/api/games/g-1/ledger", headers=_auth(alice))
+        ).json()
+    return book

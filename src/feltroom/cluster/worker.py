@@ -449,11 +449,15 @@ class ClusterWorker:
         )
         await self._publish_lobby()
         # The home games run here: those idle too long end, and an ended game's empty table
-        # retires (before the definitions are read: a retired table is taken by nobody).
-        try:
-            await runtime.home.tick(runtime.clock())
-        except Exception:
-            log.exception("worker %s: the home games' idle check failed", self.owner)
+        # retires (before the definitions are read: a retired table is taken by nobody); not
+        # while the clocks stand still, nor while a game's table may be another's (a worker
+        # woken after a pause: its renewal stops those tables here first).
+        games = list(runtime.home.games.values())
+        if not self.holding and all(self.leases.valid(g.table_id) for g in games):
+            try:
+                await runtime.home.tick(runtime.clock())
+            except Exception:
+                log.exception("worker %s: the home games' idle check failed", self.owner)
         live = 0
         async for _ in self.redis.scan_iter(match=worker_key("*"), count=1000):
             live += 1
