@@ -121,7 +121,7 @@ class ClusterGames:
         self.accounts = accounts
         self.client = client
         self.room = GatewayRoom(storage, accounts.clock)
-        self.home = HomeGames(self.room, settings)
+        self.settings = settings
         self._creating = asyncio.Lock()
 
     def start(self) -> None:
@@ -130,9 +130,14 @@ class ClusterGames:
     async def stop(self) -> None:
         await asyncio.to_thread(self.room.writer.stop)
 
-    async def _stored(self) -> HomeGames:
-        await self.home.reload()
-        return self.home
+    async def _stored(
+        self, *, game_id: str | None = None, secret: str | None = None, host: str | None = None
+    ) -> HomeGames:
+        """The stored games (those with this id, secret or host), for one call: each call
+        reads its own (no other call's read changes them while it runs)."""
+        home = HomeGames(self.room, self.settings)
+        await home.reload(game_id=game_id, secret=secret, host=host)
+        return home
 
     async def _owner(self, table_id: str, op: str, player: str, **args: Any) -> dict[str, Any]:
         """A call to the game's table's owner, its refusal in the single process's terms."""
@@ -156,7 +161,7 @@ class ClusterGames:
         moment is taken again from the stored games."""
         for attempt in range(5):
             async with self._creating:
-                home = await self._stored()
+                home = await self._stored(host=host)  # (the host's games, counted)
                 try:
                     game = await home.create(host, fields)
                 except _Taken:
@@ -171,21 +176,21 @@ class ClusterGames:
         return [game.view(player) for game in home.games_of(player)]
 
     async def game(self, game_id: str, player: str) -> dict[str, Any]:
-        home = await self._stored()
+        home = await self._stored(game_id=game_id)
         return home.game(game_id, player).view(player)
 
     async def invite(self, secret: str) -> dict[str, Any]:
-        home = await self._stored()
+        home = await self._stored(secret=secret)
         return home.by_invite(secret).invite_view()
 
     async def join(self, secret: str, player: str, seat: int | None, buy_in: int) -> dict[str, Any]:
-        game = (await self._stored()).by_invite(secret)
+        game = (await self._stored(secret=secret)).by_invite(secret)
         return await self._owner(
             game.table_id, "game_join", player, secret=secret, seat=seat, buy_in=buy_in
         )
 
     async def _signup(self, secret: str, back: bool) -> None:
-        game = (await self._stored()).by_invite(secret)
+        game = (await self._stored(secret=secret)).by_invite(secret)
         await self._owner(game.table_id, "game_signup", "", secret=secret, back=back)
 
     async def take_signup(self, secret: str) -> None:
@@ -197,7 +202,7 @@ class ClusterGames:
     async def control(
         self, game_id: str, player: str, control: str, fields: dict[str, Any]
     ) -> dict[str, Any]:
-        home = await self._stored()
+        home = await self._stored(game_id=game_id)
         game = home.game(game_id, player)
         if game.status == "ended":  # (no table runs it: refused here as the single process does)
             await home.control(game_id, player, control, fields)
@@ -209,5 +214,5 @@ class ClusterGames:
         return view
 
     async def ledger(self, game_id: str, player: str) -> dict[str, Any]:
-        home = await self._stored()
+        home = await self._stored(game_id=game_id)
         return await home.ledger(game_id, player)

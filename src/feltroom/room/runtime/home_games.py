@@ -1061,16 +1061,25 @@ class HomeGames:
 
     # -------------------------------------------------------------- in a cluster
 
-    async def reload(self) -> None:
-        """Every stored game read again, as stored (a cluster's gateway: it runs no table, and
-        what it shows, and the games it creates, go by the stored games; docs/cluster.md)."""
-        rows = await self.room.writer.call(self._rows)
+    async def reload(
+        self, *, game_id: str | None = None, secret: str | None = None, host: str | None = None
+    ) -> None:
+        """The stored games read again, as stored: all of them, or those with this id, secret
+        or host (a cluster's gateway: it runs no table, and what it shows, and the games it
+        creates, go by the stored games; docs/cluster.md)."""
+
+        def read() -> tuple[list[HomeGameRow], int]:
+            with self.room.books.transaction(write=False) as tx:
+                rows = tx.home_games(game_id=game_id, secret=secret, host=host)
+                return rows, tx.home_game_count()
+
+        rows, count = await self.room.writer.call(read)
         self.games.clear()
         self.by_secret.clear()
         self.by_table.clear()
         for row in rows:
             self._index(HomeGame.of_row(row))
-        self.count = len(rows)
+        self.count = count
 
     async def store(self, game: HomeGame) -> None:
         """Store the game now (a cluster's worker, after a sign-up through its link)."""
@@ -1083,16 +1092,19 @@ class HomeGames:
     async def load_game(self, game_id: str, runner: TableRunner) -> HomeGame | None:
         """A cluster's worker took the game's table (``runner``): the game, as stored (its
         requests, roles, pause and log), runs here from now; its idle hours count from now."""
-        rows = await self.room.writer.call(self._rows)
-        row = next((r for r in rows if r.game_id == game_id), None)
-        if row is None:
+
+        def read() -> list[HomeGameRow]:
+            with self.room.books.transaction(write=False) as tx:
+                return tx.home_games(game_id=game_id)
+
+        rows = await self.room.writer.call(read)
+        if not rows:
             return None
-        game = HomeGame.of_row(row)
+        game = HomeGame.of_row(rows[0])
         game.last_deal = max(game.last_deal, self.room.clock())
         runner.hold = game.status == "paused"  # (no deal while the host pauses the game)
         self.games.pop(game.game_id, None)
         self._index(game)
-        self.count = max(self.count, len(rows))
         return game
 
     def drop_game(self, table_id: str) -> None:
