@@ -70,7 +70,7 @@ from feltroom.room.tournaments_config import TournamentSpec
 from feltroom.room.worker import WorkerRuntime
 from feltroom.rules import Action, Call, Check, Fold, RaiseTo
 from feltroom.server import protocol
-from feltroom.server.session import Hub, tournament_result
+from feltroom.server.session import Hub, game_news, tournament_result
 from feltroom.server.wire import Fanout, moved_message, snapshot_messages
 from feltroom.table import Entry
 
@@ -1186,28 +1186,15 @@ class ClusterWorker:
         asking (each as they may see it), each answer to the player who asked, for every
         gateway (the ``gateways`` channel: each sends its own connections theirs, and watches
         the table for a player seated now); the host's action as a line at the table."""
-        people = {game.host, *game.cohosts, *game.players, *(r.player for r in game.requests)}
-        players: dict[str, list[str]] = {
-            person: [protocol.encode({"type": "game", "game": game.view(person)})]
-            for person in sorted(people)
+        messages, seated, said = game_news(game, answered, line, self.runtime.clock())
+        players = {
+            person: [protocol.encode(message) for message in sent]
+            for person, sent in messages.items()
         }
-        seated: list[str] = []
-        for person, request in answered:
-            note = {"type": "game_request", "game": game.game_id, "request": request}
-            players.setdefault(person, []).append(protocol.encode(note))
-            if request["kind"] != "rebuy" and request["status"] in ("admitted", "approved"):
-                seated.append(person)
         args = {"table": game.table_id, "players": players, "seated": seated}
         request = {"id": secrets.token_hex(8), "reply": "", "op": "game_news", "args": args}
         self._outbox.put_nowait(("PUBLISH", gateways_channel(), _encode(request)))
-        if line is not None:  # (a chat line from the room, as the single process says it)
-            said = {
-                "type": "chat",
-                "table": game.table_id,
-                "player": "room",
-                "text": line,
-                "time": self.runtime.clock(),
-            }
+        if said is not None:  # (the line at the table crosses the table's channel)
             batch = {"table": game.table_id, "chat": said}
             self._outbox.put_nowait(("PUBLISH", events_channel(game.table_id), _encode(batch)))
 
