@@ -324,6 +324,7 @@ async def _failover(store: Storage, workers: Workers, ports: dict[str, int]) -> 
     async with (
         ws_client(ports["A"], "alice", tokens["alice"]) as (host, _),
         ws_client(ports["B"], "bob", tokens["bob"]) as (bob, _),
+        ws_client(ports["A"], "cid", tokens["cid"]) as (cid, _),
         httpx.AsyncClient(base_url=base["B"]) as http,
     ):
 
@@ -344,7 +345,10 @@ async def _failover(store: Storage, workers: Workers, ports: dict[str, int]) -> 
         admitted = await _control(host, "admit", request=asked["request"]["id"], admit=True)
         assert admitted["type"] == "game", admitted
         await bob.wait_for(lambda m: m["type"] == "snapshot" and m.get("you") == 2, 20)
-        waiting = (await join("cid", 60, 3))["request"]  # (left pending across the kill)
+        # cid asks at the table (the websocket's sit): a request, left pending across the kill
+        asked = await cid.request({"type": "sit", "table": TABLE, "seat": 3, "buy_in": 60})
+        assert (asked["type"], asked.get("pending")) == ("ok", True), asked
+        waiting = asked["request"]
         tasks = [
             asyncio.create_task(play_along(host, TABLE, 1)),
             asyncio.create_task(play_along(bob, TABLE, 2)),
@@ -366,6 +370,10 @@ async def _failover(store: Storage, workers: Workers, ports: dict[str, int]) -> 
                 20,
             )
             assert answered["game"]["requests"] == []
+            # the answer reaches cid through his gateway, and he plays from his seat
+            note = await cid.wait_for(lambda m: m["type"] == "game_request", 20)
+            assert note["request"]["status"] == "admitted"
+            tasks.append(asyncio.create_task(play_along(cid, TABLE, 3)))
             # hands are dealt again at the new owner
             dealt = sum(1 for m in bob.log if m["type"] == "hand_result")
             await until(
