@@ -12,6 +12,7 @@ import pytest
 
 from feltroom.cluster.games import GatewayRoom
 from feltroom.room import Accounts, Argon2Settings, Cashier, RoomError, Settlement
+from feltroom.room.errors import LeaseLost
 from feltroom.room.leases import Leases
 from feltroom.room.runtime import RuntimeSettings
 from feltroom.room.runtime.home_games import HomeGames, HomeRequest
@@ -78,7 +79,8 @@ def test_R_HOME_2_a_worker_takes_a_game_with_its_table_as_stored(storage: SqlSto
     """A game created as a gateway creates it (``ClusterGames``: over the stored games, its
     table defined) is loaded by the worker that takes its table, as stored: its pause (no
     deal there), its pending request, its roles; the host's controls run there and are stored
-    for every gateway to read; the table lost, the game is the next owner's."""
+    for every gateway to read; the table lost, the game is the next owner's, and the worker
+    stores nothing more of it."""
     accounts = Accounts(storage, argon2=Argon2Settings.cheap())
     for name in ("alice", "bob"):
         accounts.sign_up(name, PASSWORD)
@@ -123,6 +125,8 @@ def test_R_HOME_2_a_worker_takes_a_game_with_its_table_as_stored(storage: SqlSto
             assert (again.status, again.requests, again.role("bob")) == ("open", [], "player")
             await runtime.lost("home-g-1")
             assert runtime.home.game_of_table("home-g-1") is None
+            with pytest.raises(LeaseLost):  # (what it held of the game is stored no more)
+                await runtime.home.store(taken)
         finally:
             await runtime.stop()
             gateway.writer.stop()

@@ -33,7 +33,7 @@ from feltroom.room.runtime.host import Listener
 from feltroom.room.runtime.settings import HomeSettings
 from feltroom.room.runtime.writer import GroupStorage, Writer
 from feltroom.room.settlement import Settlement
-from feltroom.room.storage import Storage
+from feltroom.room.storage import Storage, Transaction
 from feltroom.room.tables_config import TableSpec
 from feltroom.server.rest import ApiError
 
@@ -78,6 +78,9 @@ class GatewayRoom:
 
     def add_listener(self, listener: Listener) -> None:
         pass  # (no table runs here)
+
+    def check_lease(self, tx: Transaction, table_id: str) -> None:
+        pass  # (a new game's table has no owner yet: the gateway stores it once, at creation)
 
     async def add_home_table(self, spec: TableSpec, definition: str) -> None:
         """The new game's table is defined (with its escrow): a worker takes it."""

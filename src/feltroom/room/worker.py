@@ -43,13 +43,13 @@ from typing import Any
 
 from feltroom.room.accounts import Accounts
 from feltroom.room.cashier import Cashier
-from feltroom.room.errors import LeaseLost, RoomError
+from feltroom.room.errors import LeaseLapsed, LeaseLost, RoomError
 from feltroom.room.leases import Leases
 from feltroom.room.lobby import TableStats
 from feltroom.room.runtime import RoomRuntime, RuntimeSettings, TableRunner, closed_tables
 from feltroom.room.runtime.tournament import TournamentRunner
 from feltroom.room.settlement import Settlement
-from feltroom.room.storage import TournamentRow
+from feltroom.room.storage import TournamentRow, Transaction
 from feltroom.room.tables_config import TableSpec
 from feltroom.room.tournament_journal import settings_from_json
 from feltroom.room.tournaments_config import TournamentSpec
@@ -159,6 +159,14 @@ class WorkerRuntime(RoomRuntime):
             runner.fail(error, now)
         self.tournament_tasks[tournament_id] = self._tournament_task(runner)
         return runner
+
+    def check_lease(self, tx: Transaction, table_id: str) -> None:
+        """(In ``tx``) ``LeaseLost`` unless this worker still holds the table's lease: what it
+        stores of a home game run here (``HomeGames``) is refused once the table moved to
+        another worker. A lease that only lapsed (a renewal late on a busy machine, nobody took
+        the table) still lets it store what it just did: its renewal takes the lease back."""
+        with contextlib.suppress(LeaseLapsed):
+            self.leases.fence.check(tx, table_id)
 
     def may_run(self, lease_id: str) -> bool:
         """A tournament moves (its bots act, its clock times turns out, it deals) only while

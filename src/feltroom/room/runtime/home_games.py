@@ -45,7 +45,7 @@ from feltroom.room.runtime.cash_table import TableRunner
 from feltroom.room.runtime.host import Listener
 from feltroom.room.runtime.settings import HomeSettings
 from feltroom.room.runtime.writer import GroupStorage, Writer
-from feltroom.room.storage import HomeGameRow, Storage
+from feltroom.room.storage import HomeGameRow, Storage, Transaction
 from feltroom.room.tables_config import TableSpec, spec_of
 from feltroom.table import HandStarted, SeatReleased
 
@@ -394,6 +394,7 @@ class HomeRoom(Protocol):
 
     def runner(self, table_id: str) -> TableRunner: ...
     def check_may_play(self, player: str, what: str) -> None: ...
+    def check_lease(self, tx: Transaction, table_id: str) -> None: ...
     def add_listener(self, listener: Listener) -> None: ...
     async def add_home_table(self, spec: TableSpec, definition: str) -> None: ...
     async def join(
@@ -453,6 +454,7 @@ class HomeGames:
 
         def put() -> None:
             with self.room.books.transaction() as tx:
+                self.room.check_lease(tx, game.table_id)  # (a cluster's worker: still its own)
                 tx.put_home_game(row)
 
         await self.room.writer.call(put)
