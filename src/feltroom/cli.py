@@ -798,6 +798,7 @@ def _serve_cluster(config: Any) -> int:
             sign_in_retention_days=config.accounts.sign_in_retention_days,
             forwarded_allow_ips=server.forwarded_allow_ips,
             read_timeouts=_read_timeouts(config),
+            home=_runtime_settings(config).home,
         )
     tables = server.tables
     return serve_worker(

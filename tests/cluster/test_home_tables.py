@@ -1,7 +1,7 @@
 """A home game's table on a cluster's worker (issue 45, docs/home-games.md): a worker takes it
 through its lease like any table, its lobby entry says it is a home game's (the gateways list it
 in no lobby, their owners' routing unchanged), no house bot sits there, and no seat is given
-there but the game's (a worker does not run the games themselves yet)."""
+there but the game's; the worker that takes the table runs the game, as stored."""
 
 from __future__ import annotations
 
@@ -10,9 +10,12 @@ import json
 
 import pytest
 
+from feltroom.cluster.games import GatewayRoom
 from feltroom.room import Accounts, Argon2Settings, Cashier, RoomError, Settlement
+from feltroom.room.errors import LeaseLost
 from feltroom.room.leases import Leases
 from feltroom.room.runtime import RuntimeSettings
+from feltroom.room.runtime.home_games import HomeGames, HomeRequest
 from feltroom.room.tables_config import spec_of
 from feltroom.room.worker import WorkerRuntime
 from feltroom.store import SqlStorage
@@ -70,3 +73,62 @@ def test_R_HOME_1_a_worker_runs_a_home_table_like_any_but_lists_it_nowhere(
     asyncio.run(asyncio.wait_for(scenario(), 60))
     with pytest.raises(RoomError, match="a home game's own chips"):
         spec_of({**definition, "id": "t9", "home": None}, "a tables file")
+
+
+def test_R_HOME_2_a_worker_takes_a_game_with_its_table_as_stored(storage: SqlStorage) -> None:
+    """A game created as a gateway creates it (``ClusterGames``: over the stored games, its
+    table defined) is loaded by the worker that takes its table, as stored: its pause (no
+    deal there), its pending request, its roles; the host's controls run there and are stored
+    for every gateway to read; the table lost, the game is the next owner's, and the worker
+    stores nothing more of it."""
+    accounts = Accounts(storage, argon2=Argon2Settings.cheap())
+    for name in ("alice", "bob"):
+        accounts.sign_up(name, PASSWORD)
+    gateway = GatewayRoom(storage, accounts.clock)
+    stored = HomeGames(gateway)
+    leases = Leases(storage, "w1", seconds=30)
+    runtime = WorkerRuntime(
+        Settlement(storage, fence=leases.fence, shard="w1"),
+        accounts,
+        Cashier(storage),
+        leases,
+        settings=RuntimeSettings(house_bots=0, between_hands=3600.0),
+    )
+
+    async def scenario() -> None:
+        gateway.writer.start()
+        await runtime.start()
+        try:
+            await stored.reload()
+            game = await stored.create("alice", {"name": "Friday game", "big_blind": 2})
+            assert game.table_id == "home-g-1"
+            with pytest.raises(RoomError, match="runs on its worker"):
+                await stored.join(game, "alice", 1, 100)  # (a gateway seats nobody)
+            game.status = "paused"
+            game.requests.append(HomeRequest(1, "seat", "bob", 80, accounts.clock(), 2))
+            game.next_request = 2
+            await stored.store(game)
+            with storage.transaction(write=False) as tx:
+                definition = json.loads(tx.table_definitions()["home-g-1"])
+            assert leases.take("home-g-1") is not None
+            runner = await runtime.adopt(spec_of(definition, "table_definitions"))
+            taken = runtime.home.game_of_table("home-g-1")
+            assert taken is not None
+            assert (taken.status, runner.hold) == ("paused", True)
+            assert [(r.player, r.amount) for r in taken.requests] == [("bob", 80)]
+            await runtime.home.control("g-1", "alice", "admit", {"request": 1, "admit": True})
+            await runtime.home.control("g-1", "alice", "resume", {})
+            assert runner.hold is False
+            assert runner.table.seat_of("bob") == 2
+            await stored.reload()  # (what every gateway reads)
+            again = stored.game("g-1", "bob")
+            assert (again.status, again.requests, again.role("bob")) == ("open", [], "player")
+            await runtime.lost("home-g-1")
+            assert runtime.home.game_of_table("home-g-1") is None
+            with pytest.raises(LeaseLost):  # (what it held of the game is stored no more)
+                await runtime.home.store(taken)
+        finally:
+            await runtime.stop()
+            gateway.writer.stop()
+
+    asyncio.run(asyncio.wait_for(scenario(), 60))

@@ -34,6 +34,10 @@ not have is a room. ``GatewayHub`` is the hub whose tables run elsewhere:
   owner's direct link), serves ``/api/tournaments`` and registration (``ClusterTournaments``),
   and sends its connections the tournament's news that the owner publishes on the ``gateways``
   channel (``moved`` with the new table's snapshot, ``tournament``, ``tournament_result``).
+- **Home games** (docs/home-games.md, "In a cluster"): ``/api/games`` and the invite link's
+  routes over ``feltroom.cluster.games.ClusterGames``; a host's ``game`` message goes to the
+  owner of the game's table, and the game's news (``game_news`` on the ``gateways`` channel)
+  to the connections of each person concerned.
 """
 
 from __future__ import annotations
@@ -58,10 +62,12 @@ from feltroom.room.errors import RoomError
 from feltroom.room.histories import HandHistories
 from feltroom.room.operators import OperatorLog
 from feltroom.room.protection import Protection
+from feltroom.room.runtime.settings import HomeSettings
 from feltroom.room.signins import SignInLog
 from feltroom.room.storage import Storage
 from feltroom.server import protocol
 from feltroom.server.app import STATIC, room_app
+from feltroom.server.games_api import games_routes
 from feltroom.server.observe import probe_routes
 from feltroom.server.operator_api import operator_routes
 from feltroom.server.protection_api import protection_routes
@@ -72,6 +78,7 @@ from feltroom.server.session import (
     Hub,
     HubSettings,
     Message,
+    UnknownGame,
     UnknownTable,
     UnknownTournament,
     limits_of,
@@ -91,6 +98,7 @@ from .broker import (
 )
 from .client import RemoteError, TableClient
 from .direct import DirectLink
+from .games import ClusterGames
 from .operator import ClusterRoom
 
 __all__ = ["GatewayHub", "Unavailable", "gateway_app"]
@@ -241,12 +249,12 @@ class GatewayHub(Hub):
             await self._unsubscribe_unwatched()
             await self._rewatch()
 
-    async def _refresh(self) -> None:
-        def definitions() -> list[str]:
-            with self.storage.transaction(write=False) as tx:
-                return sorted(tx.table_definitions())
+    def _definitions(self) -> list[str]:
+        with self.storage.transaction(write=False) as tx:
+            return sorted(tx.table_definitions())
 
-        self.tables = await run_in_threadpool(definitions)
+    async def _refresh(self) -> None:
+        self.tables = await run_in_threadpool(self._definitions)
         redis = self.client.redis
         owners_live = [
             owner_of(k) async for k in redis.scan_iter(match=worker_key("*"), count=1000)
@@ -315,6 +323,12 @@ class GatewayHub(Hub):
         self._lobby = [entry for entry in entries if not entry.get("home")]
         statuses = [_decode(text) for text in replies[1::3] if text]
         self._status = _summed(statuses, len(self._lobby), time.time() - self.started_at)
+
+    async def _know_table(self, table_id: str) -> None:
+        """A home game's table defined since the last refresh (a game just created, through
+        any gateway) is known at once: the definitions are read again."""
+        if table_id.startswith("home-") and table_id not in self.tables:
+            self.tables = await run_in_threadpool(self._definitions)
 
     def _know_tables(self, tournament_id: str, tables: Any) -> None:
         for table_id in tables:
@@ -444,6 +458,9 @@ class GatewayHub(Hub):
         if op == "tournament_news":
             await self._tournament_news(args)
             return
+        if op == "game_news":
+            await self._game_news(args)
+            return
         if op == "close_player":
             result = {"closed": self.close_player(str(args["player"]), str(args["reason"]))}
         elif op == "broadcast":
@@ -534,7 +551,10 @@ class GatewayHub(Hub):
         assert connection.player is not None
         if kind == "tournament":
             return await self._tournament_message(connection, m)
+        if kind in ("game", "game_request"):
+            return await self._game_message(connection, m)
         table_id: str = m.table
+        await self._know_table(table_id)
         self._check_table(table_id)
         if kind in _WATCHING:
             await self._subscribe(table_id)
@@ -574,6 +594,43 @@ class GatewayHub(Hub):
         for text in result.get("frames", []):
             connection.send_frame(text)
         return ANSWERED
+
+    async def _game_message(self, connection: Connection, m: Any) -> Message | None:
+        """``game`` (a host's control) and ``game_request`` (a player withdrawing their own
+        request): at the owner of the game's table, where the game runs."""
+        assert connection.player is not None
+        table_id = f"home-{m.game}"
+        await self._know_table(table_id)
+        if table_id not in self.tables:
+            raise UnknownGame(f"no game {m.game!r} of yours; GET /api/games lists your games")
+        frame = msgspec.json.encode(m).decode()
+        try:
+            result = await self.client.call(
+                table_id, "message", connection.player, frame=frame, watching=False
+            )
+        except RemoteError as error:
+            raise Unavailable(table_id, error.message) from None
+        for text in result.get("frames", []):
+            connection.send_frame(text)
+        return ANSWERED
+
+    async def _game_news(self, args: dict[str, Any]) -> None:
+        """A home game's news (``ClusterWorker._on_game``): each person's frames (``game``,
+        ``game_request``) to their connections here; a player seated now watches the table
+        from the seat (its snapshot from the owner), as in the single process."""
+        table_id = str(args["table"])
+        players: dict[str, list[str]] = args.get("players") or {}
+        for player, frames in players.items():
+            for connection in list(self.by_player.get(player, ())):
+                for frame in frames:
+                    connection.send_frame(frame)
+        seated = [p for p in args.get("seated") or () if p in self.by_player]
+        if seated:
+            await self._subscribe(table_id)
+        for player in seated:
+            for connection in list(self.by_player.get(player, ())):
+                self._watch(connection, table_id)
+                self._later(self._refresh_view(connection, table_id))
 
     def _send_result(
         self, connection: Connection, key: tuple[Connection, str], result: dict[str, Any]
@@ -825,20 +882,27 @@ def gateway_app(
     hub_settings: HubSettings | None = None,
     sign_ins: SignInLog | None = None,
     histories: HandHistories | None = None,
+    home: HomeSettings | None = None,
 ) -> Starlette:
-    """The application of a gateway: the single process's routes over a ``GatewayHub``."""
+    """The application of a gateway: the single process's routes over a ``GatewayHub``
+    (``home``: the operator's bounds for home games, as the workers have them)."""
     name = f"gateway-{process_name()}.{secrets.token_hex(3)}"
     hub = GatewayHub(storage, accounts, TableClient(broker_url, name=name), hub_settings)
     operator_room = ClusterRoom(hub)
     tournaments = ClusterTournaments(hub)
+    games = ClusterGames(storage, accounts, hub.client, home)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        await hub.open_broker()
+        games.start()
         try:
-            yield
+            await hub.open_broker()
+            try:
+                yield
+            finally:
+                await hub.stop()
         finally:
-            await hub.stop()
+            await games.stop()
 
     return room_app(
         hub,
@@ -853,6 +917,7 @@ def gateway_app(
         shared_throttles=True,
         extra_routes=[
             *tournament_routes(tournaments, limits),
+            *games_routes(games, STATIC, limits),
             *protection_routes(operator_room),
             *operator_routes(operator_room, STATIC),
             *probe_routes(

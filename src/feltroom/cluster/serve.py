@@ -15,6 +15,7 @@ from typing import Any
 
 from feltroom.room import Argon2Settings, RoomError
 from feltroom.room.runtime import RuntimeSettings
+from feltroom.room.runtime.settings import HomeSettings
 from feltroom.server.collector import calm_collector
 from feltroom.server.rest import RestLimits
 from feltroom.server.session import HubSettings
@@ -90,6 +91,7 @@ def serve_gateway(
     argon2: Argon2Settings | None = None,
     min_password_length: int = 8,
     read_timeouts: ReadTimeouts | None = None,
+    home: HomeSettings | None = None,
 ) -> int:
     """``feltroom serve --role gateway``: the connections, the HTTP API and the browser client
     of a cluster, until interrupted."""
@@ -120,6 +122,7 @@ def serve_gateway(
                 limits=limits,
                 sign_ins=sign_ins,
                 hub_settings=hub_settings,
+                home=home,
             ),
             host,
             port,

@@ -25,6 +25,13 @@
   its news (``moved``, ``tournament``, ``tournament_result``) goes to every gateway on the
   ``gateways`` channel, the frames of each player named, and each gateway sends its own
   connections theirs.
+- **Home games** (docs/home-games.md, "In a cluster"): a home game's table is leased as any
+  table, and the game runs with it (``HomeGames.load_game`` as the table is taken); the
+  gateways send its changes here (``game_join``, ``game_signup``, ``game_control``,
+  ``game_withdraw``, and the protocol's ``game``, ``game_request``, ``sit`` and
+  ``add_chips``), its news goes to every gateway on the ``gateways`` channel
+  (``game_news``), and each lease round ends the idle games and retires an ended game's empty
+  table.
 """
 
 from __future__ import annotations
@@ -55,6 +62,8 @@ from feltroom.room.errors import InsufficientFunds
 from feltroom.room.events import PlayerMoved, TableReloaded, TournamentEvent, TournamentNews
 from feltroom.room.leases import Leases
 from feltroom.room.runtime import RuntimeSettings, TableRunner, WatchedTable
+from feltroom.room.runtime.home_games import HomeGame, HomeRefused
+from feltroom.room.runtime.home_games import NotFound as HomeNotFound
 from feltroom.room.runtime.tournament import TournamentRunner, TournamentTableRef
 from feltroom.room.storage import Storage, TournamentRow
 from feltroom.room.tables_config import TableSpec, spec_of, table_entries
@@ -62,7 +71,7 @@ from feltroom.room.tournaments_config import TournamentSpec
 from feltroom.room.worker import WorkerRuntime
 from feltroom.rules import Action, Call, Check, Fold, RaiseTo
 from feltroom.server import protocol
-from feltroom.server.session import Hub, tournament_result
+from feltroom.server.session import Hub, game_news, tournament_result
 from feltroom.server.wire import Fanout, moved_message, snapshot_messages
 from feltroom.table import Entry
 
@@ -195,6 +204,7 @@ class ClusterWorker:
         )
         self.runtime.add_listener(self._on_events)
         self.runtime.add_tournament_listener(self._on_tournament)
+        self.runtime.home.listeners.append(self._on_game)
         # The protocol's handling of a player's messages, as the single process's hub does it;
         # the gateways hold the connections, so this hub has none and hears no events itself.
         self.hub = Hub(self.runtime)
@@ -439,6 +449,16 @@ class ClusterWorker:
             worker_key(self.owner), self.address, px=int(self.lease_seconds * 1000)
         )
         await self._publish_lobby()
+        # The home games run here: those idle too long end, and an ended game's empty table
+        # retires (before the definitions are read: a retired table is taken by nobody); not
+        # while the clocks stand still, nor while a game's table may be another's (a worker
+        # woken after a pause: its renewal stops those tables here first).
+        games = list(runtime.home.games.values())
+        if not self.holding and all(self.leases.valid(g.table_id) for g in games):
+            try:
+                await runtime.home.tick(runtime.clock())
+            except Exception:
+                log.exception("worker %s: the home games' idle check failed", self.owner)
         live = 0
         async for _ in self.redis.scan_iter(match=worker_key("*"), count=1000):
             live += 1
@@ -827,6 +847,10 @@ class ClusterWorker:
             refusal: dict[str, Any] = {"type": type(error).__name__, "message": str(error)}
             if isinstance(error, InsufficientFunds):  # (its figures, as the API gives them)
                 refusal["details"] = {"balance": error.balance, "amount": error.amount}
+            elif fields.get("op", "").startswith("game_"):  # (a home game's: its figures)
+                details = getattr(error, "details", None)
+                if details:
+                    refusal["details"] = dict(details)
             reply.update(ok=False, error=refusal)
         except Exception as error:
             log.exception("table %s: command %s failed", table_id, fields)
@@ -880,6 +904,8 @@ class ClusterWorker:
         room = self.runtime
         if table_id in room.tournaments:  # a tournament's command: the table is in ``args``
             return await self._tournament_command(room.tournaments[table_id], op, player, args)
+        if op.startswith("game_"):  # a home game's, at its table's owner (docs/home-games.md)
+            return await self._game_command(table_id, op, player, args)
         if op == "join":
             entry = Entry(args.get("entry", Entry.POST.value))
             stack = await room.join(table_id, player, int(args["seat"]), args.get("buy_in"), entry)
@@ -917,6 +943,44 @@ class ClusterWorker:
         raise RoomError(
             f"unknown command {op!r}; valid: join, act, add_chips, join_waiting_list, "
             f"{', '.join(simple)}, message, resume_view, snapshot, {', '.join(OPERATOR_OPS)}"
+        )
+
+    async def _game_command(
+        self, table_id: str, op: str, player: str, args: dict[str, Any]
+    ) -> dict[str, Any]:
+        """A home game's call that a gateway forwarded to its table's owner, where the game
+        runs (``feltroom.server.games_api``): a seat asked for through the invite link, a
+        sign-up through it counted against the game's seats (or given back), a host's
+        control. The answers and refusals are the single process's."""
+        home = self.runtime.home
+        game = home.game_of_table(table_id)
+        if game is None:
+            raise HomeRefused(f"table {table_id} runs no home game here")
+        if op in ("game_join", "game_signup"):
+            if home.by_invite(str(args.get("secret"))) is not game:
+                raise HomeNotFound(
+                    "no game at this link: it is wrong, renewed or the game has ended"
+                )
+            if op == "game_signup":
+                if args.get("back"):
+                    home.give_back_signup(game)
+                else:
+                    home.take_signup(game)
+                await home.store(game)
+                return {"signups": game.signups}
+            seat, buy_in = args.get("seat"), int(args["buy_in"])
+            result = await home.join(game, player, None if seat is None else int(seat), buy_in)
+            return {**result, "game": game.view(player)}
+        if op == "game_control":
+            fields = dict(args.get("fields") or {})
+            done = await home.control(game.game_id, player, str(args["control"]), fields)
+            return {"game": done.view(player)}
+        if op == "game_withdraw":
+            withdrawn = await home.withdraw(game.game_id, player, int(args["request"]))
+            return {"game": withdrawn.view(player)}
+        raise RoomError(
+            f"unknown home game command {op!r}; valid: game_join, game_signup, game_control, "
+            "game_withdraw"
         )
 
     async def _tournament_command(
@@ -1119,6 +1183,25 @@ class ClusterWorker:
                 "args": {"tournament": tournament_id, "players": players, "moves": moves},
             }
             self._outbox.put_nowait(("PUBLISH", gateways_channel(), _encode(request)))
+
+    def _on_game(
+        self, game: HomeGame, answered: list[tuple[str, dict[str, Any]]], line: str | None
+    ) -> None:
+        """A home game run here changed: the game to its host, co-hosts, players and those
+        asking (each as they may see it), each answer to the player who asked, for every
+        gateway (the ``gateways`` channel: each sends its own connections theirs, and watches
+        the table for a player seated now); the host's action as a line at the table."""
+        messages, seated, said = game_news(game, answered, line, self.runtime.clock())
+        players = {
+            person: [protocol.encode(message) for message in sent]
+            for person, sent in messages.items()
+        }
+        args = {"table": game.table_id, "players": players, "seated": seated}
+        request = {"id": secrets.token_hex(8), "reply": "", "op": "game_news", "args": args}
+        self._outbox.put_nowait(("PUBLISH", gateways_channel(), _encode(request)))
+        if said is not None:  # (the line at the table crosses the table's channel)
+            batch = {"table": game.table_id, "chat": said}
+            self._outbox.put_nowait(("PUBLISH", events_channel(game.table_id), _encode(batch)))
 
     async def _publisher(self) -> None:
         """Publish the batches and the replies in order, none dropped (the clocks stop until

@@ -309,8 +309,10 @@ class Transaction(Protocol):
         """Store the game (a new one, or its new state)."""
         ...
 
-    def home_games(self) -> list[HomeGameRow]:
-        """Every home game, oldest first."""
+    def home_games(
+        self, *, game_id: str | None = None, secret: str | None = None, host: str | None = None
+    ) -> list[HomeGameRow]:
+        """Every home game, oldest first (or those with this id, secret or host)."""
         ...
 
     def home_game_count(self) -> int: ...

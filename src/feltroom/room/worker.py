@@ -22,6 +22,8 @@
   (no new deal anywhere; once no table is in a hand the lease is given up), ``lost`` stops it at
   once. A new instance the configuration asks for is written to the books only
   (``_open_instance``): whichever worker takes its lease runs it.
+- A home game's table (docs/home-games.md) is adopted with its game, as stored
+  (``HomeGames.load_game``); a table stopped here leaves its game to its next owner.
 - The operator's actions (docs/operator.md) reach the table's owner through the broker: a table
   closed stays closed when another worker adopts it; a retired table stops and its lease is
   given up.
@@ -41,13 +43,13 @@ from typing import Any
 
 from feltroom.room.accounts import Accounts
 from feltroom.room.cashier import Cashier
-from feltroom.room.errors import LeaseLost, RoomError
+from feltroom.room.errors import LeaseLapsed, LeaseLost, RoomError
 from feltroom.room.leases import Leases
 from feltroom.room.lobby import TableStats
 from feltroom.room.runtime import RoomRuntime, RuntimeSettings, TableRunner, closed_tables
 from feltroom.room.runtime.tournament import TournamentRunner
 from feltroom.room.settlement import Settlement
-from feltroom.room.storage import TournamentRow
+from feltroom.room.storage import TournamentRow, Transaction
 from feltroom.room.tables_config import TableSpec
 from feltroom.room.tournament_journal import settings_from_json
 from feltroom.room.tournaments_config import TournamentSpec
@@ -110,8 +112,9 @@ class WorkerRuntime(RoomRuntime):
         self._state_tasks: set[asyncio.Task[None]] = set()
 
     async def start(self) -> None:
-        """Start the writer; tables come with ``adopt``."""
+        """Start the writer; tables come with ``adopt`` (a home game's with its game)."""
         self.writer.start()
+        self.home.attach()
         self.started_at = self.clock()
         self.next_selftest = self.started_at + self.settings.selftest_first
 
@@ -128,6 +131,8 @@ class WorkerRuntime(RoomRuntime):
         # A table an operator closed stays closed whichever worker runs it.
         closed = await self.writer.call(closed_tables, self.books, [spec.table_id])
         runner.closed = closed.get(spec.table_id)
+        if spec.home is not None:  # a home game's table: the game runs here too, as stored
+            await self.home.load_game(spec.home, runner)
         self.runners[spec.table_id] = runner
         self.table_tasks[spec.table_id] = asyncio.create_task(
             runner.run_forever(), name=f"table {spec.table_id}"
@@ -154,6 +159,14 @@ class WorkerRuntime(RoomRuntime):
             runner.fail(error, now)
         self.tournament_tasks[tournament_id] = self._tournament_task(runner)
         return runner
+
+    def check_lease(self, tx: Transaction, table_id: str) -> None:
+        """(In ``tx``) ``LeaseLost`` unless this worker still holds the table's lease: what it
+        stores of a home game run here (``HomeGames``) is refused once the table moved to
+        another worker. A lease that only lapsed (a renewal late on a busy machine, nobody took
+        the table) still lets it store what it just did: its renewal takes the lease back."""
+        with contextlib.suppress(LeaseLapsed):
+            self.leases.fence.check(tx, table_id)
 
     def may_run(self, lease_id: str) -> bool:
         """A tournament moves (its bots act, its clock times turns out, it deals) only while
@@ -339,6 +352,7 @@ class WorkerRuntime(RoomRuntime):
         runner = self.runners.pop(table_id, None)
         task = self.table_tasks.pop(table_id, None)
         self.giving_up.discard(table_id)
+        self.home.drop_game(table_id)  # (a home game's: its next owner loads it as stored)
         # (what its next owner stores of it is its own: taken back later, nothing is assumed)
         self._pending_state.pop(table_id, None)
         self._stored_state.pop(table_id, None)

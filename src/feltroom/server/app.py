@@ -57,7 +57,7 @@ from feltroom.room.runtime import RoomRuntime
 from feltroom.room.signins import SignInLog
 from feltroom.server.access import AccessLog
 from feltroom.server.collector import calm_collector
-from feltroom.server.games_api import games_routes
+from feltroom.server.games_api import LocalGames, games_routes
 from feltroom.server.headers import SecurityHeaders
 from feltroom.server.metrics import RoomCollector
 from feltroom.server.observe import ReadyCheck, health_routes, metrics_app
@@ -210,7 +210,7 @@ def create_app(
         sign_ins=sign_ins,
         extra_routes=[
             *tournament_routes(runtime, limits),
-            *games_routes(runtime, STATIC, limits),
+            *games_routes(LocalGames(runtime), STATIC, limits),
             *protection_routes(operator_room),
             *operator_routes(operator_room, STATIC),
             *health_routes(

@@ -23,11 +23,12 @@ what would be valid and changes nothing.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -35,11 +36,11 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from feltroom.errors import FeltroomError, IllegalAction
-from feltroom.room.accounts import reserved
+from feltroom.room.accounts import Accounts, reserved
 from feltroom.room.errors import RoomError
 from feltroom.room.ledger import valid_name
 from feltroom.room.runtime import RoomRuntime
-from feltroom.room.runtime.home_games import CONTROLS, HomeGame, HomeRefused, NotFound
+from feltroom.room.runtime.home_games import CONTROLS, HomeRefused, NotFound
 from feltroom.server.rest import (
     ApiError,
     RestLimits,
@@ -50,7 +51,7 @@ from feltroom.server.rest import (
     guard,
 )
 
-__all__ = ["games_routes"]
+__all__ = ["GameDesk", "LocalGames", "games_routes"]
 
 MAX_BODY = 4_096
 _CREATE = {
@@ -136,12 +137,85 @@ def _join_fields(body: dict[str, Any]) -> tuple[int | None, int]:
     return body.get("seat"), body["buy_in"]
 
 
-def games_routes(
-    runtime: RoomRuntime, static: Path, limits: RestLimits | None = None
-) -> list[Route]:
-    """The home games' routes of a single process's room."""
-    home = runtime.home
-    accounts = runtime.accounts
+class GameDesk(Protocol):
+    """What the home games' routes need of a room: the single process's games
+    (``LocalGames``), or a cluster's gateway's (``feltroom.cluster.games.ClusterGames``: each
+    call answered by the game's table's owner, where the game runs, or read from the stored
+    games). Each answer is the game as the caller sees it (``HomeGame.view``)."""
+
+    accounts: Accounts
+
+    @property
+    def currencies(self) -> tuple[str, ...]:
+        """The wallet currencies a new game may play besides its own chips ([home])."""
+
+    async def create(self, host: str, fields: dict[str, Any]) -> dict[str, Any]: ...
+    async def games_of(self, player: str) -> list[dict[str, Any]]: ...
+    async def game(self, game_id: str, player: str) -> dict[str, Any]: ...
+    async def invite(self, secret: str) -> dict[str, Any]: ...
+    async def join(
+        self, secret: str, player: str, seat: int | None, buy_in: int
+    ) -> dict[str, Any]: ...
+    async def take_signup(self, secret: str) -> None: ...
+    async def give_back_signup(self, secret: str) -> None: ...
+    async def control(
+        self, game_id: str, player: str, control: str, fields: dict[str, Any]
+    ) -> dict[str, Any]: ...
+    async def withdraw(self, game_id: str, player: str, request: int) -> dict[str, Any]: ...
+    async def ledger(self, game_id: str, player: str) -> dict[str, Any]: ...
+
+
+class LocalGames:
+    """The single process's games (``RoomRuntime.home``) as the routes' desk."""
+
+    def __init__(self, runtime: RoomRuntime) -> None:
+        self.home = runtime.home
+        self.accounts = runtime.accounts
+
+    @property
+    def currencies(self) -> tuple[str, ...]:
+        return self.home.settings.currencies
+
+    async def create(self, host: str, fields: dict[str, Any]) -> dict[str, Any]:
+        return (await self.home.create(host, fields)).view(host)
+
+    async def games_of(self, player: str) -> list[dict[str, Any]]:
+        return [g.view(player) for g in self.home.games_of(player)]
+
+    async def game(self, game_id: str, player: str) -> dict[str, Any]:
+        return self.home.game(game_id, player).view(player)
+
+    async def invite(self, secret: str) -> dict[str, Any]:
+        return self.home.by_invite(secret).invite_view()
+
+    async def join(self, secret: str, player: str, seat: int | None, buy_in: int) -> dict[str, Any]:
+        game = self.home.by_invite(secret)
+        result = await self.home.join(game, player, seat, buy_in)
+        return {**result, "game": game.view(player)}
+
+    async def take_signup(self, secret: str) -> None:
+        self.home.take_signup(self.home.by_invite(secret))
+
+    async def give_back_signup(self, secret: str) -> None:
+        with contextlib.suppress(NotFound):
+            self.home.give_back_signup(self.home.by_invite(secret))
+
+    async def control(
+        self, game_id: str, player: str, control: str, fields: dict[str, Any]
+    ) -> dict[str, Any]:
+        return (await self.home.control(game_id, player, control, fields)).view(player)
+
+    async def withdraw(self, game_id: str, player: str, request: int) -> dict[str, Any]:
+        return (await self.home.withdraw(game_id, player, request)).view(player)
+
+    async def ledger(self, game_id: str, player: str) -> dict[str, Any]:
+        return await self.home.ledger(game_id, player)
+
+
+def games_routes(games: GameDesk, static: Path, limits: RestLimits | None = None) -> list[Route]:
+    """The home games' routes, of a single process's room (``LocalGames``) or of a cluster's
+    gateway (``feltroom.cluster.games.ClusterGames``): the same routes over either."""
+    accounts = games.accounts
     limits = limits or RestLimits()
 
     async def player_of(request: Request) -> str:
@@ -157,31 +231,30 @@ def games_routes(
     async def create(request: Request) -> Response:
         player = await player_of(request)
         body = check_fields(await _read_json(request, MAX_BODY), _CREATE)
-        game = await answer(home.create(player, body))
-        return JSONResponse({"game": game.view(player)}, status_code=201)
+        game = await answer(games.create(player, body))
+        return JSONResponse({"game": game}, status_code=201)
 
     async def listing(request: Request) -> Response:
         player = await player_of(request)
-        games = [g.view(player) for g in home.games_of(player)]
+        mine = await answer(games.games_of(player))
         # the wallet currencies a new game may play besides its own chips ([home] currencies)
-        return JSONResponse({"games": games, "currencies": list(home.settings.currencies)})
+        return JSONResponse({"games": mine, "currencies": list(games.currencies)})
 
     async def one(request: Request) -> Response:
         player = await player_of(request)
-        game = await answer(_now(home.game, game_id(request), player))
-        return JSONResponse({"game": game.view(player)})
+        game = await answer(games.game(game_id(request), player))
+        return JSONResponse({"game": game})
 
     async def invite(request: Request) -> Response:
-        game = await answer(_now(home.by_invite, secret(request)))
-        return JSONResponse({"game": game.invite_view()})
+        game = await answer(games.invite(secret(request)))
+        return JSONResponse({"game": game})
 
     async def join(request: Request) -> Response:
         player = await player_of(request)
         body = check_fields(await _read_json(request, MAX_BODY), {"seat": int, "buy_in": int})
         seat, buy_in = _join_fields(body)
-        game: HomeGame = await answer(_now(home.by_invite, secret(request)))
-        result = await answer(home.join(game, player, seat, buy_in))
-        return JSONResponse({**result, "game": game.view(player)})
+        result = await answer(games.join(secret(request), player, seat, buy_in))
+        return JSONResponse(result)
 
     async def signup(request: Request) -> Response:
         body = check_fields(
@@ -190,7 +263,8 @@ def games_routes(
             ("name", "password"),
         )
         seat, buy_in = _join_fields(body)
-        game = await answer(_now(home.by_invite, secret(request)))
+        link = secret(request)
+        await answer(games.invite(link))
         name, password = body["name"], body["password"]
         try:
             valid_name(name, "player name")
@@ -208,15 +282,17 @@ def games_routes(
             accounts.check_new_account(name, password)
         except RoomError as error:
             raise _invalid(str(error)) from None
-        await answer(_now(home.take_signup, game))
+        await answer(games.take_signup(link))
         try:
             player = await run_in_threadpool(accounts.sign_up, name, password)
         except RoomError as error:
-            home.give_back_signup(game)
+            with contextlib.suppress(ApiError):  # (the link died meanwhile: nothing to give)
+                await answer(games.give_back_signup(link))
             if "taken" in str(error):
                 raise ApiError(409, "refused", str(error)) from None
             raise _invalid(str(error)) from None
-        result = await answer(home.join(game, player, seat, buy_in))
+        result = await answer(games.join(link, player, seat, buy_in))
+        result.pop("game", None)  # (sign-up's answer: the player and the request)
         return JSONResponse({"player": player, **result}, status_code=201)
 
     def control_of(name: str) -> Callable[[Request], Awaitable[Response]]:
@@ -227,16 +303,16 @@ def games_routes(
                 _CONTROL_FIELDS[name],
                 _REQUIRED.get(name, ()),
             )
-            game = await answer(home.control(game_id(request), player, name, body))
-            return JSONResponse({"game": game.view(player)})
+            game = await answer(games.control(game_id(request), player, name, body))
+            return JSONResponse({"game": game})
 
         return control
 
     async def withdraw(request: Request) -> Response:
         player = await player_of(request)
         body = check_fields(await _read_json(request, MAX_BODY), {"request": int}, ("request",))
-        game = await answer(home.withdraw(game_id(request), player, body["request"]))
-        return JSONResponse({"game": game.view(player)})
+        game = await answer(games.withdraw(game_id(request), player, body["request"]))
+        return JSONResponse({"game": game})
 
     async def ledger(request: Request) -> Response:
         player = await player_of(request)
@@ -246,7 +322,7 @@ def games_routes(
         form = request.query_params.get("format", "json")
         if form not in ("json", "csv"):
             raise _invalid(f"format {form[:20]!r}: json (the default) or csv")
-        book = await answer(home.ledger(game_id(request), player))
+        book = await answer(games.ledger(game_id(request), player))
         if form == "json":
             return JSONResponse(book)
         out = io.StringIO()
@@ -282,7 +358,3 @@ def games_routes(
         for name in CONTROLS
     ]
     return routes
-
-
-async def _now(call: Callable[..., Any], *args: Any) -> Any:
-    return call(*args)

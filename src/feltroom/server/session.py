@@ -57,8 +57,10 @@ __all__ = [
     "Connection",
     "Hub",
     "HubSettings",
+    "UnknownGame",
     "UnknownTable",
     "UnknownTournament",
+    "game_news",
     "limits_of",
     "tournament_result",
     "welcome",
@@ -1100,34 +1102,21 @@ class Hub:
     def _on_game(
         self, game: HomeGame, answered: list[tuple[str, dict[str, Any]]], line: str | None
     ) -> None:
-        """A home game changed: the game to its host, co-hosts and players (each as they may
-        see it), the answer to each player whose request was answered, the host's action as a
-        line at the table."""
-        people = {game.host, *game.cohosts, *game.players, *(r.player for r in game.requests)}
-        for person in people:
-            connections = self.by_player.get(person)
-            if not connections:
-                continue
-            message = {"type": "game", "game": game.view(person)}
-            for connection in list(connections):
-                connection.send(message)
-        runner = self.runtime.runners.get(game.table_id)
-        for person, request in answered:
-            note = {"type": "game_request", "game": game.game_id, "request": request}
-            seated = request["kind"] != "rebuy" and request["status"] in ("admitted", "approved")
+        """A home game changed (``game_news``): each person's messages to their connections,
+        the connections of a player seated now watching the table (its snapshot), the host's
+        action as a line at the table."""
+        messages, seated, said = game_news(game, answered, line, self._now())
+        for person, sent in messages.items():
             for connection in list(self.by_player.get(person, ())):
-                connection.send(note)
-                if seated and runner is not None:  # seated now: the table from the seat
+                for message in sent:
+                    connection.send(message)
+        runner = self.runtime.runners.get(game.table_id)
+        for person in seated:
+            for connection in list(self.by_player.get(person, ())):
+                if runner is not None:  # seated now: the table from the seat
                     self._watch(connection, game.table_id)
                     self.send_snapshot(connection, runner)
-        if line is not None:
-            said = {
-                "type": "chat",
-                "table": game.table_id,
-                "player": "room",
-                "text": line,
-                "time": self._now(),
-            }
+        if said is not None:
             for connection in list(self.by_table.get(game.table_id, ())):
                 connection.send(said)
 
@@ -1166,6 +1155,30 @@ class Hub:
             if sender in other.muted.get(table_id, ()):
                 continue
             other.send(line)
+
+
+def game_news(
+    game: HomeGame, answered: list[tuple[str, dict[str, Any]]], line: str | None, now: float
+) -> tuple[dict[str, list[Message]], list[str], Message | None]:
+    """What a home game's change tells whom (the single process's hub, and a cluster's worker
+    for the gateways): the ``game`` message of its host, co-hosts, players and those asking
+    (each as they may see it) and the ``game_request`` answer of each player whose request was
+    answered, per person; the players seated now; the host's action as a chat line from
+    ``room`` at the table (or None)."""
+    people = {game.host, *game.cohosts, *game.players, *(r.player for r in game.requests)}
+    messages: dict[str, list[Message]] = {
+        person: [{"type": "game", "game": game.view(person)}] for person in sorted(people)
+    }
+    seated: list[str] = []
+    for person, request in answered:
+        note = {"type": "game_request", "game": game.game_id, "request": request}
+        messages.setdefault(person, []).append(note)
+        if request["kind"] != "rebuy" and request["status"] in ("admitted", "approved"):
+            seated.append(person)
+    said: Message | None = None
+    if line is not None:
+        said = {"type": "chat", "table": game.table_id, "player": "room", "text": line, "time": now}
+    return messages, seated, said
 
 
 ANSWERED: Message = {"type": "answered"}

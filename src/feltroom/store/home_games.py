@@ -39,8 +39,16 @@ class HomeGameQueries:
         changed = {k: getattr(statement.excluded, k) for k in values if k != "game_id"}
         self.c.execute(statement.on_conflict_do_update(index_elements=["game_id"], set_=changed))
 
-    def home_games(self) -> list[HomeGameRow]:
+    def home_games(
+        self, *, game_id: str | None = None, secret: str | None = None, host: str | None = None
+    ) -> list[HomeGameRow]:
         query = select(home_games).order_by(_G.created_at, _G.game_id)
+        if game_id is not None:
+            query = query.where(_G.game_id == game_id)
+        if secret is not None:
+            query = query.where(_G.secret == secret)
+        if host is not None:
+            query = query.where(_G.host == host)
         return [
             HomeGameRow(
                 r.game_id, r.host, r.secret, r.status, float(r.created_at), r.ended_at, r.state

@@ -59,7 +59,7 @@ from feltroom.room.runtime.host import Listener
 from feltroom.room.runtime.settings import HomeSettings
 from feltroom.room.runtime.writer import GroupStorage, Writer
 from feltroom.room.settlement import Settlement
-from feltroom.room.storage import HomeGameRow, Storage
+from feltroom.room.storage import HomeGameRow, Storage, Transaction
 from feltroom.room.tables_config import TableSpec, spec_of
 from feltroom.table import HandStarted, SeatReleased
 
@@ -531,6 +531,7 @@ class HomeRoom(Protocol):
 
     def runner(self, table_id: str) -> TableRunner: ...
     def check_may_play(self, player: str, what: str) -> None: ...
+    def check_lease(self, tx: Transaction, table_id: str) -> None: ...
     def add_listener(self, listener: Listener) -> None: ...
     async def add_home_table(self, spec: TableSpec, definition: str) -> None: ...
     async def join(
@@ -609,6 +610,7 @@ class HomeGames:
 
         def put() -> None:
             with self.room.books.transaction() as tx:
+                self.room.check_lease(tx, game.table_id)  # (a cluster's worker: still its own)
                 tx.put_home_game(row)
 
         await self.room.writer.call(put)
@@ -1144,13 +1146,19 @@ class HomeGames:
         chips (the table closes), the requests are refused, the link dies (R-HOME-1)."""
         answered = [(r.player, {**r.view(), "status": "refused"}) for r in game.requests]
         game.requests.clear()
+        # ended first: the players who leave at once (between hands) pass the host role to
+        # nobody (``_on_table``)
+        status, game.status = game.status, "ended"
         runner = self.room.runners.get(game.table_id)
-        if runner is not None and runner.closed is None:
-            await self.room.close_table(game.table_id, actor, f"home game {reason}")
-            async with runner.lock:
-                runner.hold = False
-                runner.wake.set()
-        game.status = "ended"
+        try:
+            if runner is not None and runner.closed is None:
+                await self.room.close_table(game.table_id, actor, f"home game {reason}")
+                async with runner.lock:
+                    runner.hold = False
+                    runner.wake.set()
+        except BaseException:
+            game.status = status
+            raise
         game.ended = self.room.clock()
         self.by_secret.pop(game.secret, None)
         return answered
@@ -1295,6 +1303,61 @@ class HomeGames:
 
     def give_back_signup(self, game: HomeGame) -> None:
         game.signups = max(0, game.signups - 1)
+
+    # -------------------------------------------------------------- in a cluster
+
+    async def reload(
+        self, *, game_id: str | None = None, secret: str | None = None, host: str | None = None
+    ) -> None:
+        """The stored games read again, as stored: all of them, or those with this id, secret
+        or host (a cluster's gateway: it runs no table, and what it shows, and the games it
+        creates, go by the stored games; docs/cluster.md)."""
+
+        def read() -> tuple[list[HomeGameRow], int]:
+            with self.room.books.transaction(write=False) as tx:
+                rows = tx.home_games(game_id=game_id, secret=secret, host=host)
+                return rows, tx.home_game_count()
+
+        rows, count = await self.room.writer.call(read)
+        self.games.clear()
+        self.by_secret.clear()
+        self.by_table.clear()
+        for row in rows:
+            self._index(HomeGame.of_row(row))
+        self.count = count
+
+    async def store(self, game: HomeGame) -> None:
+        """Store the game now (a cluster's worker, after a sign-up through its link)."""
+        await self._store(game)
+
+    def attach(self) -> None:
+        """Hear the tables' events (a cluster's worker, which loads games one by one)."""
+        self.room.add_listener(self._on_table)
+
+    async def load_game(self, game_id: str, runner: TableRunner) -> HomeGame | None:
+        """A cluster's worker took the game's table (``runner``): the game, as stored (its
+        requests, roles, pause and log), runs here from now; its idle hours count from now."""
+
+        def read() -> list[HomeGameRow]:
+            with self.room.books.transaction(write=False) as tx:
+                return tx.home_games(game_id=game_id)
+
+        rows = await self.room.writer.call(read)
+        if not rows:
+            return None
+        game = HomeGame.of_row(rows[0])
+        game.last_deal = max(game.last_deal, self.room.clock())
+        runner.hold = game.status == "paused"  # (no deal while the host pauses the game)
+        self.games.pop(game.game_id, None)
+        self._index(game)
+        return game
+
+    def drop_game(self, table_id: str) -> None:
+        """A cluster's worker no longer runs the table: its game is its next owner's."""
+        game_id = self.by_table.pop(table_id, None)
+        game = None if game_id is None else self.games.pop(game_id, None)
+        if game is not None:
+            self.by_secret.pop(game.secret, None)
 
 
 def home_spec(spec: TableSpec) -> bool:

@@ -40,7 +40,7 @@ from feltroom.room.runtime.tournament import TournamentRunner
 from feltroom.room.runtime.tournaments_host import TournamentsHost
 from feltroom.room.runtime.writer import GroupStorage, Writer
 from feltroom.room.settlement import Settlement
-from feltroom.room.storage import TournamentRow
+from feltroom.room.storage import TournamentRow, Transaction
 from feltroom.room.tables_config import TableSpec
 from feltroom.room.tournaments_config import TournamentSpec
 from feltroom.selftest import run_selftest
@@ -374,6 +374,10 @@ class RoomRuntime(SeatCommands, TournamentsHost, OperatorActions):
     def may_run(self, lease_id: str) -> bool:
         """A single process runs everything it holds."""
         return True
+
+    def check_lease(self, tx: Transaction, table_id: str) -> None:
+        """(In ``tx``) ``LeaseLost`` unless the table is still this room's to write about: a
+        single process holds every table (a cluster's worker checks its lease)."""
 
     async def kept_state(self, table_id: str) -> dict[str, Any]:
         """What a table keeps beyond the books when another process rebuilds it (a cluster's
