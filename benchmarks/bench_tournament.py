@@ -5,7 +5,8 @@ The server is ``feltroom serve`` in a process of its own (``served.ServedRoom``:
 SQLite file, house bots off, ``--bot-think 0`` so a hand follows the last at once) with a
 tables file holding one sit-and-go of ``--players`` entries (default 1,000) at nine-seat tables,
 the turbo schedule (``--level-minutes`` overrides its 5-minute levels), 1,500 chips, a
-play-money buy-in of 1,000 + 100 and no re-entries. The bots' accounts, their play chips and
+play-money buy-in of 1,000 + 100 and no re-entries (and a per-address connection cap that holds
+every bot: they all connect from 127.0.0.1). The bots' accounts, their play chips and
 their session tokens are made in the database before the server starts (as ``bench server``
 does: at the server's Argon2 parameters a thousand sign-ins would take minutes of the two
 cores). Then every bot connects (``hello``) and registers over HTTP (``POST
@@ -76,8 +77,11 @@ class Server(ServedRoom):
         minutes = "" if level_minutes is None else f"level_minutes = {level_minutes}\n"
         tables = folder / "tables.toml"
         tables.write_text(CASH + TOURNAMENT.format(players=players, level_minutes=minutes), "utf-8")
+        # Every bot connects from 127.0.0.1: the per-address cap must hold them all.
+        config = folder / "room.toml"
+        config.write_text(f"[protocol]\nconnections_per_address = {players + 64}\n", "utf-8")
         options = ["--tables", str(tables), "--house-bots", "0", "--bot-think", "0"]
-        super().__init__(folder, options)
+        super().__init__(folder, [*options, "--config", str(config)])
 
 
 def _ms(values: list[float]) -> dict[str, Any]:
