@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from feltroom.errors import IllegalAction
-from feltroom.room.errors import LeaseLapsed, RoomError
+from feltroom.room.errors import DuplicateKey, LeaseLapsed, RoomError
 from feltroom.room.events import PlayerMoved, TournamentEvent, TournamentNews
 from feltroom.room.housebots import HouseBot
 from feltroom.room.ledger import CURRENCIES
@@ -156,6 +156,8 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
         self.next_beat = 0.0
         self.paused_until = 0.0
         self.error: str | None = None
+        self._generation = 0
+        """Bumped by each ``load``: a queued write's failure counts only for its generation."""
         # No new hand is dealt (a cluster's worker hands the tournament over between hands).
         self.dealing = True
 
@@ -180,6 +182,7 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
 
     async def load(self, now: float) -> None:
         """(Re)build the director and the tables from the books (module docstring)."""
+        self._generation += 1  # the failures of writes queued before are this load's
         row, journal = await self.room.writer.call(self._read)
         self.row, self.status = row, row.status
         done = replay(row, journal)
@@ -256,6 +259,13 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
     ) -> int | None:
         with self.room.books.transaction() as tx:
             self._fenced(tx)
+            last = tx.last_journal_seq(self.tournament_id)
+            if last >= seq:
+                raise DuplicateKey(f"input {seq} of tournament {self.tournament_id} is written")
+            if last != seq - 1:  # an input queued before this one was not written
+                raise RoomError(
+                    f"tournament {self.tournament_id}: input {seq} would follow input {last}"
+                )
             return write_input(
                 tx,
                 self.row,
@@ -302,10 +312,20 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
         record: dict[str, Any] | None = None,
         hand: _StoredHand | None = None,
         reload: bool = True,
+        queued: bool = False,
     ) -> int | None:
-        """Write the director's input ``kind`` and book its ``outputs``, then carry them out."""
+        """Write the director's input ``kind`` and book its ``outputs``, then carry them out.
+        ``queued`` (a hand's end, in a single process): the write is queued to the writer,
+        behind the tournament's earlier inputs, and the outputs are carried out at once, without
+        waiting for its commit (``_queue``)."""
         status = status_after(self.status, outputs)
         seq = self.seq + 1
+        if queued and self.room.books_settlement.fence is None:
+            self._queue(seq, kind, payload, now, outputs, status, hand_table, record, hand)
+            self.seq = seq
+            self.status = status
+            self._apply(outputs, now)
+            return None
         try:
             hand_id = await self._write_kept(
                 seq, kind, payload, now, outputs, status, hand_table, record, hand
@@ -328,6 +348,32 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
         if any(isinstance(out, Started) for out in outputs):
             await self.room.tournament_started(self, now)
         return hand_id
+
+    def _queue(self, seq: int, kind: str, *args: Any) -> None:
+        """Queue input ``seq``'s write without waiting for it: the writer writes a tournament's
+        inputs in the order they were queued, and refuses one that would not follow the last
+        written (``_write``), so after a failed write none of the later ones holds either. A
+        failure is seen on the loop (``_write_failed``): the runner is rebuilt from the books at
+        its next look, as after an awaited write that failed."""
+        generation = self._generation
+        future = asyncio.ensure_future(self.room.writer.call(self._write, seq, kind, *args))
+
+        def done(written: asyncio.Future[int | None]) -> None:
+            if written.cancelled() or written.exception() is None:
+                return
+            if generation == self._generation and self.error is None:
+                error = written.exception()
+                log.error(
+                    "tournament %s: writing input %d (%s) failed: %s; rebuilt from the books",
+                    self.tournament_id,
+                    seq,
+                    kind,
+                    error,
+                )
+                self.error = f"{type(error).__name__}: {error}"
+                self.wake.set()
+
+        future.add_done_callback(done)
 
     async def _write_kept(self, *args: Any) -> int | None:
         """``_write`` through the writer; in a cluster's worker, a write refused only because
@@ -505,10 +551,14 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
                     self.next_bot = now + bot_wait(self)
                     await self._register_bot(now)
                 wake = min(wake, self.next_bot)
+            dealing: list[TournamentTableRef] = []
             for tab in list(self.tables.values()):
-                wake = min(wake, await self._step_table(tab, now))
+                wake = min(wake, await self._step_table(tab, now, dealing))
                 if self.done:
                     return float("inf")
+            if dealing:  # dealt together: their inputs written in one commit
+                await self._deal(dealing, now)
+                wake = now
         except _Reloaded:
             return now + settings.poll
         due = self.director.wake_at()
@@ -527,7 +577,10 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
         self.paused_until = now + self.room.settings.error_pause
         return self.paused_until
 
-    async def _step_table(self, tab: TournamentTableRef, now: float) -> float:
+    async def _step_table(
+        self, tab: TournamentTableRef, now: float, due: list[TournamentTableRef]
+    ) -> float:
+        """The table's clock and house bots; a table whose next hand is due joins ``due``."""
         table = tab.table
         await self._events(tab, table.tick(now), now)
 
@@ -539,7 +592,7 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
         )
         if tab.number in self.tables and not table.in_hand and table.can_start() and self.dealing:
             if now >= tab.next_deal:
-                await self._deal(tab, now)
+                due.append(tab)
                 return now
             wake = min(wake, tab.next_deal)
         return wake
@@ -561,29 +614,85 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
             bot = self.bots[account] = new_house_bot(self.room, account)
         return bot
 
-    async def _deal(self, tab: TournamentTableRef, now: float) -> None:
-        table = tab.table
-        stacks = {seat: player.stack for seat, player in table.seats.items()}
-        try:
-            events = table.start_hand(now)
-        except IllegalAction:
-            return  # nothing to deal yet (the table decides; the director is not told)
-        started = next((e for e in events if isinstance(e, HandStarted)), None)
-        if started is None:
-            return
-        level = max(1, self.director.level_number)
-        while level > 1 and self.director.schedule.level(level) != table.level:
-            level -= 1  # a level that started meanwhile applies from the next hand
-        tab.level = level
-        self.director.hand_started(tab.number, started.button, started.big, now)
-        payload = {
-            "table": tab.number,
-            "button": started.button,
-            "big": started.big,
-            "stacks": {seat: stacks[seat] for seat in started.dealt},
-        }
-        tab.hand_id = await self._input("hand_started", payload, now, [], hand_table=tab.table_id)
-        await self._events(tab, events, now)
+    async def _deal(self, tabs: Sequence[TournamentTableRef], now: float) -> None:
+        """Deal the next hand at each of ``tabs`` (those that still can): the director is told,
+        the hands' inputs are written together (one commit for all, in a single process; one
+        after the other under a cluster's lease) and then each table's deal is published."""
+        dealt: list[tuple[TournamentTableRef, list[TableEvent], dict[str, Any]]] = []
+        for tab in tabs:
+            table = tab.table
+            if tab.number not in self.tables or table.in_hand or not table.can_start():
+                continue  # held or emptied meanwhile (another table's hand ended)
+            stacks = {seat: player.stack for seat, player in table.seats.items()}
+            try:
+                events = table.start_hand(now)
+            except IllegalAction:
+                continue  # nothing to deal yet (the table decides; the director is not told)
+            started = next((e for e in events if isinstance(e, HandStarted)), None)
+            if started is None:
+                continue
+            level = max(1, self.director.level_number)
+            while level > 1 and self.director.schedule.level(level) != table.level:
+                level -= 1  # a level that started meanwhile applies from the next hand
+            tab.level = level
+            self.director.hand_started(tab.number, started.button, started.big, now)
+            payload = {
+                "table": tab.number,
+                "button": started.button,
+                "big": started.big,
+                "stacks": {seat: stacks[seat] for seat in started.dealt},
+            }
+            dealt.append((tab, events, payload))
+        if len(dealt) > 1 and self.room.books_settlement.fence is None:
+            await self._write_deals(dealt, now)
+        else:
+            for tab, _, payload in dealt:
+                tab.hand_id = await self._input(
+                    "hand_started", payload, now, [], hand_table=tab.table_id
+                )
+        for tab, events, _ in dealt:
+            await self._events(tab, events, now)
+
+    async def _write_deals(
+        self,
+        dealt: Sequence[tuple[TournamentTableRef, list[TableEvent], dict[str, Any]]],
+        now: float,
+    ) -> None:
+        """The ``hand_started`` inputs of ``dealt``, queued to the writer at once (in order: it
+        groups them in one commit) and awaited together; a failure rebuilds the runner from the
+        books (``_Reloaded``), as ``_input`` does."""
+        first = self.seq + 1
+        writes = [
+            self.room.writer.call(
+                self._write,
+                first + k,
+                "hand_started",
+                payload,
+                now,
+                [],
+                self.status,
+                tab.table_id,
+                None,
+                None,
+            )
+            for k, (tab, _, payload) in enumerate(dealt)
+        ]
+        results = await asyncio.gather(*writes, return_exceptions=True)
+        failed = next((r for r in results if isinstance(r, BaseException)), None)
+        if failed is not None:
+            log.error(
+                "tournament %s: writing the deals of inputs %d to %d failed: %s; rebuilt from "
+                "the books",
+                self.tournament_id,
+                first,
+                first + len(dealt) - 1,
+                failed,
+            )
+            await self.load(now)
+            raise _Reloaded(str(failed)) from failed
+        self.seq = first + len(dealt) - 1
+        for (tab, _, _), hand_id in zip(dealt, results, strict=True):
+            tab.hand_id = hand_id  # type: ignore[assignment]
 
     async def _events(
         self, tab: TournamentTableRef, events: Sequence[TableEvent], now: float
@@ -614,7 +723,9 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
             stored = self._stored_hand(tab, result, tab.hand_id)
             tab.hand_id = None
             tab.next_deal = next_deal_at(self.room.settings, result, now)
-            await self._input("hand_finished", payload, now, outputs, record=record, hand=stored)
+            await self._input(
+                "hand_finished", payload, now, outputs, record=record, hand=stored, queued=True
+            )
             if self.room.tournament_listeners:
                 seated = tuple(p.account for p in tab.table.seats.values())
                 self.room.publish_tournament([TournamentNews(self.tournament_id, seated)])
