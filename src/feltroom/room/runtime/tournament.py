@@ -46,6 +46,7 @@ from feltroom.room.housebots import HouseBot
 from feltroom.room.ledger import CURRENCIES
 from feltroom.room.runtime.clocked import (
     ClockedRunner,
+    OpenLock,
     TournamentTableRef,
     bot_turns,
     new_house_bot,
@@ -150,12 +151,13 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
         self.bots: dict[str, HouseBot] = {}
         self.bot_names: set[str] = set()
         self.seq = 0
-        self.lock = asyncio.Lock()
+        self.lock = OpenLock()  # its tables' many actions take it at once when free
         self.wake = asyncio.Event()
         self.next_bot = 0.0
         self.next_beat = 0.0
         self.paused_until = 0.0
         self.error: str | None = None
+        self._queued: set[asyncio.Future[int | None]] = set()
         self._generation = 0
         """Bumped by each ``load``: a queued write's failure counts only for its generation."""
         # No new hand is dealt (a cluster's worker hands the tournament over between hands).
@@ -373,7 +375,14 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
                 self.error = f"{type(error).__name__}: {error}"
                 self.wake.set()
 
+        self._queued.add(future)
+        future.add_done_callback(self._queued.discard)
         future.add_done_callback(done)
+
+    async def settled(self) -> None:
+        """Once the writes queued so far are done (failed ones are ``_queue``'s to report)."""
+        if self._queued:
+            await asyncio.gather(*self._queued, return_exceptions=True)
 
     async def _write_kept(self, *args: Any) -> int | None:
         """``_write`` through the writer; in a cluster's worker, a write refused only because
