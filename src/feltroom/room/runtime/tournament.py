@@ -315,18 +315,20 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
         hand: _StoredHand | None = None,
         reload: bool = True,
         queued: bool = False,
+        told: TournamentTableRef | None = None,
     ) -> int | None:
         """Write the director's input ``kind`` and book its ``outputs``, then carry them out.
         ``queued`` (a hand's end, in a single process): the write is queued to the writer,
         behind the tournament's earlier inputs, and the outputs are carried out at once, without
-        waiting for its commit (``_queue``)."""
+        waiting for its commit (``_queue``). ``told``: a table whose players (after the outputs)
+        get the tournament's new standing with the outputs' news (``_apply``)."""
         status = status_after(self.status, outputs)
         seq = self.seq + 1
         if queued and self.room.books_settlement.fence is None:
             self._queue(seq, kind, payload, now, outputs, status, hand_table, record, hand)
             self.seq = seq
             self.status = status
-            self._apply(outputs, now)
+            self._apply(outputs, now, told)
             return None
         try:
             hand_id = await self._write_kept(
@@ -346,7 +348,7 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
             raise _Reloaded(str(error)) from error
         self.seq = seq
         self.status = status
-        self._apply(outputs, now)
+        self._apply(outputs, now, told)
         if any(isinstance(out, Started) for out in outputs):
             await self.room.tournament_started(self, now)
         return hand_id
@@ -415,7 +417,13 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
         self.by_id[tab.table_id] = tab
         return tab
 
-    def _apply(self, outputs: Sequence[Output], now: float) -> None:
+    def _apply(
+        self, outputs: Sequence[Output], now: float, told: TournamentTableRef | None = None
+    ) -> None:
+        """Carry the director's ``outputs`` out on the tables and publish them: the tables'
+        events, then the moves and ONE piece of news for the change (who should see the new
+        standing: ``_news``, the moved players and the players of ``told``, the table a hand
+        just ended at), so each of them gets one view of it."""
         published: dict[int, list[TableEvent]] = {}
         moves: list[TournamentEvent] = []
 
@@ -484,8 +492,10 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
                     room.publish(tab, events)
         if room.tournament_listeners:
             news = self._news(outputs)
-            if moves:  # a moved player gets the standing after the move (players left, rank)
-                movers = {m.account for m in moves if isinstance(m, PlayerMoved)}
+            movers = {m.account for m in moves if isinstance(m, PlayerMoved)}
+            if told is not None and told.number in self.tables:
+                movers |= {p.account for p in told.table.seats.values()}
+            if movers:  # a moved player gets the standing after the move (players left, rank)
                 if news is None:
                     news = TournamentNews(self.tournament_id, tuple(sorted(movers)))
                 elif not movers <= set(news.accounts):
@@ -733,11 +743,15 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
             tab.hand_id = None
             tab.next_deal = next_deal_at(self.room.settings, result, now)
             await self._input(
-                "hand_finished", payload, now, outputs, record=record, hand=stored, queued=True
+                "hand_finished",
+                payload,
+                now,
+                outputs,
+                record=record,
+                hand=stored,
+                queued=True,
+                told=tab,
             )
-            if self.room.tournament_listeners:
-                seated = tuple(p.account for p in tab.table.seats.values())
-                self.room.publish_tournament([TournamentNews(self.tournament_id, seated)])
 
     def _stored_hand(
         self, tab: TournamentTableRef, result: HandResult, hand_id: int | None
