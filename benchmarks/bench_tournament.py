@@ -25,8 +25,9 @@ p99 lies in), ``action_latency_ms`` (p50, p99, max: a bot's ``turn`` message to 
 answer to its ``act``, so the bots' own delays included), ``move_latency_ms`` and
 ``break_latency_ms`` (p50, p99, max, count: the end of the hand at the player's old table, as the
 bot saw its ``hand_result``, to the player's ``moved`` message; for balancing, and for a table
-broken up, the final table's draw included in the latter), ``rss_mb`` (the server's at the end),
-``timeouts`` (bot turns the clock ran out on: each makes the bot away until it comes back),
+broken up, the final table's draw included in the latter; ``final_draw_latency_ms``: the final
+table's draw alone, which waits for the last hand in progress), ``rss_mb`` (the server's at the
+end), ``timeouts`` (bot turns the clock ran out on: each makes the bot away until it comes back),
 ``places_ok`` (places 1..N each given once), ``prizes_paid`` and ``prize_pool`` (from ``GET
 /api/tournaments/{id}``), ``audit`` (``feltroom audit`` after the server stopped). The exit status
 is 0 only when every bot got its place, every prize was paid and the audit passed.
@@ -124,6 +125,7 @@ def run(
     places_ok = len(detail["places"]) == players and covered == set(range(1, players + 1))
     moves = [s for reason, s in result.move_latencies if reason == "balance"]
     breaks = [s for reason, s in result.move_latencies if reason in ("break", "final")]
+    finals = [s for reason, s in result.move_latencies if reason == "final"]
     line = {
         "players": players,
         "bot_processes": bot_processes,
@@ -135,6 +137,7 @@ def run(
         "action_latency_ms": _ms(result.latencies),
         "move_latency_ms": _ms(moves),
         "break_latency_ms": _ms(breaks),
+        "final_draw_latency_ms": _ms(finals),
         "rss_mb": rss,
         "places_ok": places_ok,
         "prize_pool": detail["prize_pool"],
