@@ -26,8 +26,11 @@ answer to its ``act``, so the bots' own delays included), ``move_latency_ms`` an
 ``break_latency_ms`` (p50, p99, max, count: the end of the hand at the player's old table, as the
 bot saw its ``hand_result``, to the player's ``moved`` message; for balancing, and for a table
 broken up, the final table's draw included in the latter; ``final_draw_latency_ms``: the final
-table's draw alone, which waits for the last hand in progress), ``rss_mb`` (the server's at the
-end), ``timeouts`` (bot turns the clock ran out on: each makes the bot away until it comes back),
+table's draw alone, which waits for the last hand in progress; ``break_hand_for_hand_ms`` and
+``break_outside_hand_for_hand_ms``: the break-ups made while the moved player's last view said
+hand-for-hand, whose moves wait for the round's end (R-TOURN-9), and the others), ``rss_mb`` (the
+server's at the end), ``timeouts`` (bot turns the clock ran out on: each makes the bot away until
+it comes back),
 ``places_ok`` (places 1..N each given once), ``prizes_paid`` and ``prize_pool`` (from ``GET
 /api/tournaments/{id}``), ``audit`` (``feltroom audit`` after the server stopped). The exit status
 is 0 only when every bot got its place, every prize was paid and the audit passed.
@@ -126,6 +129,10 @@ def run(
     moves = [s for reason, s in result.move_latencies if reason == "balance"]
     breaks = [s for reason, s in result.move_latencies if reason in ("break", "final")]
     finals = [s for reason, s in result.move_latencies if reason == "final"]
+    waited = [s for reason, s in result.hand_for_hand_moves if reason in ("break", "final")]
+    outside = list(breaks)
+    for seconds in waited:  # those that waited for a hand-for-hand round's end
+        outside.remove(seconds)
     line = {
         "players": players,
         "bot_processes": bot_processes,
@@ -138,6 +145,8 @@ def run(
         "move_latency_ms": _ms(moves),
         "break_latency_ms": _ms(breaks),
         "final_draw_latency_ms": _ms(finals),
+        "break_hand_for_hand_ms": _ms(waited),
+        "break_outside_hand_for_hand_ms": _ms(outside),
         "rss_mb": rss,
         "places_ok": places_ok,
         "prize_pool": detail["prize_pool"],
@@ -199,6 +208,7 @@ def _bots_elsewhere(
         run.bots += [TournamentBot(**bot) for bot in answer["bots"]]
         run.latencies += [float(d) for d in answer["latencies"]]
         run.move_latencies += [(str(r), float(d)) for r, d in answer["move_latencies"]]
+        run.hand_for_hand_moves += [(str(r), float(d)) for r, d in answer["hand_for_hand_moves"]]
         run.hands |= {(str(t), int(h)) for t, h in answer["hands"]}
         run.entries = max(run.entries, int(answer["entries"]))
     states = {str(a["state"]) for a in answers}
@@ -241,6 +251,7 @@ def _worker() -> int:
             "bots": [asdict(bot) for bot in run.bots],
             "latencies": run.latencies,
             "move_latencies": run.move_latencies,
+            "hand_for_hand_moves": run.hand_for_hand_moves,
             "hands": sorted(run.hands),
         }
     sys.stdout.write(json.dumps(answer) + "\n")
