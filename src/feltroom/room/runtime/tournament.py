@@ -148,6 +148,7 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
         self.director = Director(self.settings, start_at=row.start_at)
         self.tables: dict[int, TournamentTableRef] = {}
         self.by_id: dict[str, TournamentTableRef] = {}
+        self._seen_at: dict[str, TournamentTableRef] = {}  # (``_seat_of``)
         self.bots: dict[str, HouseBot] = {}
         self.bot_names: set[str] = set()
         self.seq = 0

@@ -44,6 +44,7 @@ class TournamentEntries:
     director: Director
     books: TournamentBooks
     tables: dict[int, TournamentTableRef]
+    _seen_at: dict[str, TournamentTableRef]
     bot_names: set[str]
     lock: asyncio.Lock
     wake: asyncio.Event
@@ -182,10 +183,20 @@ class TournamentEntries:
         }
 
     def _seat_of(self, account: str) -> tuple[TournamentTableRef, int]:
+        """The table and seat of ``account``: the table it was last found at, checked (one
+        table's seats), else every table (a move, a rebuild) — a player's every action asks,
+        and a thousand players sit at a hundred tables."""
+        seen = self._seen_at.get(account)
+        if seen is not None and self.tables.get(seen.number) is seen:
+            seat = seen.table.seat_of(account)
+            if seat is not None:
+                return seen, seat
         for tab in self.tables.values():
             seat = tab.table.seat_of(account)
             if seat is not None:
+                self._seen_at[account] = tab
                 return tab, seat
+        self._seen_at.pop(account, None)
         raise RoomError(f"{account} has no seat in tournament {self.tournament_id}")
 
     async def act(
