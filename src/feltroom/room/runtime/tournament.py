@@ -13,6 +13,11 @@ times out the absent (R-TOURN-6), a new hand is dealt ``between_hands`` after th
   chips are not money) and the instance's status. Should a write fail, the runner rebuilds
   itself from the books (``load``); a player's entry, checked in the transaction that books it,
   only restores the director when refused (``_restore``): the tables play on.
+- **At size:** a hand's end is queued to the writer and carried out at once (``_queue``: the
+  moves it decided are made in the same instant); the writer refuses an input that would not
+  follow the last written, so a failed write leaves no gap and the runner is rebuilt at its
+  next look. The hands due at one look are dealt together (one commit). The lock is an
+  ``OpenLock``; each change publishes one ``TournamentNews`` (``_apply``).
 - **Crash:** ``load`` replays the journal into a new director, rebuilds the tables from it (who
   sits where with the stacks at the start of any hand in progress), voids each hand in progress
   (an input ``hand_finished`` with ``void``: the stacks do not change) and lets the level clock
