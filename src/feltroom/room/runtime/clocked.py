@@ -20,8 +20,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from feltroom.room.errors import StaleHand, check_turn
 from feltroom.room.housebots import HouseBot, house_bot
@@ -169,12 +169,15 @@ class ClockedRunner:
                 await self.recover(error, now)
                 break
             if wake > now:
+                if await self.settled():
+                    continue  # something waited on is done: look again
                 break
-        await self.settled()
 
-    async def settled(self) -> None:
-        """Once the runner's writes queued so far are done (``drive``: a test reads the books
-        right after); nothing to wait for unless the runner queues writes."""
+    async def settled(self) -> bool:
+        """Wait for the runner's writes queued so far (``drive``: a test reads the books right
+        after); whether a look is due for what they finished. Nothing to wait for unless the
+        runner queues writes."""
+        return False
 
     async def run_forever(self) -> None:
         """Drive the runner on the room's clock until the room stops (or the runner ends)."""
@@ -211,6 +214,14 @@ class TournamentTableRef:
     next_deal: float = 0.0
     level: int = 1
     """The number of the level of the hand in progress (or the last one)."""
+    deal: asyncio.Future[int | None] | None = None
+    """The write of the hand just dealt here, while nothing of the hand is published yet."""
+    deal_events: list[TableEvent] = field(default_factory=list)
+    held_events: list[TableEvent] = field(default_factory=list)
+    """The table's events (a player seated, away, back) while its deal is written: published
+    after the deal's."""
+    held_moves: list[Any] = field(default_factory=list)
+    """The moves to this table while its deal is written (``PlayerMoved``)."""
 
     @property
     def playing(self) -> int | None:

@@ -359,7 +359,7 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
             await self.room.tournament_started(self, now)
         return hand_id
 
-    def _queue(self, seq: int, kind: str, *args: Any) -> None:
+    def _queue(self, seq: int, kind: str, *args: Any) -> asyncio.Future[int | None]:
         """Queue input ``seq``'s write without waiting for it: the writer writes a tournament's
         inputs in the order they were queued, and refuses one that would not follow the last
         written (``_write``), so after a failed write none of the later ones holds either. A
@@ -386,11 +386,16 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
         self._queued.add(future)
         future.add_done_callback(self._queued.discard)
         future.add_done_callback(done)
+        return future
 
-    async def settled(self) -> None:
-        """Once the writes queued so far are done (failed ones are ``_queue``'s to report)."""
-        if self._queued:
-            await asyncio.gather(*self._queued, return_exceptions=True)
+    async def settled(self) -> bool:
+        """Once the writes queued so far are done (failed ones are ``_queue``'s to report);
+        whether a deal waits to be published (the next look does it)."""
+        deals = [tab.deal for tab in self.tables.values() if tab.deal is not None]
+        if not self._queued and not deals:
+            return False
+        await asyncio.gather(*self._queued, *deals, return_exceptions=True)
+        return any(tab.deal is not None for tab in self.tables.values())
 
     async def _write_kept(self, *args: Any) -> int | None:
         """``_write`` through the writer; in a cluster's worker, a write refused only because
@@ -491,11 +496,10 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
                 if gone is not None:
                     self.by_id.pop(gone.table_id, None)
         room = self.room
-        if room.listeners:
-            for number, events in published.items():
-                tab = self.tables.get(number)
-                if tab is not None and events:
-                    room.publish(tab, events)
+        for number, events in published.items():
+            tab = self.tables.get(number)
+            if tab is not None:
+                self._publish(tab, events)
         if room.tournament_listeners:
             news = self._news(outputs)
             movers = {m.account for m in moves if isinstance(m, PlayerMoved)}
@@ -507,8 +511,25 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
                 elif not movers <= set(news.accounts):
                     accounts = tuple(sorted(movers | set(news.accounts)))
                     news = TournamentNews(self.tournament_id, accounts, news.results)
-            if moves or news is not None:
-                room.publish_tournament([*moves, *([] if news is None else [news])])
+            now_moves: list[TournamentEvent] = []
+            for shown in moves:  # a move to a table whose deal is being written waits for it
+                target = self.by_id.get(shown.to_table) if isinstance(shown, PlayerMoved) else None
+                if target is not None and target.deal is not None:
+                    target.held_moves.append(shown)
+                else:
+                    now_moves.append(shown)
+            if now_moves or news is not None:
+                room.publish_tournament([*now_moves, *([] if news is None else [news])])
+
+    def _publish(self, tab: TournamentTableRef, events: Sequence[TableEvent]) -> None:
+        """The table's events to the room's listeners; held while the table's deal is written
+        (``_dealt`` publishes them after the deal's)."""
+        if not events:
+            return
+        if tab.deal is not None:
+            tab.held_events.extend(events)
+        elif self.room.listeners:
+            self.room.publish(tab, tuple(events))
 
     def _news(self, outputs: Sequence[Output]) -> TournamentNews | None:
         """Who should see the tournament's new standing after ``outputs``: everyone in play
@@ -605,8 +626,15 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
     async def _step_table(
         self, tab: TournamentTableRef, now: float, due: list[TournamentTableRef]
     ) -> float:
-        """The table's clock and house bots; a table whose next hand is due joins ``due``."""
+        """The table's clock and house bots; a table whose next hand is due joins ``due``. A
+        table whose deal is being written waits for it; once written, its deal is published."""
         table = tab.table
+        if tab.deal is not None:
+            if not tab.deal.done():
+                return now + self.room.settings.poll  # (the write's end wakes the runner)
+            await self._dealt(tab, now)
+            if tab.number not in self.tables:
+                return now
         await self._events(tab, table.tick(now), now)
 
         async def handle(events: Sequence[TableEvent], now: float) -> None:
@@ -640,9 +668,11 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
         return bot
 
     async def _deal(self, tabs: Sequence[TournamentTableRef], now: float) -> None:
-        """Deal the next hand at each of ``tabs`` (those that still can): the director is told,
-        the hands' inputs are written together (one commit for all, in a single process; one
-        after the other under a cluster's lease) and then each table's deal is published."""
+        """Deal the next hand at each of ``tabs`` (those that still can): the director is told and
+        the hands' inputs are written. In a single process the writes are queued and not awaited
+        (``TournamentTableRef.deal``): each deal is published at the look after its write, which
+        needs the stored hand's id, while nothing else waits for it; under a cluster's lease they
+        are written one after the other (or together) and then published."""
         dealt: list[tuple[TournamentTableRef, list[TableEvent], dict[str, Any]]] = []
         for tab in tabs:
             table = tab.table
@@ -668,7 +698,17 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
                 "stacks": {seat: stacks[seat] for seat in started.dealt},
             }
             dealt.append((tab, events, payload))
-        if len(dealt) > 1 and self.room.books_settlement.fence is None:
+        if self.room.books_settlement.fence is None:
+            for tab, events, payload in dealt:  # written behind the earlier inputs, not awaited
+                seq = self.seq + 1
+                future = self._queue(
+                    seq, "hand_started", payload, now, [], self.status, tab.table_id, None, None
+                )
+                self.seq = seq
+                tab.deal, tab.deal_events = future, events
+                future.add_done_callback(lambda _: self.wake.set())
+            return
+        if len(dealt) > 1:
             await self._write_deals(dealt, now)
         else:
             for tab, _, payload in dealt:
@@ -677,6 +717,21 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
                 )
         for tab, events, _ in dealt:
             await self._events(tab, events, now)
+
+    async def _dealt(self, tab: TournamentTableRef, now: float) -> None:
+        """The deal written (single process): the hand gets its stored id, and its events, then
+        the table's held ones and the moves to it, are published. A failed write leaves the
+        table for the rebuild from the books (``_queue`` reported it)."""
+        future, tab.deal = tab.deal, None
+        assert future is not None
+        if future.cancelled() or future.exception() is not None:
+            return
+        tab.hand_id = future.result()
+        events = [*tab.deal_events, *tab.held_events]
+        moves, tab.deal_events, tab.held_events, tab.held_moves = tab.held_moves, [], [], []
+        await self._events(tab, events, now)
+        if moves and self.room.tournament_listeners:
+            self.room.publish_tournament(moves)
 
     async def _write_deals(
         self,
@@ -722,8 +777,7 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
     async def _events(
         self, tab: TournamentTableRef, events: Sequence[TableEvent], now: float
     ) -> None:
-        if events and self.room.listeners:
-            self.room.publish(tab, tuple(events))
+        self._publish(tab, events)
         for event in events:
             if not isinstance(event, HandFinished):
                 continue

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from feltroom.errors import IllegalAction
-from feltroom.room.errors import RoomError
+from feltroom.room.errors import RoomError, StaleHand
 from feltroom.room.housebots import bot_name
 from feltroom.room.runtime.clocked import TournamentTableRef
 from feltroom.room.runtime.host import RoomHost
@@ -214,6 +214,8 @@ class TournamentEntries:
         await self.check_away(account)
         async with self.lock:
             tab, seat = self._seat_of(account)
+            if tab.deal is not None:  # nothing of the hand is published yet
+                raise StaleHand(f"the next hand at table {tab.table_id} is being dealt")
             tab.check_hand(hand_id)
             tab.check_turn(turn_id)
             with contextlib.suppress(_Reloaded):  # rebuilt from the books: the action is void
