@@ -16,8 +16,10 @@ times out the absent (R-TOURN-6), a new hand is dealt ``between_hands`` after th
 - **At size:** a hand's end is queued to the writer and carried out at once (``_queue``: the
   moves it decided are made in the same instant); the writer refuses an input that would not
   follow the last written, so a failed write leaves no gap and the runner is rebuilt at its
-  next look. The hands due at one look are dealt together (one commit). The lock is an
-  ``OpenLock``; each change publishes one ``TournamentNews`` (``_apply``).
+  next look. A deal's write is queued too; the deal is published at the next look once written
+  (``_dealt``: the hand's stored id), the table's other events and moves to it held until then
+  (under a cluster's lease, the hands due at one look are written together and awaited). The
+  lock is an ``OpenLock``; each change publishes one ``TournamentNews`` (``_apply``).
 - **Crash:** ``load`` replays the journal into a new director, rebuilds the tables from it (who
   sits where with the stacks at the start of any hand in progress), voids each hand in progress
   (an input ``hand_finished`` with ``void``: the stacks do not change) and lets the level clock
