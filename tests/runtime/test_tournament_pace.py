@@ -11,6 +11,8 @@
   for it and each player gets one ``tournament`` message.
 - A hand's end is written without waiting for its commit: a write that fails still leaves the
   books whole (no gap in the journal) and the tournament is rebuilt from them.
+- A deal's write is not waited for either: nothing of the hand is published, and nobody acts on
+  it, until it is written (its stored id); then it is published at the runner's next look.
 - The runner's lock (``OpenLock``) is taken at once by whoever asks while it is free.
 """
 
@@ -18,12 +20,17 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from typing import Any
 
+import pytest
+
 from feltroom.room.audit import audit
+from feltroom.room.errors import StaleHand
 from feltroom.room.events import PlayerMoved, TournamentNews
 from feltroom.room.runtime import RoomRuntime
 from feltroom.room.runtime.clocked import OpenLock
+from feltroom.rules import Fold
 from feltroom.store import SqlStorage
 from feltroom.table import HandFinished, HandStarted
 
@@ -267,6 +274,65 @@ def test_a_hand_end_whose_write_fails_rebuilds_from_whole_books(
                 await run_for(room, clock, 10.0, step=0.5)
             assert runner.status == "finished"
         finally:
+            await room.stop()
+
+    asyncio.run(scenario())
+    assert audit(storage, shuffles=0)["problems"] == []
+
+
+def test_a_deal_is_published_once_written_and_nobody_acts_on_it_before(
+    make_room: Room, clock: Clock, storage: SqlStorage
+) -> None:
+    room = make_room(HEADS_UP, tournaments=TWENTY, house_bots=0, bot_think=(0.2, 0.2))
+    published: list[tuple[str, tuple[Any, ...]]] = []
+    room.add_listener(lambda runner, events: published.append((runner.table_id, tuple(events))))
+    gate = threading.Event()
+
+    async def scenario() -> None:
+        await room.start()
+        runner = room.tournaments["tw-1"]
+        write = runner._write
+
+        def gated(seq: int, kind: str, *args: Any) -> Any:
+            if kind == "hand_started":  # the writer is slow to answer
+                gate.wait(30)
+            return write(seq, kind, *args)
+
+        try:
+            await _enter(room, "tw-1", [f"bot.tw.{k}" for k in range(1, 21)])
+            runner._write = gated  # type: ignore[method-assign]
+            published.clear()
+            async with runner.lock:  # the runner's first look after the start: it deals
+                await runner.step(clock.now)
+            dealing = [tab for tab in runner.tables.values() if tab.deal is not None]
+            assert len(dealing) == len(runner.tables) == 5
+            assert all(tab.table.in_hand and tab.hand_id is None for tab in dealing)
+            assert not any(isinstance(e, HandStarted) for _, events in published for e in events)
+            tab = dealing[0]
+            hand = tab.table.hand
+            assert hand is not None
+            account = tab.table.seats[hand.to_act].account  # type: ignore[index]
+            with pytest.raises(StaleHand, match="being dealt"):
+                await runner.act(account, Fold(), clock.now)
+            gate.set()
+            assert await runner.settled()  # written: a look is due to publish the deals
+            async with runner.lock:
+                await runner.step(clock.now)
+            assert all(t.deal is None and t.hand_id is not None for t in dealing)
+            started = {
+                table_id
+                for table_id, events in published
+                if any(isinstance(e, HandStarted) for e in events)
+            }
+            assert started == {t.table_id for t in dealing}
+            await runner.act(account, Fold(), clock.now)  # now it may
+            runner._write = write  # type: ignore[method-assign]
+            end = clock.now + 20_000.0
+            while clock.now < end and not runner.done:
+                await run_for(room, clock, 10.0, step=0.5)
+            assert runner.status == "finished"
+        finally:
+            gate.set()
             await room.stop()
 
     asyncio.run(scenario())
