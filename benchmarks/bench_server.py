@@ -51,7 +51,6 @@ import json
 import random
 import resource
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -61,9 +60,8 @@ from typing import Any
 
 import uvloop
 
-from feltroom.ops.localcluster import cpu_seconds
 from feltroom.server.collector import calm_collector
-from served import ServedRoom, percentile
+from served import Children, ServedRoom, percentile
 
 SEATS = 6
 BUY_IN = 200
@@ -333,41 +331,13 @@ async def _worker(url: str, think: tuple[float, float], seed: int) -> None:
             break
 
 
-class Workers:
-    """The client processes, driven over their standard input and output."""
+class Workers(Children):
+    """The client processes (``served.Children`` running this script's ``_worker``)."""
 
     def __init__(self, url: str, count: int, think: tuple[float, float]) -> None:
-        self.processes = [
-            subprocess.Popen(
-                [
-                    sys.executable,
-                    str(Path(__file__).resolve()),
-                    "--worker",
-                    url,
-                    str(think[0]),
-                    str(think[1]),
-                    str(k + 1),
-                ],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                text=True,
-            )
-            for k in range(count)
-        ]
-
-    def ask(self, commands: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        for process, command in zip(self.processes, commands, strict=True):
-            assert process.stdin is not None
-            process.stdin.write(json.dumps(command) + "\n")
-            process.stdin.flush()
-        answers = []
-        for process in self.processes:
-            assert process.stdout is not None
-            line = process.stdout.readline()
-            if not line:
-                raise RuntimeError(f"a client process ended (exit {process.wait()})")
-            answers.append(json.loads(line))
-        return answers
+        super().__init__(
+            __file__, [[url, str(think[0]), str(think[1]), str(k + 1)] for k in range(count)]
+        )
 
     def add(self, specs: list[list[Any]]) -> int:
         """Seat these bots (spread over the processes by table); the number seated."""
@@ -397,10 +367,6 @@ class Workers:
         answers = self.ask([{"latencies": [t0, t1]}] * len(self.processes))
         return [float(d) for answer in answers for d in answer["latencies"]]
 
-    def cpu_seconds(self) -> float:
-        """The client processes' CPU time so far."""
-        return cpu_seconds([process.pid for process in self.processes])
-
     def stop(self) -> Records:
         records = Records()
         for answer in self.ask([{"stop": True}] * len(self.processes)):
@@ -412,15 +378,8 @@ class Workers:
             records.pings.extend((float(s), float(d)) for s, d in answer["pings"])
             for kind, n in answer["notable"].items():
                 records.notable[kind] = records.notable.get(kind, 0) + int(n)
-        for process in self.processes:
-            process.wait(timeout=30)
+        self.wait()
         return records
-
-    def kill(self) -> None:
-        for process in self.processes:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
 
 
 # ------------------------------------------------------------------------------------ the server

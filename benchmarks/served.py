@@ -1,5 +1,7 @@
 """What the benchmarks that start a real room share: ``feltroom serve`` in a process of its own
-on a free loopback port, its memory and CPU read from ``/proc``, and a percentile.
+on a free loopback port, its memory and CPU read from ``/proc``, the bots' client processes
+(``Children``), the room's ``/metrics`` histograms read back (``histogram_quantiles``) and a
+percentile.
 
 The benchmark scripts are loaded from this folder by ``feltroom bench`` (which puts the folder on
 ``sys.path``), so they import this module by its plain name.
@@ -13,7 +15,9 @@ import signal
 import socket
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
+from typing import Any
 
 from feltroom.ops.localcluster import cpu_seconds, rss_bytes
 
@@ -131,3 +135,102 @@ def percentile(values: list[float], fraction: float) -> float:
     if not ordered:
         return 0.0
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+class Children:
+    """Client processes, each ``python SCRIPT --worker ARGS...`` (the script runs its own worker
+    when its first argument is ``--worker``), driven over their standard input and output: one
+    JSON command in, one JSON answer out."""
+
+    def __init__(self, script: str, arguments: list[list[str]]) -> None:
+        self.processes = [
+            subprocess.Popen(
+                [sys.executable, str(Path(script).resolve()), "--worker", *args],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            for args in arguments
+        ]
+
+    def send(self, commands: list[dict[str, Any]]) -> None:
+        """One command to each process (in order)."""
+        for process, command in zip(self.processes, commands, strict=True):
+            assert process.stdin is not None
+            process.stdin.write(json.dumps(command) + "\n")
+            process.stdin.flush()
+
+    def receive(self) -> list[dict[str, Any]]:
+        """One answer from each process (in order)."""
+        answers = []
+        for process in self.processes:
+            assert process.stdout is not None
+            line = process.stdout.readline()
+            if not line:
+                raise RuntimeError(f"a client process ended (exit {process.wait()})")
+            answers.append(json.loads(line))
+        return answers
+
+    def ask(self, commands: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        self.send(commands)
+        return self.receive()
+
+    def cpu_seconds(self) -> float:
+        """The client processes' CPU time so far."""
+        return cpu_seconds([process.pid for process in self.processes])
+
+    def wait(self, timeout: float = 30) -> None:
+        for process in self.processes:
+            process.wait(timeout=timeout)
+
+    def kill(self) -> None:
+        for process in self.processes:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+
+
+def metrics_text(url: str) -> str:
+    """The room's ``/metrics`` exposition (the Prometheus text format)."""
+    with urllib.request.urlopen(f"{url}/metrics", timeout=30) as response:
+        text: str = response.read().decode("utf-8")
+    return text
+
+
+def histogram_quantiles(
+    text: str, name: str, fractions: tuple[float, ...] = (0.5, 0.99)
+) -> dict[str, Any]:
+    """Quantiles of the histogram ``name`` (the ``_bucket`` series of a Prometheus exposition,
+    labels summed), estimated as Prometheus' ``histogram_quantile`` does: linearly within the
+    bucket the rank falls in. Also ``count`` and ``le_ms``: the bucket bounds (ms) the estimate
+    lies between, so a reader sees how coarse it is. Quantiles in milliseconds."""
+    cumulative: dict[float, float] = {}
+    for line in text.splitlines():
+        if not line.startswith(f"{name}_bucket"):
+            continue
+        labels, _, value = line.rpartition(" ")
+        bound = labels.split('le="', 1)[1].split('"', 1)[0]
+        le = float("inf") if bound == "+Inf" else float(bound)
+        cumulative[le] = cumulative.get(le, 0.0) + float(value)
+    bounds = sorted(cumulative)
+    total = cumulative.get(float("inf"), 0.0)
+    result: dict[str, Any] = {"count": int(total)}
+    for fraction in fractions:
+        key = f"p{round(fraction * 100):d}"
+        if total <= 0:
+            result[key] = 0.0
+            continue
+        rank = fraction * total
+        lower, below = 0.0, 0.0
+        for le in bounds:
+            if cumulative[le] >= rank:
+                if le == float("inf"):  # past the last finite bound: that bound is all we know
+                    result[key] = round(1000 * lower, 1)
+                else:
+                    inside = cumulative[le] - below
+                    share = (rank - below) / inside if inside > 0 else 1.0
+                    result[key] = round(1000 * (lower + (le - lower) * share), 1)
+                result[f"{key}_bucket_ms"] = [round(1000 * lower, 1), round(1000 * le, 1)]
+                break
+            lower, below = le, cumulative[le]
+    return result

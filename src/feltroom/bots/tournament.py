@@ -69,6 +69,9 @@ class TournamentRun:
     move_latencies: list[tuple[str, float]] = field(default_factory=list)
     """(reason, seconds from the end of the hand at the old table to the ``moved`` message)
     for each move between tables."""
+    hand_for_hand_moves: list[tuple[str, float]] = field(default_factory=list)
+    """Those of ``move_latencies`` made while the bot's last view of the tournament said
+    hand-for-hand (moves wait for the round's end then, R-TOURN-9)."""
     hands: set[tuple[str, int]] = field(default_factory=set)
     """The distinct hands the bots saw end."""
 
@@ -126,6 +129,7 @@ class _Player:
         self._hand_ended: dict[str, float] = {}
         self._last_sent = 0.0
         self._turn_at: dict[str, float] = {}
+        self._hand_for_hand = False
 
     async def register(self) -> None:
         name = self.report.name
@@ -178,6 +182,7 @@ class _Player:
             return True
         if kind == "tournament" and message.get("tournament") == self.tournament:
             self.run.entries = max(self.run.entries, int(message["entries"]))
+            self._hand_for_hand = bool(message.get("hand_for_hand"))
             if message["state"] in ("finished", "cancelled"):
                 self.run.state = message["state"]
                 return message["you"]["place"] is None  # else its result follows
@@ -187,7 +192,10 @@ class _Player:
             self.report.moves += 1
             ended = self._hand_ended.get(str(message.get("from_table")))
             if ended is not None:
-                self.run.move_latencies.append((str(message["reason"]), time.monotonic() - ended))
+                move = (str(message["reason"]), time.monotonic() - ended)
+                self.run.move_latencies.append(move)
+                if self._hand_for_hand:
+                    self.run.hand_for_hand_moves.append(move)
             return False
         if kind == "hand_result" and isinstance(table, str):
             self._hand_ended[table] = time.monotonic()

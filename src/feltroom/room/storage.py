@@ -560,6 +560,10 @@ class Transaction(Protocol):
         """The instance's inputs in order."""
         ...
 
+    def last_journal_seq(self, tournament_id: str) -> int:
+        """The ``seq`` of the instance's last input (0 for none)."""
+        ...
+
     def prizepool_flows(self) -> list[tuple[str, str, str, int]]:
         """(prize pool account, transfer kind, ``in`` or ``out``, total) for every prize pool."""
         ...

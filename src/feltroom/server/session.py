@@ -522,8 +522,12 @@ class Hub:
     def _on_tournament(self, events: Sequence[TournamentEvent]) -> None:
         """Tournament news: a moved player's connections follow them to the new table (a
         ``moved`` message, then the new table's snapshot); players get their ``tournament``
-        view, and their ``tournament_result`` once their place is final."""
+        view, and their ``tournament_result`` once their place is final. The news of one batch
+        is one change: the views are worked out once for all its players (``player_views``:
+        the standing and the ranks once), each encoded once for all of a player's connections,
+        and each player gets one ``tournament`` message for it."""
         now = self.runtime.clock()
+        news: dict[str, tuple[set[str], set[str]]] = {}
         for event in events:
             tournament = self.runtime.tournaments.get(event.tournament)
             if tournament is None:
@@ -532,18 +536,28 @@ class Hub:
                 self._moved(tournament, event)
                 continue
             assert isinstance(event, TournamentNews)
-            online = [a for a in event.accounts if self.by_player.get(a)]
+            accounts, results = news.setdefault(event.tournament, (set(), set()))
+            accounts.update(event.accounts)
+            results.update(event.results)
+        for tournament_id, (accounts, results) in news.items():
+            tournament = self.runtime.tournaments.get(tournament_id)
+            if tournament is None:
+                continue
+            online = sorted(a for a in accounts if self.by_player.get(a))
             views = tournament.player_views(online, now)
             for account in online:
                 connections = self.by_player.get(account)
                 view = views.get(account)
                 if not connections or view is None:
                     continue
-                result = _result_of(view) if account in event.results else None
+                message: Message = {"type": "tournament", "ref": None, **view}
+                frame = protocol.encode(message)
+                result = _result_of(view) if account in results else None
+                result_frame = None if result is None else protocol.encode(result)
                 for connection in list(connections):
-                    connection.send({"type": "tournament", "ref": None, **view})
-                    if result is not None:
-                        connection.send(result)
+                    connection.send_frame(frame, message)
+                    if result is not None and result_frame is not None:
+                        connection.send_frame(result_frame, result)
 
     def _moved(self, tournament: TournamentRunner, event: PlayerMoved) -> None:
         connections = self.by_player.get(event.account)
@@ -923,8 +937,15 @@ class Hub:
             raise NotSeated(f"you have no seat at table {tab.table_id}")
         if kind == "act":
             await tournament.check_away(player)  # refused during a cool-off or exclusion
-            action = self._action(tab, seat, m)  # type: ignore[arg-type]
-            await tournament.act(player, action, now, m.hand, m.turn_id)
+            try:
+                action = self._action(tab, seat, m)  # type: ignore[arg-type]
+                self._acting[tab.table_id] = time.perf_counter()  # as at a cash table
+                await tournament.act(player, action, now, m.hand, m.turn_id)
+            except Exception:
+                self._acting.pop(tab.table_id, None)
+                ACTIONS.labels("refused").inc()
+                raise
+            ACTIONS.labels("accepted").inc()
             return None
         if kind == "sit_out":
             await tournament.away(player, now)

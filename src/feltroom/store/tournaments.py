@@ -89,6 +89,12 @@ class TournamentQueries:
         )
         return [JournalRow(*row) for row in self.c.execute(statement)]
 
+    def last_journal_seq(self, tournament_id: str) -> int:
+        statement = select(func.max(tournament_journal.c.seq)).where(
+            tournament_journal.c.tournament_id == tournament_id
+        )
+        return int(self.c.execute(statement).scalar() or 0)
+
     def prizepool_flows(self) -> list[tuple[str, str, str, int]]:
         """(prize pool account, transfer kind, ``in`` or ``out``, total) for every prize pool."""
         pools = select(accounts.c.key).where(accounts.c.kind == "prizepool")

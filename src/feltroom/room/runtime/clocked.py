@@ -9,6 +9,8 @@ tournament's ``TournamentRunner`` (with its ``TournamentTableRef``s) are ``Clock
   runner's lock, again until the runner next needs one later (a fake clock's tests), or on the
   room's clock until the room stops; a look that raises is the runner's to recover from
   (``recover``), the room goes on.
+- **The lock a newcomer takes at once** (``OpenLock``): a tournament's many tables share one
+  runner and its lock; see there.
 - **Checks** of a command's hand and turn against the ones in progress (``check_hand``; the
   turn's is ``feltroom.room.errors.check_turn``).
 """
@@ -18,7 +20,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from feltroom.room.errors import StaleHand, check_turn
 from feltroom.room.housebots import HouseBot, house_bot
@@ -28,12 +31,53 @@ from feltroom.table import HandResult, Table, TableEvent, TournamentTable
 
 __all__ = [
     "ClockedRunner",
+    "OpenLock",
     "TournamentTableRef",
     "bot_turns",
     "check_hand",
     "new_house_bot",
     "next_deal_at",
 ]
+
+
+class OpenLock(asyncio.Lock):
+    """An ``asyncio.Lock`` that whoever asks takes at once whenever it is free. ``asyncio.Lock``
+    is fair: once anyone waits, every later taker queues behind, and each waiter gets the lock
+    only in a loop iteration of its own. A tournament runner's lock guards all its tables, and
+    its sections almost never wait for anything (a player's action, a hand's end), so at
+    hundreds of actions a second a short wait (a deal's write) turned into a convoy in which
+    every action waited one loop iteration for each ahead of it. Here a release wakes every
+    waiter; the first to run takes the lock, and the others, if it is taken again, wait
+    again."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._held = False
+        self._wanted: list[asyncio.Future[None]] = []
+
+    def locked(self) -> bool:
+        return self._held
+
+    async def acquire(self) -> Literal[True]:
+        while self._held:
+            future = asyncio.get_running_loop().create_future()
+            self._wanted.append(future)
+            try:
+                await future
+            finally:
+                if future in self._wanted:
+                    self._wanted.remove(future)
+        self._held = True
+        return True
+
+    def release(self) -> None:
+        if not self._held:
+            raise RuntimeError("the lock is not held")
+        self._held = False
+        wanted, self._wanted = self._wanted, []
+        for future in wanted:
+            if not future.done():
+                future.set_result(None)
 
 
 def check_hand(table_id: str, playing: int | None, hand_id: int | None) -> None:
@@ -123,9 +167,17 @@ class ClockedRunner:
                     wake = await self.step(now)
             except Exception as error:
                 await self.recover(error, now)
-                return
+                break
             if wake > now:
-                return
+                if await self.settled():
+                    continue  # something waited on is done: look again
+                break
+
+    async def settled(self) -> bool:
+        """Wait for the runner's writes queued so far (``drive``: a test reads the books right
+        after); whether a look is due for what they finished. Nothing to wait for unless the
+        runner queues writes."""
+        return False
 
     async def run_forever(self) -> None:
         """Drive the runner on the room's clock until the room stops (or the runner ends)."""
@@ -162,6 +214,14 @@ class TournamentTableRef:
     next_deal: float = 0.0
     level: int = 1
     """The number of the level of the hand in progress (or the last one)."""
+    deal: asyncio.Future[int | None] | None = None
+    """The write of the hand just dealt here, while nothing of the hand is published yet."""
+    deal_events: list[TableEvent] = field(default_factory=list)
+    held_events: list[TableEvent] = field(default_factory=list)
+    """The table's events (a player seated, away, back) while its deal is written: published
+    after the deal's."""
+    held_moves: list[Any] = field(default_factory=list)
+    """The moves to this table while its deal is written (``PlayerMoved``)."""
 
     @property
     def playing(self) -> int | None:

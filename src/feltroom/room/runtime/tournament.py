@@ -13,6 +13,13 @@ times out the absent (R-TOURN-6), a new hand is dealt ``between_hands`` after th
   chips are not money) and the instance's status. Should a write fail, the runner rebuilds
   itself from the books (``load``); a player's entry, checked in the transaction that books it,
   only restores the director when refused (``_restore``): the tables play on.
+- **At size:** a hand's end is queued to the writer and carried out at once (``_queue``: the
+  moves it decided are made in the same instant); the writer refuses an input that would not
+  follow the last written, so a failed write leaves no gap and the runner is rebuilt at its
+  next look. A deal's write is queued too; the deal is published at the next look once written
+  (``_dealt``: the hand's stored id), the table's other events and moves to it held until then
+  (under a cluster's lease, the hands due at one look are written together and awaited). The
+  lock is an ``OpenLock``; each change publishes one ``TournamentNews`` (``_apply``).
 - **Crash:** ``load`` replays the journal into a new director, rebuilds the tables from it (who
   sits where with the stacks at the start of any hand in progress), voids each hand in progress
   (an input ``hand_finished`` with ``void``: the stacks do not change) and lets the level clock
@@ -40,12 +47,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from feltroom.errors import IllegalAction
-from feltroom.room.errors import LeaseLapsed, RoomError
+from feltroom.room.errors import DuplicateKey, LeaseLapsed, RoomError
 from feltroom.room.events import PlayerMoved, TournamentEvent, TournamentNews
 from feltroom.room.housebots import HouseBot
 from feltroom.room.ledger import CURRENCIES
 from feltroom.room.runtime.clocked import (
     ClockedRunner,
+    OpenLock,
     TournamentTableRef,
     bot_turns,
     new_house_bot,
@@ -147,15 +155,19 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
         self.director = Director(self.settings, start_at=row.start_at)
         self.tables: dict[int, TournamentTableRef] = {}
         self.by_id: dict[str, TournamentTableRef] = {}
+        self._seen_at: dict[str, TournamentTableRef] = {}  # (``_seat_of``)
         self.bots: dict[str, HouseBot] = {}
         self.bot_names: set[str] = set()
         self.seq = 0
-        self.lock = asyncio.Lock()
+        self.lock = OpenLock()  # its tables' many actions take it at once when free
         self.wake = asyncio.Event()
         self.next_bot = 0.0
         self.next_beat = 0.0
         self.paused_until = 0.0
         self.error: str | None = None
+        self._queued: set[asyncio.Future[int | None]] = set()
+        self._generation = 0
+        """Bumped by each ``load``: a queued write's failure counts only for its generation."""
         # No new hand is dealt (a cluster's worker hands the tournament over between hands).
         self.dealing = True
 
@@ -180,6 +192,7 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
 
     async def load(self, now: float) -> None:
         """(Re)build the director and the tables from the books (module docstring)."""
+        self._generation += 1  # the failures of writes queued before are this load's
         row, journal = await self.room.writer.call(self._read)
         self.row, self.status = row, row.status
         done = replay(row, journal)
@@ -256,6 +269,13 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
     ) -> int | None:
         with self.room.books.transaction() as tx:
             self._fenced(tx)
+            last = tx.last_journal_seq(self.tournament_id)
+            if last >= seq:
+                raise DuplicateKey(f"input {seq} of tournament {self.tournament_id} is written")
+            if last != seq - 1:  # an input queued before this one was not written
+                raise RoomError(
+                    f"tournament {self.tournament_id}: input {seq} would follow input {last}"
+                )
             return write_input(
                 tx,
                 self.row,
@@ -302,10 +322,22 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
         record: dict[str, Any] | None = None,
         hand: _StoredHand | None = None,
         reload: bool = True,
+        queued: bool = False,
+        told: TournamentTableRef | None = None,
     ) -> int | None:
-        """Write the director's input ``kind`` and book its ``outputs``, then carry them out."""
+        """Write the director's input ``kind`` and book its ``outputs``, then carry them out.
+        ``queued`` (a hand's end, in a single process): the write is queued to the writer,
+        behind the tournament's earlier inputs, and the outputs are carried out at once, without
+        waiting for its commit (``_queue``). ``told``: a table whose players (after the outputs)
+        get the tournament's new standing with the outputs' news (``_apply``)."""
         status = status_after(self.status, outputs)
         seq = self.seq + 1
+        if queued and self.room.books_settlement.fence is None:
+            self._queue(seq, kind, payload, now, outputs, status, hand_table, record, hand)
+            self.seq = seq
+            self.status = status
+            self._apply(outputs, now, told)
+            return None
         try:
             hand_id = await self._write_kept(
                 seq, kind, payload, now, outputs, status, hand_table, record, hand
@@ -324,10 +356,48 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
             raise _Reloaded(str(error)) from error
         self.seq = seq
         self.status = status
-        self._apply(outputs, now)
+        self._apply(outputs, now, told)
         if any(isinstance(out, Started) for out in outputs):
             await self.room.tournament_started(self, now)
         return hand_id
+
+    def _queue(self, seq: int, kind: str, *args: Any) -> asyncio.Future[int | None]:
+        """Queue input ``seq``'s write without waiting for it: the writer writes a tournament's
+        inputs in the order they were queued, and refuses one that would not follow the last
+        written (``_write``), so after a failed write none of the later ones holds either. A
+        failure is seen on the loop (``_write_failed``): the runner is rebuilt from the books at
+        its next look, as after an awaited write that failed."""
+        generation = self._generation
+        future = asyncio.ensure_future(self.room.writer.call(self._write, seq, kind, *args))
+
+        def done(written: asyncio.Future[int | None]) -> None:
+            if written.cancelled() or written.exception() is None:
+                return
+            if generation == self._generation and self.error is None:
+                error = written.exception()
+                log.error(
+                    "tournament %s: writing input %d (%s) failed: %s; rebuilt from the books",
+                    self.tournament_id,
+                    seq,
+                    kind,
+                    error,
+                )
+                self.error = f"{type(error).__name__}: {error}"
+                self.wake.set()
+
+        self._queued.add(future)
+        future.add_done_callback(self._queued.discard)
+        future.add_done_callback(done)
+        return future
+
+    async def settled(self) -> bool:
+        """Once the writes queued so far are done (failed ones are ``_queue``'s to report);
+        whether a deal waits to be published (the next look does it)."""
+        deals = [tab.deal for tab in self.tables.values() if tab.deal is not None]
+        if not self._queued and not deals:
+            return False
+        await asyncio.gather(*self._queued, *deals, return_exceptions=True)
+        return any(tab.deal is not None for tab in self.tables.values())
 
     async def _write_kept(self, *args: Any) -> int | None:
         """``_write`` through the writer; in a cluster's worker, a write refused only because
@@ -360,7 +430,13 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
         self.by_id[tab.table_id] = tab
         return tab
 
-    def _apply(self, outputs: Sequence[Output], now: float) -> None:
+    def _apply(
+        self, outputs: Sequence[Output], now: float, told: TournamentTableRef | None = None
+    ) -> None:
+        """Carry the director's ``outputs`` out on the tables and publish them: the tables'
+        events, then the moves and ONE piece of news for the change (who should see the new
+        standing: ``_news``, the moved players and the players of ``told``, the table a hand
+        just ended at), so each of them gets one view of it."""
         published: dict[int, list[TableEvent]] = {}
         moves: list[TournamentEvent] = []
 
@@ -422,22 +498,40 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
                 if gone is not None:
                     self.by_id.pop(gone.table_id, None)
         room = self.room
-        if room.listeners:
-            for number, events in published.items():
-                tab = self.tables.get(number)
-                if tab is not None and events:
-                    room.publish(tab, events)
+        for number, events in published.items():
+            tab = self.tables.get(number)
+            if tab is not None:
+                self._publish(tab, events)
         if room.tournament_listeners:
             news = self._news(outputs)
-            if moves:  # a moved player gets the standing after the move (players left, rank)
-                movers = {m.account for m in moves if isinstance(m, PlayerMoved)}
+            movers = {m.account for m in moves if isinstance(m, PlayerMoved)}
+            if told is not None and told.number in self.tables:
+                movers |= {p.account for p in told.table.seats.values()}
+            if movers:  # a moved player gets the standing after the move (players left, rank)
                 if news is None:
                     news = TournamentNews(self.tournament_id, tuple(sorted(movers)))
                 elif not movers <= set(news.accounts):
                     accounts = tuple(sorted(movers | set(news.accounts)))
                     news = TournamentNews(self.tournament_id, accounts, news.results)
-            if moves or news is not None:
-                room.publish_tournament([*moves, *([] if news is None else [news])])
+            now_moves: list[TournamentEvent] = []
+            for shown in moves:  # a move to a table whose deal is being written waits for it
+                target = self.by_id.get(shown.to_table) if isinstance(shown, PlayerMoved) else None
+                if target is not None and target.deal is not None:
+                    target.held_moves.append(shown)
+                else:
+                    now_moves.append(shown)
+            if now_moves or news is not None:
+                room.publish_tournament([*now_moves, *([] if news is None else [news])])
+
+    def _publish(self, tab: TournamentTableRef, events: Sequence[TableEvent]) -> None:
+        """The table's events to the room's listeners; held while the table's deal is written
+        (``_dealt`` publishes them after the deal's)."""
+        if not events:
+            return
+        if tab.deal is not None:
+            tab.held_events.extend(events)
+        elif self.room.listeners:
+            self.room.publish(tab, tuple(events))
 
     def _news(self, outputs: Sequence[Output]) -> TournamentNews | None:
         """Who should see the tournament's new standing after ``outputs``: everyone in play
@@ -505,10 +599,14 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
                     self.next_bot = now + bot_wait(self)
                     await self._register_bot(now)
                 wake = min(wake, self.next_bot)
+            dealing: list[TournamentTableRef] = []
             for tab in list(self.tables.values()):
-                wake = min(wake, await self._step_table(tab, now))
+                wake = min(wake, await self._step_table(tab, now, dealing))
                 if self.done:
                     return float("inf")
+            if dealing:  # dealt together: their inputs written in one commit
+                await self._deal(dealing, now)
+                wake = now
         except _Reloaded:
             return now + settings.poll
         due = self.director.wake_at()
@@ -527,8 +625,18 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
         self.paused_until = now + self.room.settings.error_pause
         return self.paused_until
 
-    async def _step_table(self, tab: TournamentTableRef, now: float) -> float:
+    async def _step_table(
+        self, tab: TournamentTableRef, now: float, due: list[TournamentTableRef]
+    ) -> float:
+        """The table's clock and house bots; a table whose next hand is due joins ``due``. A
+        table whose deal is being written waits for it; once written, its deal is published."""
         table = tab.table
+        if tab.deal is not None:
+            if not tab.deal.done():
+                return now + self.room.settings.poll  # (the write's end wakes the runner)
+            await self._dealt(tab, now)
+            if tab.number not in self.tables:
+                return now
         await self._events(tab, table.tick(now), now)
 
         async def handle(events: Sequence[TableEvent], now: float) -> None:
@@ -539,7 +647,7 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
         )
         if tab.number in self.tables and not table.in_hand and table.can_start() and self.dealing:
             if now >= tab.next_deal:
-                await self._deal(tab, now)
+                due.append(tab)
                 return now
             wake = min(wake, tab.next_deal)
         return wake
@@ -561,35 +669,117 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
             bot = self.bots[account] = new_house_bot(self.room, account)
         return bot
 
-    async def _deal(self, tab: TournamentTableRef, now: float) -> None:
-        table = tab.table
-        stacks = {seat: player.stack for seat, player in table.seats.items()}
-        try:
-            events = table.start_hand(now)
-        except IllegalAction:
-            return  # nothing to deal yet (the table decides; the director is not told)
-        started = next((e for e in events if isinstance(e, HandStarted)), None)
-        if started is None:
+    async def _deal(self, tabs: Sequence[TournamentTableRef], now: float) -> None:
+        """Deal the next hand at each of ``tabs`` (those that still can): the director is told and
+        the hands' inputs are written. In a single process the writes are queued and not awaited
+        (``TournamentTableRef.deal``): each deal is published at the look after its write, which
+        needs the stored hand's id, while nothing else waits for it; under a cluster's lease they
+        are written one after the other (or together) and then published."""
+        dealt: list[tuple[TournamentTableRef, list[TableEvent], dict[str, Any]]] = []
+        for tab in tabs:
+            table = tab.table
+            if tab.number not in self.tables or table.in_hand or not table.can_start():
+                continue  # held or emptied meanwhile (another table's hand ended)
+            stacks = {seat: player.stack for seat, player in table.seats.items()}
+            try:
+                events = table.start_hand(now)
+            except IllegalAction:
+                continue  # nothing to deal yet (the table decides; the director is not told)
+            started = next((e for e in events if isinstance(e, HandStarted)), None)
+            if started is None:
+                continue
+            level = max(1, self.director.level_number)
+            while level > 1 and self.director.schedule.level(level) != table.level:
+                level -= 1  # a level that started meanwhile applies from the next hand
+            tab.level = level
+            self.director.hand_started(tab.number, started.button, started.big, now)
+            payload = {
+                "table": tab.number,
+                "button": started.button,
+                "big": started.big,
+                "stacks": {seat: stacks[seat] for seat in started.dealt},
+            }
+            dealt.append((tab, events, payload))
+        if self.room.books_settlement.fence is None:
+            for tab, events, payload in dealt:  # written behind the earlier inputs, not awaited
+                seq = self.seq + 1
+                future = self._queue(
+                    seq, "hand_started", payload, now, [], self.status, tab.table_id, None, None
+                )
+                self.seq = seq
+                tab.deal, tab.deal_events = future, events
+                future.add_done_callback(lambda _: self.wake.set())
             return
-        level = max(1, self.director.level_number)
-        while level > 1 and self.director.schedule.level(level) != table.level:
-            level -= 1  # a level that started meanwhile applies from the next hand
-        tab.level = level
-        self.director.hand_started(tab.number, started.button, started.big, now)
-        payload = {
-            "table": tab.number,
-            "button": started.button,
-            "big": started.big,
-            "stacks": {seat: stacks[seat] for seat in started.dealt},
-        }
-        tab.hand_id = await self._input("hand_started", payload, now, [], hand_table=tab.table_id)
+        if len(dealt) > 1:
+            await self._write_deals(dealt, now)
+        else:
+            for tab, _, payload in dealt:
+                tab.hand_id = await self._input(
+                    "hand_started", payload, now, [], hand_table=tab.table_id
+                )
+        for tab, events, _ in dealt:
+            await self._events(tab, events, now)
+
+    async def _dealt(self, tab: TournamentTableRef, now: float) -> None:
+        """The deal written (single process): the hand gets its stored id, and its events, then
+        the table's held ones and the moves to it, are published. A failed write leaves the
+        table for the rebuild from the books (``_queue`` reported it)."""
+        future, tab.deal = tab.deal, None
+        assert future is not None
+        if future.cancelled() or future.exception() is not None:
+            return
+        tab.hand_id = future.result()
+        events = [*tab.deal_events, *tab.held_events]
+        moves, tab.deal_events, tab.held_events, tab.held_moves = tab.held_moves, [], [], []
         await self._events(tab, events, now)
+        if moves and self.room.tournament_listeners:
+            self.room.publish_tournament(moves)
+
+    async def _write_deals(
+        self,
+        dealt: Sequence[tuple[TournamentTableRef, list[TableEvent], dict[str, Any]]],
+        now: float,
+    ) -> None:
+        """The ``hand_started`` inputs of ``dealt``, queued to the writer at once (in order: it
+        groups them in one commit) and awaited together; a failure rebuilds the runner from the
+        books (``_Reloaded``), as ``_input`` does."""
+        first = self.seq + 1
+        writes = [
+            self.room.writer.call(
+                self._write,
+                first + k,
+                "hand_started",
+                payload,
+                now,
+                [],
+                self.status,
+                tab.table_id,
+                None,
+                None,
+            )
+            for k, (tab, _, payload) in enumerate(dealt)
+        ]
+        results = await asyncio.gather(*writes, return_exceptions=True)
+        failed = next((r for r in results if isinstance(r, BaseException)), None)
+        if failed is not None:
+            log.error(
+                "tournament %s: writing the deals of inputs %d to %d failed: %s; rebuilt from "
+                "the books",
+                self.tournament_id,
+                first,
+                first + len(dealt) - 1,
+                failed,
+            )
+            await self.load(now)
+            raise _Reloaded(str(failed)) from failed
+        self.seq = first + len(dealt) - 1
+        for (tab, _, _), hand_id in zip(dealt, results, strict=True):
+            tab.hand_id = hand_id  # type: ignore[assignment]
 
     async def _events(
         self, tab: TournamentTableRef, events: Sequence[TableEvent], now: float
     ) -> None:
-        if events and self.room.listeners:
-            self.room.publish(tab, tuple(events))
+        self._publish(tab, events)
         for event in events:
             if not isinstance(event, HandFinished):
                 continue
@@ -614,10 +804,16 @@ class TournamentRunner(ClockedRunner, TournamentEntries, TournamentViews):
             stored = self._stored_hand(tab, result, tab.hand_id)
             tab.hand_id = None
             tab.next_deal = next_deal_at(self.room.settings, result, now)
-            await self._input("hand_finished", payload, now, outputs, record=record, hand=stored)
-            if self.room.tournament_listeners:
-                seated = tuple(p.account for p in tab.table.seats.values())
-                self.room.publish_tournament([TournamentNews(self.tournament_id, seated)])
+            await self._input(
+                "hand_finished",
+                payload,
+                now,
+                outputs,
+                record=record,
+                hand=stored,
+                queued=True,
+                told=tab,
+            )
 
     def _stored_hand(
         self, tab: TournamentTableRef, result: HandResult, hand_id: int | None

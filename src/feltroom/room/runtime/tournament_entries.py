@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from feltroom.errors import IllegalAction
-from feltroom.room.errors import RoomError
+from feltroom.room.errors import RoomError, StaleHand
 from feltroom.room.housebots import bot_name
 from feltroom.room.runtime.clocked import TournamentTableRef
 from feltroom.room.runtime.host import RoomHost
@@ -44,6 +44,7 @@ class TournamentEntries:
     director: Director
     books: TournamentBooks
     tables: dict[int, TournamentTableRef]
+    _seen_at: dict[str, TournamentTableRef]
     bot_names: set[str]
     lock: asyncio.Lock
     wake: asyncio.Event
@@ -182,10 +183,20 @@ class TournamentEntries:
         }
 
     def _seat_of(self, account: str) -> tuple[TournamentTableRef, int]:
+        """The table and seat of ``account``: the table it was last found at, checked (one
+        table's seats), else every table (a move, a rebuild) — a player's every action asks,
+        and a thousand players sit at a hundred tables."""
+        seen = self._seen_at.get(account)
+        if seen is not None and self.tables.get(seen.number) is seen:
+            seat = seen.table.seat_of(account)
+            if seat is not None:
+                return seen, seat
         for tab in self.tables.values():
             seat = tab.table.seat_of(account)
             if seat is not None:
+                self._seen_at[account] = tab
                 return tab, seat
+        self._seen_at.pop(account, None)
         raise RoomError(f"{account} has no seat in tournament {self.tournament_id}")
 
     async def act(
@@ -203,6 +214,8 @@ class TournamentEntries:
         await self.check_away(account)
         async with self.lock:
             tab, seat = self._seat_of(account)
+            if tab.deal is not None:  # nothing of the hand is published yet
+                raise StaleHand(f"the next hand at table {tab.table_id} is being dealt")
             tab.check_hand(hand_id)
             tab.check_turn(turn_id)
             with contextlib.suppress(_Reloaded):  # rebuilt from the books: the action is void
