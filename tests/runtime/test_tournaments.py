@@ -69,8 +69,12 @@ def test_house_bots_fill_a_sit_and_go_and_play_it_to_its_end(
     assert lobby["state"] == "finished"
     places = lobby["places"]
     assert isinstance(places, list)
-    assert sorted(p["place"] for p in places) == [1, 2, 3, 4]
-    assert [p["prize"] for p in sorted(places, key=lambda p: p["place"])] == [2000, 0, 0, 0]
+    # places 1..4 each given once; two equal stacks out in one hand share a place (R-TOURN-10:
+    # places 3 and 3, shared by two), which the random decks may deal
+    covered = {place for p in places for place in range(p["place"], p["place"] + p["shared"])}
+    assert len(places) == 4 and covered == {1, 2, 3, 4}, places
+    assert sum(p["prize"] for p in places) == 2000
+    assert next(p["prize"] for p in places if p["place"] == 1) == 2000
     winner = next(p["account"] for p in places if p["place"] == 1)
     assert winner.startswith("bot.sng4.")
     report = audit(storage, shuffles=0)
@@ -322,7 +326,9 @@ def test_R_TOURN_15_a_suspended_account_is_disqualified_at_its_tournament_table(
             await room.stop()
 
     account, chips = asyncio.run(scenario())
-    assert chips > 0
+    # the chips that left play are the victim's stack at the end of the hand (none when the
+    # random deck busted it in that hand; tests/tournament/test_director.py fixes the stacks)
+    assert 0 <= chips <= 4 * 300
     assert wallet(storage, account) == 100_000_000 - 550
     report = audit(storage, shuffles=0)
     assert report["problems"] == []
