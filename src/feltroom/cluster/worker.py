@@ -62,6 +62,7 @@ from feltroom.room.tournaments_config import TournamentSpec
 from feltroom.room.worker import WorkerRuntime
 from feltroom.rules import Action, Call, Check, Fold, RaiseTo
 from feltroom.server import protocol
+from feltroom.server.metrics import ACTION_BROADCAST
 from feltroom.server.session import Hub, tournament_result
 from feltroom.server.wire import Fanout, moved_message, snapshot_messages
 from feltroom.table import Entry
@@ -1029,6 +1030,9 @@ class ClusterWorker:
             bots, lease = found[0].bot_names, found[0].tournament_id
         else:
             return
+        # A player's action run here (``Hub.run_for`` noted when): its batch, queued below for
+        # the gateways, is its broadcast (the single process's feltroom_action_broadcast_seconds).
+        began = self.hub._acting.pop(runner.table_id, None)
         table = runner.table
         fanout = Fanout(runner, events)
 
@@ -1060,6 +1064,8 @@ class ClusterWorker:
             self.direct.send_batch(runner.table_id, _encode(payload))
         else:
             self._outbox.put_nowait(("PUBLISH", events_channel(runner.table_id), _encode(payload)))
+        if began is not None:
+            ACTION_BROADCAST.observe(time.perf_counter() - began)
         if isinstance(runner, TableRunner):
             self.runtime.note_state(runner)  # (the waiting list, who sits in: for a takeover)
 

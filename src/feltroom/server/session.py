@@ -918,9 +918,16 @@ class Hub:
         if kind in ("act", "sit_out", "sit_in", "auto_muck") and seat is None:
             raise NotSeated(f"you have no seat at table {tab.table_id}")
         if kind == "act":
-            await tournament.check_away(player)  # refused during a cool-off or exclusion
-            action = self._action(tab, seat, m)  # type: ignore[arg-type]
-            await tournament.act(player, action, now, m.hand, m.turn_id)
+            try:
+                await tournament.check_away(player)  # refused during a cool-off or exclusion
+                action = self._action(tab, seat, m)  # type: ignore[arg-type]
+                self._acting[tab.table_id] = time.perf_counter()
+                await tournament.act(player, action, now, m.hand, m.turn_id)
+            except Exception:
+                self._acting.pop(tab.table_id, None)
+                ACTIONS.labels("refused").inc()
+                raise
+            ACTIONS.labels("accepted").inc()
             return None
         if kind == "sit_out":
             await tournament.away(player, now)
