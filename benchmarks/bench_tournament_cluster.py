@@ -4,7 +4,8 @@ tournament` on the local cluster (docs/performance.md, "Tournament on the local 
 The cluster is ``feltroom.ops.localcluster`` (as ``bench cluster`` starts it): a throwaway
 PostgreSQL and Redis, ``--workers`` workers (``--house-bots 0 --bot-think 0``, direct links,
 each with a metrics listener of its own) and ``--gateways`` gateways (nginx in front of two or
-more). The tables file holds `bench tournament`'s cash table and ``--tournaments`` sit-and-gos
+more; their per-address cap on connections lifted above the bots' number, all on loopback).
+The tables file holds `bench tournament`'s cash table and ``--tournaments`` sit-and-gos
 (ids ``bench``, or ``bench1``..``benchK``) of ``--players`` entries each, `bench tournament`'s
 settings otherwise; each instance is leased by one worker and runs there with all its tables.
 The accounts, play chips and sessions are made in PostgreSQL before the room starts; the bots
@@ -57,6 +58,14 @@ def tables_file(folder: Path, players: int, tournaments: int, level_minutes: int
         text += one.replace('id = "bench"', f'id = "{spec_id}"', 1)
     path = folder / "tables.toml"
     path.write_text(text, "utf-8")
+    return path
+
+
+def gateway_config(folder: Path, bots: int) -> Path:
+    """The gateways' settings file: every bot connects from loopback, one address, so the
+    per-address cap on connections (64 by default) is lifted above the bots' number."""
+    path = folder / "gateway.toml"
+    path.write_text(f"[protocol]\nconnections_per_address = {bots + 64}\n", "utf-8")
     return path
 
 
@@ -203,6 +212,7 @@ def run(
         gateways=gateways,
         tables=tables_file(folder, players, tournaments, level_minutes),
         worker_options=["--house-bots", "0", "--bot-think", "0"],
+        gateway_options=["--config", str(gateway_config(folder, players * tournaments))],
         say=lambda line: print(f"  [cluster] {line}", file=sys.stderr, flush=True),
         metrics=True,
     )
