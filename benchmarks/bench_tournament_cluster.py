@@ -18,14 +18,16 @@ The JSON line has `bench tournament`'s fields, over the tournaments: ``players``
 tournament's), ``state`` (``finished`` when every one did, else the states seen), the wall time,
 hands, the bots' action latency (their ``turn`` to the answer to their ``act``), move and
 break-up latencies, ``rss_mb`` (the workers', gateways' and nginx's), ``places_ok`` (every
-tournament gave its places 1..N once each), ``prizes_paid`` and ``prize_pool`` (summed),
-``audit`` (``feltroom audit`` after the room stopped); plus ``workers``, ``gateways``,
-``tournaments``, ``bot_processes``, and ``server_action_ms``: ``p50``, ``p99`` and ``count``
-of ``feltroom_action_broadcast_seconds`` (the owner's time from a player's action received to
-its batch queued for the gateways), its bucket counts summed over every worker's ``/metrics``
-(read before the bots start and after the last result, the difference), each quantile
-interpolated in its bucket as Prometheus's ``histogram_quantile`` does; ``le_150ms`` is the
-share of actions in the buckets up to 150 ms (a bucket bound: exact).
+tournament gave its places 1..N once each), ``prizes_paid`` and ``prize_pool`` (summed; these
+three from each tournament's books, its journal replayed, once the room stopped: a worker's
+lobby serves only its last five results), ``audit`` (``feltroom audit`` after the room
+stopped); plus ``workers``, ``gateways``, ``tournaments``, ``bot_processes``, and
+``server_action_ms``: ``p50``, ``p99`` and ``count`` of ``feltroom_action_broadcast_seconds``
+(the owner's time from a player's action received to its batch queued for the gateways), its
+bucket counts summed over every worker's ``/metrics`` (read before the bots start and after
+the last result, the difference), each quantile interpolated in its bucket as Prometheus's
+``histogram_quantile`` does; ``le_150ms`` is the share of actions in the buckets up to 150 ms
+(a bucket bound: exact).
 """
 
 from __future__ import annotations
@@ -217,7 +219,6 @@ def run(
         metrics=True,
     )
     instances = [f"{spec_id}-1" for spec_id in spec_ids(tournaments)]
-    details: dict[str, Any] = {}
     try:
         cluster.open_services()
         names = [f"tb{k}" for k in range(players * tournaments)]
@@ -250,10 +251,9 @@ def run(
             runs = play_in(bot_processes, shares)
         wall = time.monotonic() - started
         after = scrape(metrics)
-        for instance in instances:
-            details[instance] = _get(f"{url}/api/tournaments/{instance}")
         rss = round(rss_bytes(cluster.room_pids()) / 2**20, 1)
         cluster.stop()
+        details = results(cluster.db, instances)
         passed = audit(cluster.db)
     finally:
         cluster.close()
@@ -300,6 +300,40 @@ def _wait_open(url: str, instances: list[str], seconds: float = 180.0) -> None:
             return
         time.sleep(0.2)
     raise RuntimeError(f"gave up waiting {seconds:.0f} s for tournaments {sorted(missing)}")
+
+
+def results(db: str, instances: list[str]) -> dict[str, Any]:
+    """Each tournament's state, prize pool and places as its books hold them (its journal
+    replayed, as a new owner rebuilds it): the fields of ``GET /api/tournaments/{id}`` the
+    report reads. (A worker's lobby keeps its last few results only: with more tournaments
+    than that finished on one worker, the first are no longer served.)"""
+    from feltroom.room.tournament_journal import replay
+    from feltroom.store import open_storage
+
+    storage = open_storage(db)
+    found: dict[str, Any] = {}
+    try:
+        for instance in instances:
+            with storage.transaction(write=False) as tx:
+                row = tx.get_tournament(instance)
+                journal = tx.journal(instance)
+            director = replay(row, journal).director
+            placed = sorted((e for e in director.entries if e.place is not None), key=_place)
+            found[instance] = {
+                "state": director.state,
+                "prize_pool": director.pool,
+                "places": [
+                    {"place": e.place, "account": e.account, "prize": e.prize, "shared": e.shared}
+                    for e in placed
+                ],
+            }
+    finally:
+        storage.close()
+    return found
+
+
+def _place(entry: Any) -> int:
+    return int(entry.place or 0)
 
 
 def report(
