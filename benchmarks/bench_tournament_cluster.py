@@ -21,7 +21,8 @@ break-up latencies, ``rss_mb`` (the workers', gateways' and nginx's), ``places_o
 tournament gave its places 1..N once each), ``prizes_paid`` and ``prize_pool`` (summed; these
 three from each tournament's books, its journal replayed, once the room stopped: a worker's
 lobby serves only its last five results), ``audit`` (``feltroom audit`` after the room
-stopped); plus ``workers``, ``gateways``, ``tournaments``, ``bot_processes``, and
+stopped); plus ``workers``, ``gateways``, ``tournaments``, ``bot_processes``,
+``tournaments_by_worker`` (how many each worker took, from its log), and
 ``server_action_ms``: ``p50``, ``p99`` and ``count`` of ``feltroom_action_broadcast_seconds``
 (the owner's time from a player's action received to its batch queued for the gateways), its
 bucket counts summed over every worker's ``/metrics`` (read before the bots start and after
@@ -36,6 +37,7 @@ import asyncio
 import concurrent.futures
 import dataclasses
 import multiprocessing
+import re
 import shutil
 import sys
 import tempfile
@@ -253,6 +255,10 @@ def run(
         after = scrape(metrics)
         rss = round(rss_bytes(cluster.room_pids()) / 2**20, 1)
         cluster.stop()
+        owners = {  # (each worker's log says which tournaments it took)
+            name: sorted(set(re.findall(r"tournament (\S+) taken", cluster.log(name))))
+            for name in cluster.metrics_urls
+        }
         details = results(cluster.db, instances)
         passed = audit(cluster.db)
     finally:
@@ -263,6 +269,7 @@ def run(
         "gateways": gateways,
         "tournaments": tournaments,
         "bot_processes": bot_processes,
+        "tournaments_by_worker": {name: len(taken) for name, taken in owners.items()},
         "server_action_ms": server_action_ms(before, after),
     }
     if passed and line["places_ok"]:

@@ -28,6 +28,8 @@ def test_R_TOURN_10_R_TOURN_11_bench_tournament_cluster_two_sit_and_gos_at_once(
     report = json.loads(lines[0])
     assert (report["workers"], report["gateways"], report["tournaments"]) == (2, 1, 2)
     assert report["bot_processes"] == 2
+    assert set(report["tournaments_by_worker"]) == {"worker-1", "worker-2"}
+    assert sum(report["tournaments_by_worker"].values()) >= 2  # (each taken by a worker)
     assert report["players"] == 6
     assert report["state"] == "finished", report
     assert report["places_ok"] is True  # places 1..6 in each (shared places cover theirs)
