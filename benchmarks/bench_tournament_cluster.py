@@ -34,7 +34,6 @@ the last result, the difference), each quantile interpolated in its bucket as Pr
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import dataclasses
 import multiprocessing
 import re
@@ -180,7 +179,9 @@ def play_in(processes: int, shares: list[Share]) -> dict[str, Any]:
 
     context = multiprocessing.get_context("spawn")
     merged: dict[str, Any] = {}
-    with concurrent.futures.ProcessPoolExecutor(processes, mp_context=context) as pool:
+    # (a child whose bots fail raises here at once, and leaving the pool ends the others,
+    # whose bots would wait for a start that never comes)
+    with context.Pool(processes) as pool:
         for done in pool.map(_child, shares):
             for instance, part in done.items():
                 run = merged.setdefault(instance, TournamentRun(instance, [], 0.0))
