@@ -149,6 +149,13 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--limit", type=float, default=3600.0, metavar="S", help="stop the bots after S seconds"
     )
+    parser.add_argument(
+        "--bot-processes",
+        type=int,
+        default=0,
+        metavar="N",
+        help="spread the bots over N client processes (default 0: in this process)",
+    )
     parser.add_argument("--json", action="store_true")
     parser.add_argument(
         "--cluster",
@@ -163,18 +170,16 @@ def main(argv: list[str]) -> int:
         metavar="K",
         help="--cluster: K sit-and-gos of --players each at once (default 1)",
     )
-    parser.add_argument(
-        "--bot-processes",
-        type=int,
-        default=0,
-        metavar="N",
-        help="--cluster: the bots in N child processes (default 0: in this one)",
-    )
     args = parser.parse_args(argv)
     if args.players < 2:
         parser.error(f"--players is at least 2, not {args.players}")
     if args.level_minutes is not None and args.level_minutes < 1:
         parser.error(f"--level-minutes is at least 1, not {args.level_minutes}")
+    if args.bot_processes < 0 or args.bot_processes > args.players:
+        parser.error(
+            f"--bot-processes is 0 (the bots in this process) to --players ({args.players}), "
+            f"not {args.bot_processes}"
+        )
     if args.cluster:
         return _cluster(parser, args)
     for option in ("workers", "gateways", "tournaments"):
@@ -210,10 +215,6 @@ def _cluster(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         parser.error(
             "--workers, --gateways and --tournaments are at least 1; got "
             f"{workers}, {gateways}, {tournaments}"
-        )
-    if args.bot_processes < 0:
-        parser.error(
-            f"--bot-processes is 0 (the bots in this process) or more, not {args.bot_processes}"
         )
     from feltroom.ops.services import ServiceUnavailable
 

@@ -918,10 +918,10 @@ class Hub:
         if kind in ("act", "sit_out", "sit_in", "auto_muck") and seat is None:
             raise NotSeated(f"you have no seat at table {tab.table_id}")
         if kind == "act":
+            await tournament.check_away(player)  # refused during a cool-off or exclusion
             try:
-                await tournament.check_away(player)  # refused during a cool-off or exclusion
                 action = self._action(tab, seat, m)  # type: ignore[arg-type]
-                self._acting[tab.table_id] = time.perf_counter()
+                self._acting[tab.table_id] = time.perf_counter()  # as at a cash table
                 await tournament.act(player, action, now, m.hand, m.turn_id)
             except Exception:
                 self._acting.pop(tab.table_id, None)
