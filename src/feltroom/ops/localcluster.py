@@ -213,13 +213,15 @@ class LocalCluster:
         first = self._serve(
             "worker-1", "worker", [*lease, *self._direct(1), *self.worker_options, *tables]
         )
+        # The others start meanwhile: live when the first's first lease round counts the
+        # workers, they get their share of the tournaments opened then (a worker does not hand
+        # a tournament over to rebalance).
+        for k in range(2, self.workers + 1):
+            options = [*lease, *self._direct(k), *self.worker_options]
+            process = self._serve(f"worker-{k}", "worker", options)
+            self.say(f"worker-{k} (pid {process.pid})")
         self._wait("the tables to be loaded", lambda: "definitions loaded" in self.log("worker-1"))
         self.say(f"worker-1 (pid {first.pid}) loaded {table_count} tables from {self.tables}")
-        for k in range(1, self.workers + 1):
-            if k > 1:
-                options = [*lease, *self._direct(k), *self.worker_options]
-                process = self._serve(f"worker-{k}", "worker", options)
-                self.say(f"worker-{k} (pid {process.pid})")
         ports: dict[str, int] = {}
         for k in range(1, self.gateways + 1):
             port = self.port if self.gateways == 1 and self.port else free_port()
