@@ -1085,6 +1085,8 @@ class ClusterWorker:
             bots = tournament.bot_names
             players: dict[str, list[str]] = {}
             moves: list[dict[str, Any]] = []
+            named: set[str] = set()
+            results: set[str] = set()
             for event in news:
                 if isinstance(event, PlayerMoved):
                     if event.account in bots:
@@ -1105,17 +1107,20 @@ class ClusterWorker:
                         }
                     )
                 elif isinstance(event, TournamentNews):
-                    named = [a for a in event.accounts if a not in bots]
-                    views = tournament.player_views(named, now)
-                    for account in named:
-                        view = views.get(account)
-                        if view is None:
-                            continue
-                        frames = players.setdefault(account, [])
-                        frames.append(protocol.encode({"type": "tournament", "ref": None, **view}))
-                        result = tournament_result(view) if account in event.results else None
-                        if result is not None:
-                            frames.append(protocol.encode(result))
+                    named.update(a for a in event.accounts if a not in bots)
+                    results.update(event.results)
+            # The batch's news is one change: each player named gets one view of where it
+            # left them (worked out now, the same for every piece of news), after their moves.
+            views = tournament.player_views(sorted(named), now)
+            for account in sorted(named):
+                view = views.get(account)
+                if view is None:
+                    continue
+                frames = players.setdefault(account, [])
+                frames.append(protocol.encode({"type": "tournament", "ref": None, **view}))
+                result = tournament_result(view) if account in results else None
+                if result is not None:
+                    frames.append(protocol.encode(result))
             if not players:
                 continue
             request = {
