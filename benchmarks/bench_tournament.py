@@ -279,6 +279,19 @@ def main(argv: list[str]) -> int:
         help="spread the bots over N client processes (default 0: in this process)",
     )
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--cluster",
+        action="store_true",
+        help="the same on the local cluster (benchmarks/bench_tournament_cluster.py)",
+    )
+    parser.add_argument("--workers", type=int, metavar="W", help="--cluster: workers (default 2)")
+    parser.add_argument("--gateways", type=int, metavar="G", help="--cluster: gateways (default 1)")
+    parser.add_argument(
+        "--tournaments",
+        type=int,
+        metavar="K",
+        help="--cluster: K sit-and-gos of --players each at once (default 1)",
+    )
     args = parser.parse_args(argv)
     if args.players < 2:
         parser.error(f"--players is at least 2, not {args.players}")
@@ -289,6 +302,11 @@ def main(argv: list[str]) -> int:
             f"--bot-processes is 0 (the bots in this process) to --players ({args.players}), "
             f"not {args.bot_processes}"
         )
+    if args.cluster:
+        return _cluster(parser, args)
+    for option in ("workers", "gateways", "tournaments"):
+        if getattr(args, option) is not None:
+            parser.error(f"--{option} is an option of --cluster (the local cluster's run)")
     line = run(args.players, args.level_minutes, args.seed, args.limit, args.bot_processes)
     if args.json:
         print(json.dumps(line), flush=True)
@@ -299,6 +317,52 @@ def main(argv: list[str]) -> int:
             f"{line['server_action_ms']['p99']} ms, bots' turn to answer p99 "
             f"{line['action_latency_ms']['p99']} ms, move p99 {line['move_latency_ms']['p99']} "
             f"ms, break-up p99 {line['break_latency_ms']['p99']} ms, prizes "
+            f"{line['prizes_paid']}/{line['prize_pool']}, audit "
+            f"{'pass' if line['audit'] else 'FAIL'}",
+            flush=True,
+        )
+    ok = line["audit"] and line["places_ok"] and line["prizes_paid"] == line["prize_pool"]
+    return 0 if ok and line["bots_ok"] else 1
+
+
+def _cluster(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """``--cluster``: the run on the local cluster (``bench_tournament_cluster``)."""
+    import bench_tournament_cluster
+
+    workers = 2 if args.workers is None else args.workers
+    gateways = 1 if args.gateways is None else args.gateways
+    tournaments = 1 if args.tournaments is None else args.tournaments
+    if workers < 1 or gateways < 1 or tournaments < 1:
+        parser.error(
+            "--workers, --gateways and --tournaments are at least 1; got "
+            f"{workers}, {gateways}, {tournaments}"
+        )
+    from feltroom.ops.services import ServiceUnavailable
+
+    try:
+        line = bench_tournament_cluster.run(
+            players=args.players,
+            tournaments=tournaments,
+            workers=workers,
+            gateways=gateways,
+            bot_processes=args.bot_processes,
+            level_minutes=args.level_minutes,
+            seed=args.seed,
+            limit=args.limit,
+        )
+    except ServiceUnavailable as error:
+        print(f"feltroom bench tournament: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(line), flush=True)
+    else:
+        server = line["server_action_ms"]
+        print(
+            f"{line['tournaments']} tournament(s) of {line['players']} bots on {workers} workers "
+            f"and {gateways} gateway(s): {line['state']} in {line['wall_seconds']} s, "
+            f"{line['hands']} hands, server action p50/p99 {server['p50']}/{server['p99']} ms "
+            f"({server['count']}), bots' action p99 {line['action_latency_ms']['p99']} ms, "
+            f"places {'ok' if line['places_ok'] else 'MISSING'}, prizes "
             f"{line['prizes_paid']}/{line['prize_pool']}, audit "
             f"{'pass' if line['audit'] else 'FAIL'}",
             flush=True,

@@ -808,6 +808,8 @@ def _serve_cluster(config: Any) -> int:
         direct=config.server.direct,
         tables=None if tables is None else str(tables),
         settings=_runtime_settings(config),
+        metrics_port=config.server.metrics_port,
+        host=config.server.host,
     )
 
 

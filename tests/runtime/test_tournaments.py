@@ -72,7 +72,8 @@ def test_house_bots_fill_a_sit_and_go_and_play_it_to_its_end(
     # places 1..4 each given once; two equal stacks out in one hand share a place (R-TOURN-10:
     # places 3 and 3, shared by two), which the random decks may deal
     covered = {place for p in places for place in range(p["place"], p["place"] + p["shared"])}
-    assert len(places) == 4 and covered == {1, 2, 3, 4}, places
+    assert len(places) == 4, places
+    assert covered == {1, 2, 3, 4}, places
     assert sum(p["prize"] for p in places) == 2000
     assert next(p["prize"] for p in places if p["place"] == 1) == 2000
     winner = next(p["account"] for p in places if p["place"] == 1)

@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 
 from feltroom.room.audit import audit
+from feltroom.server.metrics import REGISTRY
 from feltroom.store import SqlStorage
 
 from .live import HEADS_UP, Client, Live, live_server, room_for
@@ -59,6 +60,13 @@ async def _play(client: Client) -> dict[str, Any]:
                 **_shove(message["legal"]),
             }
             await client.send(act)
+
+
+def _action_counts() -> tuple[float, float]:
+    """The process's accepted actions and the action broadcasts it timed so far."""
+    accepted = REGISTRY.get_sample_value("feltroom_actions_total", {"result": "accepted"})
+    timed = REGISTRY.get_sample_value("feltroom_action_broadcast_seconds_count")
+    return accepted or 0.0, timed or 0.0
 
 
 async def _view(client: Client) -> dict[str, Any]:
@@ -124,7 +132,13 @@ def test_people_play_a_tournament_over_the_protocol(storage: SqlStorage) -> None
                 )
                 assert refused["type"] == "error"
                 assert "R-TOURN-15" in refused["message"]
+                accepted, broadcast = _action_counts()
                 results = await asyncio.gather(*(_play(c) for c in clients))
+                # each action taken at a tournament table counted and timed to its broadcast
+                # (feltroom_action_broadcast_seconds, as at a cash table)
+                accepted_after, broadcast_after = _action_counts()
+                assert accepted_after > accepted
+                assert broadcast_after - broadcast == accepted_after - accepted
                 by_place = sorted((r["place"], r["prize"]) for r in results)
                 assert by_place[0] == (1, 4000)
                 assert all(prize == 0 for _, prize in by_place[1:])

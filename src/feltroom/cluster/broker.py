@@ -179,6 +179,12 @@ class Presence:
         return int(left)
 
 
+POOL_CONNECTIONS = 200
+"""A client's connections to the broker at most (its commands in flight at once)."""
+POOL_WAIT = 20.0
+"""Seconds a command waits for one of them before it fails (the broker is then away)."""
+
+
 def connect(url: str) -> aioredis.Redis:
     """A client of the broker at ``url`` (``redis://:PASSWORD@host:port/db``, ``rediss://``
     for TLS, or ``unix://:PASSWORD@/path/to/redis.sock?db=0`` for a broker on the same host by
@@ -194,7 +200,17 @@ def connect(url: str) -> aioredis.Redis:
             "--broker needs the broker's password (redis://:PASSWORD@host:6379/0): hole cards "
             "cross the broker, which must require authentication (docs/cluster.md)"
         )
-    return aioredis.Redis.from_url(url, decode_responses=True, health_check_interval=5)
+    # A burst of commands (thousands of players connecting or registering through one gateway
+    # at once) waits for one of the pool's connections rather than failing with "Too many
+    # connections" past the client's default of 100.
+    pool = aioredis.BlockingConnectionPool.from_url(
+        url,
+        max_connections=POOL_CONNECTIONS,
+        timeout=POOL_WAIT,
+        decode_responses=True,
+        health_check_interval=5,
+    )
+    return aioredis.Redis.from_pool(pool)
 
 
 def broker_check(url: str) -> Callable[[], Awaitable[None]]:

@@ -146,9 +146,13 @@ def serve_worker(
     settings: RuntimeSettings,
     name: str | None = None,
     direct: str | None = None,
+    metrics_port: int | None = None,
+    host: str = "127.0.0.1",
 ) -> int:
     """``feltroom serve --role worker``: own tables under leases until interrupted (with
-    ``direct``, the gateways' direct links listen there)."""
+    ``direct``, the gateways' direct links listen there; with ``metrics_port``, ``GET
+    /metrics`` is served on ``host`` at that port: the worker's tables, the players' actions
+    it ran and their broadcast times)."""
     import faulthandler
 
     import uvloop
@@ -204,10 +208,20 @@ def serve_worker(
                 with contextlib.suppress(NotImplementedError):
                     loop.add_signal_handler(number, worker.stop)
             collector = calm_collector()  # no second-long full collections (collector.py)
+            metrics = None
+            if metrics_port is not None:
+                from feltroom.server.app import metrics_server
+                from feltroom.server.metrics import RoomCollector
+
+                listener = metrics_server(RoomCollector(worker.runtime), host, metrics_port)
+                metrics = asyncio.create_task(listener.serve(), name="metrics listener")
             try:
                 await worker.run(on_ready=ready)
             finally:
                 collector.cancel()
+                if metrics is not None:
+                    listener.should_exit = True
+                    await asyncio.gather(metrics, return_exceptions=True)
 
         uvloop.run(main())
     finally:

@@ -71,6 +71,7 @@ from feltroom.room.tournaments_config import TournamentSpec
 from feltroom.room.worker import WorkerRuntime
 from feltroom.rules import Action, Call, Check, Fold, RaiseTo
 from feltroom.server import protocol
+from feltroom.server.metrics import ACTION_BROADCAST
 from feltroom.server.session import Hub, game_news, tournament_result
 from feltroom.server.wire import Fanout, moved_message, snapshot_messages
 from feltroom.table import Entry
@@ -1093,6 +1094,9 @@ class ClusterWorker:
             bots, lease = found[0].bot_names, found[0].tournament_id
         else:
             return
+        # A player's action run here (``Hub.run_for`` noted when): its batch, queued below for
+        # the gateways, is its broadcast (the single process's feltroom_action_broadcast_seconds).
+        began = self.hub._acting.pop(runner.table_id, None)
         table = runner.table
         fanout = Fanout(runner, events)
 
@@ -1124,6 +1128,8 @@ class ClusterWorker:
             self.direct.send_batch(runner.table_id, _encode(payload))
         else:
             self._outbox.put_nowait(("PUBLISH", events_channel(runner.table_id), _encode(payload)))
+        if began is not None:
+            ACTION_BROADCAST.observe(time.perf_counter() - began)
         if isinstance(runner, TableRunner):
             self.runtime.note_state(runner)  # (the waiting list, who sits in: for a takeover)
 
@@ -1143,6 +1149,8 @@ class ClusterWorker:
             bots = tournament.bot_names
             players: dict[str, list[str]] = {}
             moves: list[dict[str, Any]] = []
+            named: set[str] = set()
+            results: set[str] = set()
             for event in news:
                 if isinstance(event, PlayerMoved):
                     if event.account in bots:
@@ -1163,17 +1171,20 @@ class ClusterWorker:
                         }
                     )
                 elif isinstance(event, TournamentNews):
-                    named = [a for a in event.accounts if a not in bots]
-                    views = tournament.player_views(named, now)
-                    for account in named:
-                        view = views.get(account)
-                        if view is None:
-                            continue
-                        frames = players.setdefault(account, [])
-                        frames.append(protocol.encode({"type": "tournament", "ref": None, **view}))
-                        result = tournament_result(view) if account in event.results else None
-                        if result is not None:
-                            frames.append(protocol.encode(result))
+                    named.update(a for a in event.accounts if a not in bots)
+                    results.update(event.results)
+            # The batch's news is one change: each player named gets one view of where it
+            # left them (worked out now, the same for every piece of news), after their moves.
+            views = tournament.player_views(sorted(named), now)
+            for account in sorted(named):
+                view = views.get(account)
+                if view is None:
+                    continue
+                frames = players.setdefault(account, [])
+                frames.append(protocol.encode({"type": "tournament", "ref": None, **view}))
+                result = tournament_result(view) if account in results else None
+                if result is not None:
+                    frames.append(protocol.encode(result))
             if not players:
                 continue
             request = {

@@ -112,11 +112,16 @@ class LocalCluster:
         say: Callable[[str], None] | None = None,
         single: bool = False,
         direct: bool = True,
+        metrics: bool = False,
     ) -> None:
         if not single and (workers < 1 or gateways < 1):
             raise ValueError("a cluster needs at least one worker and one gateway")
         self.single = single
         self.direct = direct  # (the workers' direct links: feltroom.cluster.direct)
+        # With ``metrics``, each worker serves ``GET /metrics`` on a free loopback port of its
+        # own (``--metrics-port``): name -> its address.
+        self.metrics = metrics
+        self.metrics_urls: dict[str, str] = {}
         self.workers, self.gateways = (1, 1) if single else (workers, gateways)
         self.tables = tables
         self.worker_options = list(worker_options)
@@ -169,8 +174,14 @@ class LocalCluster:
         return process
 
     def _direct(self, k: int) -> list[str]:
-        """Worker k's direct links: a Unix socket in the cluster's folder."""
-        return ["--direct", f"unix:{self.folder}/worker-{k}.sock"] if self.direct else []
+        """Worker k's direct links (a Unix socket in the cluster's folder) and, with
+        ``metrics``, its metrics listener."""
+        options = ["--direct", f"unix:{self.folder}/worker-{k}.sock"] if self.direct else []
+        if self.metrics:
+            port = free_port()
+            self.metrics_urls[f"worker-{k}"] = f"http://127.0.0.1:{port}/metrics"
+            options += ["--host", "127.0.0.1", "--metrics-port", str(port)]
+        return options
 
     def log(self, name: str) -> str:
         with contextlib.suppress(OSError):
@@ -202,13 +213,15 @@ class LocalCluster:
         first = self._serve(
             "worker-1", "worker", [*lease, *self._direct(1), *self.worker_options, *tables]
         )
+        # The others start meanwhile: live when the first's first lease round counts the
+        # workers, they get their share of the tournaments opened then (a worker does not hand
+        # a tournament over to rebalance).
+        for k in range(2, self.workers + 1):
+            options = [*lease, *self._direct(k), *self.worker_options]
+            process = self._serve(f"worker-{k}", "worker", options)
+            self.say(f"worker-{k} (pid {process.pid})")
         self._wait("the tables to be loaded", lambda: "definitions loaded" in self.log("worker-1"))
         self.say(f"worker-1 (pid {first.pid}) loaded {table_count} tables from {self.tables}")
-        for k in range(1, self.workers + 1):
-            if k > 1:
-                options = [*lease, *self._direct(k), *self.worker_options]
-                process = self._serve(f"worker-{k}", "worker", options)
-                self.say(f"worker-{k} (pid {process.pid})")
         ports: dict[str, int] = {}
         for k in range(1, self.gateways + 1):
             port = self.port if self.gateways == 1 and self.port else free_port()
@@ -246,7 +259,8 @@ class LocalCluster:
 
     def _spread(self, table_count: int) -> bool:
         """Every table leased, each worker holding its share (a table moves to a worker that
-        joined only between hands: bots that sit meanwhile would be refused)."""
+        joined only between hands: bots that sit meanwhile would be refused); the tournaments'
+        leases are not counted."""
         from sqlalchemy import create_engine, text
 
         engine = create_engine(self.db)
@@ -255,7 +269,8 @@ class LocalCluster:
                 rows = connection.execute(
                     text(
                         "SELECT owner, count(*) FROM table_leases WHERE expires_at > "
-                        "EXTRACT(EPOCH FROM clock_timestamp()) GROUP BY owner"
+                        "EXTRACT(EPOCH FROM clock_timestamp()) AND table_id IN (SELECT "
+                        "table_id FROM table_definitions) GROUP BY owner"
                     )
                 ).all()
         finally:

@@ -78,7 +78,15 @@ from feltroom.server.timeouts import READ_TIMEOUTS, ReadTimeouts, timed_http
 from feltroom.server.transport import BatchedWebSocketProtocol
 from feltroom.server.ws import websocket_endpoint
 
-__all__ = ["STATIC", "create_app", "render_status", "room_app", "serve", "server_config"]
+__all__ = [
+    "STATIC",
+    "create_app",
+    "metrics_server",
+    "render_status",
+    "room_app",
+    "serve",
+    "server_config",
+]
 
 STATIC = Path(str(resources.files("feltroom.server") / "static"))
 """The browser client's files (package data)."""
@@ -336,6 +344,25 @@ class _QuietServer(uvicorn.Server):
         yield
 
 
+def metrics_server(
+    collector: RoomCollector,
+    host: str,
+    port: int,
+    *,
+    log_level: str = "warning",
+    read_timeouts: ReadTimeouts = READ_TIMEOUTS,
+) -> uvicorn.Server:
+    """The listener of ``--metrics-port``: ``GET /metrics`` (``collector``'s figures and the
+    process's) on a port of its own, which leaves the signals to the process's main loop (the
+    room's server, or a worker's)."""
+    config = server_config(
+        Starlette(), host, port, log_level=log_level, read_timeouts=read_timeouts
+    )
+    config.app = metrics_app(collector)
+    config.ws = "none"
+    return _QuietServer(config)
+
+
 def serve(
     app: Starlette,
     host: str,
@@ -362,12 +389,15 @@ def serve(
     )
     servers = [server]
     if metrics_port is not None:
-        config = server_config(
-            app, host, metrics_port, log_level=log_level, read_timeouts=read_timeouts
+        servers.append(
+            metrics_server(
+                app.state.metrics,
+                host,
+                metrics_port,
+                log_level=log_level,
+                read_timeouts=read_timeouts,
+            )
         )
-        config.app = metrics_app(app.state.metrics)
-        config.ws = "none"
-        servers.append(_QuietServer(config))
 
     async def main() -> None:
         collector = calm_collector()  # no second-long full collections (collector.py)
