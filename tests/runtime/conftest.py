@@ -29,8 +29,9 @@ def make_room(settlement: Settlement, accounts: Accounts, cashier: Cashier, cloc
             "selftest_first": 10**9,
         }
         options.update(settings)
-        selftest = options.pop("selftest", None)
-        extra: dict[str, Any] = {} if selftest is None else {"selftest": selftest}
+        extra: dict[str, Any] = {
+            name: options.pop(name) for name in ("selftest", "randomness") if name in options
+        }
         return RoomRuntime(
             settlement,
             accounts,
