@@ -450,22 +450,31 @@ def _wallet_ledger(
         at_table = (seat.stack if seat is not None else 0) + (
             pending.balance if pending is not None else 0
         )
-        rake = shares.get(owner, 0)
-        if not (buy_ins or added or cash_outs or at_table or rake):
-            continue
-        rows.append(
-            {
-                "player": name,
-                "buy_ins": buy_ins,
-                "added": added,
-                "cash_outs": cash_outs,
-                "at_table": at_table,
-                "rake": rake,
-                "net": cash_outs + at_table - buy_ins - added,
-            }
-        )
+        row = _ledger_row(name, buy_ins, added, cash_outs, at_table, shares.get(owner, 0))
+        if row is not None:
+            rows.append(row)
     house = sum(f[3] for f in flows if f[0] == escrow and f[4] == TransferKind.RAKE.value)
     return rows, house
+
+
+def _ledger_row(
+    name: str, buy_ins: int, added: int, cash_outs: int, at_table: int, rake: int | None = None
+) -> dict[str, Any] | None:
+    """A player's line of the ledger (``rake`` in a wallet currency's), None for a player
+    with nothing in it."""
+    if not (buy_ins or added or cash_outs or at_table or rake):
+        return None
+    row: dict[str, Any] = {
+        "player": name,
+        "buy_ins": buy_ins,
+        "added": added,
+        "cash_outs": cash_outs,
+        "at_table": at_table,
+    }
+    if rake is not None:
+        row["rake"] = rake
+    row["net"] = cash_outs + at_table - buy_ins - added
+    return row
 
 
 def _ledger_rows(
@@ -501,18 +510,9 @@ def _ledger_rows(
             at_table = (seat.stack if seat is not None else 0) + (
                 pending.balance if pending is not None else 0
             )
-            if not (buy_ins or added or cash_outs or at_table):
-                continue
-            rows.append(
-                {
-                    "player": name,
-                    "buy_ins": buy_ins,
-                    "added": added,
-                    "cash_outs": cash_outs,
-                    "at_table": at_table,
-                    "net": cash_outs + at_table - buy_ins - added,
-                }
-            )
+            row = _ledger_row(name, buy_ins, added, cash_outs, at_table)
+            if row is not None:
+                rows.append(row)
     return rows, 0
 
 
