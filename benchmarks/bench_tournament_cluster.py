@@ -47,7 +47,7 @@ from typing import Any
 
 from bench_tournament import CASH, PASSWORD, TOURNAMENT, _get, _ms
 from feltroom.ops.localcluster import LocalCluster, rss_bytes
-from served import audit, seed_accounts
+from served import audit, bucket_quantiles, histogram_buckets, seed_accounts
 
 HISTOGRAM = "feltroom_action_broadcast_seconds"
 
@@ -81,48 +81,25 @@ def spec_ids(tournaments: int) -> list[str]:
 
 def scrape(urls: list[str]) -> dict[float, float]:
     """The action histogram's cumulative bucket counts (upper bound -> count, +Inf as inf)
-    summed over the processes at ``urls``."""
+    summed over the processes at ``urls`` (their ``/metrics``)."""
     summed: dict[float, float] = {}
-    prefix = f"{HISTOGRAM}_bucket{{"
     for url in urls:
         with urllib.request.urlopen(url, timeout=30) as response:
             text = response.read().decode()
-        for line in text.splitlines():
-            if not line.startswith(prefix):
-                continue
-            labels, value = line[len(prefix) :].rsplit("} ", 1)
-            bound = labels.split('le="', 1)[1].split('"', 1)[0]
-            key = float("inf") if bound == "+Inf" else float(bound)
-            summed[key] = summed.get(key, 0.0) + float(value)
+        for bound, count in histogram_buckets(text, HISTOGRAM).items():
+            summed[bound] = summed.get(bound, 0.0) + count
     return summed
 
 
-def quantile(buckets: dict[float, float], fraction: float) -> float:
-    """Prometheus's ``histogram_quantile``: linear within the bucket the rank falls in (the
-    highest finite bound when it falls in +Inf)."""
-    bounds = sorted(buckets)
-    total = buckets.get(float("inf"), 0.0)
-    if total <= 0:
-        return 0.0
-    rank = fraction * total
-    lower, below = 0.0, 0.0
-    for bound in bounds:
-        count = buckets[bound]
-        if count >= rank:
-            if bound == float("inf"):
-                return lower
-            inside = count - below
-            return lower + (bound - lower) * ((rank - below) / inside if inside else 1.0)
-        lower, below = bound, count
-    return lower
-
-
 def server_action_ms(before: dict[float, float], after: dict[float, float]) -> dict[str, Any]:
+    """The action histogram's quantiles over the window between two ``scrape``s, and the share
+    of the actions at or under 150 ms (a bucket's bound: exact)."""
     window = {bound: after[bound] - before.get(bound, 0.0) for bound in after}
     count = window.get(float("inf"), 0.0)
+    quantiles = bucket_quantiles(window)
     return {
-        "p50": round(1000 * quantile(window, 0.50), 1),
-        "p99": round(1000 * quantile(window, 0.99), 1),
+        "p50": quantiles["p50"],
+        "p99": quantiles["p99"],
         "count": int(count),
         "le_150ms": round(window.get(0.15, 0.0) / count, 4) if count else None,
     }

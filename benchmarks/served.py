@@ -197,13 +197,9 @@ def metrics_text(url: str) -> str:
     return text
 
 
-def histogram_quantiles(
-    text: str, name: str, fractions: tuple[float, ...] = (0.5, 0.99)
-) -> dict[str, Any]:
-    """Quantiles of the histogram ``name`` (the ``_bucket`` series of a Prometheus exposition,
-    labels summed), estimated as Prometheus' ``histogram_quantile`` does: linearly within the
-    bucket the rank falls in. Also ``count`` and ``le_ms``: the bucket bounds (ms) the estimate
-    lies between, so a reader sees how coarse it is. Quantiles in milliseconds."""
+def histogram_buckets(text: str, name: str) -> dict[float, float]:
+    """The cumulative bucket counts of the histogram ``name`` in a Prometheus exposition
+    (upper bound in seconds -> count, ``+Inf`` as ``inf``), labels summed."""
     cumulative: dict[float, float] = {}
     for line in text.splitlines():
         if not line.startswith(f"{name}_bucket"):
@@ -212,6 +208,16 @@ def histogram_quantiles(
         bound = labels.split('le="', 1)[1].split('"', 1)[0]
         le = float("inf") if bound == "+Inf" else float(bound)
         cumulative[le] = cumulative.get(le, 0.0) + float(value)
+    return cumulative
+
+
+def bucket_quantiles(
+    cumulative: dict[float, float], fractions: tuple[float, ...] = (0.5, 0.99)
+) -> dict[str, Any]:
+    """Quantiles of a histogram's cumulative buckets (``histogram_buckets``), estimated as
+    Prometheus' ``histogram_quantile`` does: linearly within the bucket the rank falls in. Also
+    ``count`` and ``pNN_bucket_ms``: the bucket bounds (ms) the estimate lies between, so a
+    reader sees how coarse it is. Quantiles in milliseconds."""
     bounds = sorted(cumulative)
     total = cumulative.get(float("inf"), 0.0)
     result: dict[str, Any] = {"count": int(total)}
@@ -234,3 +240,10 @@ def histogram_quantiles(
                 break
             lower, below = le, cumulative[le]
     return result
+
+
+def histogram_quantiles(
+    text: str, name: str, fractions: tuple[float, ...] = (0.5, 0.99)
+) -> dict[str, Any]:
+    """``bucket_quantiles`` of the histogram ``name`` in a Prometheus exposition."""
+    return bucket_quantiles(histogram_buckets(text, name), fractions)

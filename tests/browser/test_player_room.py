@@ -199,6 +199,7 @@ def _turn_at(room: Room, table: str, seat: int) -> bool:
     return server_to_act(room, table) == seat
 
 
+@pytest.mark.slow  # (49 s on 2 cores: the main step stays under 20 minutes)
 def test_several_tables_in_one_page_tabs_tiles_and_the_turn_raised(
     room: Room, browser: Any
 ) -> None:

@@ -96,6 +96,7 @@ def _seconds(text: str) -> int:
     return int(found.group(1)) * 60 + int(found.group(2))
 
 
+@pytest.mark.slow  # (145 s on 2 cores: the main step stays under 20 minutes)
 def test_the_break_the_bubble_and_hand_for_hand_are_shown(room: Room, browser: Any) -> None:
     page = _sign_in(browser, room.url, "vera")
     # seated when the bots have filled the tournament: the page goes to the table by itself

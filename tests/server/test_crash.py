@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "crash_cycles.py"
 
 
@@ -27,6 +29,7 @@ def _script() -> ModuleType:
     return module
 
 
+@pytest.mark.slow  # (81 s on 2 cores: the main step stays under 20 minutes)
 def test_killed_ten_times_at_random_moments_the_books_stay_exact(fast_tmp: Path) -> None:
     crash = _script()
     summary = crash.run_cycles(10, fast_tmp, seed=20261129, low=0.2, high=1.5)

@@ -12,6 +12,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from sqlalchemy.exc import OperationalError
 
 from feltroom.room.audit import audit
@@ -63,6 +64,7 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
     process.wait(timeout=30)
 
 
+@pytest.mark.slow  # (10 to 45 s: the main step stays under 20 minutes)
 def test_a_kill_in_the_middle_of_a_multi_table_tournament_and_its_resumption(
     fast_tmp: Path,
 ) -> None:
