@@ -584,16 +584,7 @@ class GatewayHub(Hub):
                 f"no tournament {tournament_id!r}; tournaments are {', '.join(known) or 'none'}",
                 {"tournament": tournament_id, "tournaments": known},
             )
-        frame = msgspec.json.encode(m).decode()
-        try:
-            result = await self.client.call(
-                tournament_id, "message", connection.player, frame=frame, watching=False
-            )
-        except RemoteError as error:
-            raise Unavailable(tournament_id, error.message) from None
-        for text in result.get("frames", []):
-            connection.send_frame(text)
-        return ANSWERED
+        return await self._forward(connection, tournament_id, m)
 
     async def _game_message(self, connection: Connection, m: Any) -> Message | None:
         """``game`` (a host's control) and ``game_request`` (a player withdrawing their own
@@ -603,13 +594,19 @@ class GatewayHub(Hub):
         await self._know_table(table_id)
         if table_id not in self.tables:
             raise UnknownGame(f"no game {m.game!r} of yours; GET /api/games lists your games")
+        return await self._forward(connection, table_id, m)
+
+    async def _forward(self, connection: Connection, owner_id: str, m: Any) -> Message | None:
+        """A message the owner of ``owner_id`` (a tournament, a home game's table) answers:
+        sent there as the player's, its frames back to this connection."""
+        assert connection.player is not None
         frame = msgspec.json.encode(m).decode()
         try:
             result = await self.client.call(
-                table_id, "message", connection.player, frame=frame, watching=False
+                owner_id, "message", connection.player, frame=frame, watching=False
             )
         except RemoteError as error:
-            raise Unavailable(table_id, error.message) from None
+            raise Unavailable(owner_id, error.message) from None
         for text in result.get("frames", []):
             connection.send_frame(text)
         return ANSWERED
