@@ -302,8 +302,13 @@ def test_the_history_list_pages_replays_and_downloads(room: Room, browser: Any) 
     page.fill("#auth-name", "alma")
     page.fill("#auth-password", "password-alma")
     page.click("#signin")
+    expect(page.locator("nav .who")).to_have_text("alma")
     page.click("nav a[href='#history']")
+    expect(page).to_have_url(re.compile(r"#history$"))
     rows = page.locator(".hand-list tbody tr")
+    # (one CI run saw no row within 15 s of the click: the first read of 57 hands on a loaded
+    # machine is given longer, and a page still loading says so in the failure)
+    expect(page.locator("#app")).not_to_contain_text("Loading…", timeout=30_000)
     expect(rows).to_have_count(50)
     newest = rows.first
     expect(newest).to_have_attribute("data-hand", str(ids[-1]))

@@ -313,12 +313,21 @@ def test_R_TOURN_15_a_suspended_account_is_disqualified_at_its_tournament_table(
             state = runner.director.entries[number - 1]
             if tab.table.in_hand:  # still seated until its hand ends
                 assert tab.table.seat_of(account) == victim
+            out_before = {e.number for e in runner.director.entries if e.out}
             while not state.out:
                 await run_for(room, clock, 0.5)
             chips = runner.director.disqualified_chips
             remaining = runner.director.remaining
             assert tab.table.seat_of(account) is None
-            assert state.place == remaining + 1
+            # below every entry out in the same hand (an opponent may bust in it too)
+            also_out = [
+                e
+                for e in runner.director.entries
+                if e.out and e.number not in out_before and e is not state
+            ]
+            assert state.place is not None
+            assert all(e.place is not None and e.place < state.place for e in also_out)
+            assert state.place == remaining + 1 + len(also_out)
             assert state.prize == 0
             assert await runner.disqualify(account, clock.now) is None  # nothing more to do
             lobby = {p["account"]: p for p in runner.lobby(clock.now)["places"]}
