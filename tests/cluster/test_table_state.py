@@ -178,3 +178,42 @@ def test_several_leases_are_checked_in_one_statement_on_postgresql(pg_url: str) 
             mine.fence.check(tx, "t3")
     finally:
         store.close()
+
+
+def test_a_table_stores_who_sits_in_before_it_deals(
+    storage: SqlStorage, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hand is dealt only once who sits in is stored: a crash that voids the hand leaves its
+    players sitting in at the next owner, which deals again without a command from them (a
+    killed worker's home game was taken over with its players sat out, its table dealing no
+    more). Here the half second's timer is made a minute: the deal does not wait for it."""
+    monkeypatch.setattr("feltroom.room.worker.KEEP_STATE_WITHIN", 60.0)
+    accounts = Accounts(storage, argon2=Argon2Settings.cheap())
+    for name in ("alice", "bob"):
+        accounts.sign_up(name, PASSWORD)
+        Cashier(storage).grant(name, 100_000, f"{name}-grant")
+    leases = Leases(storage, "w1", seconds=30)
+    runtime = WorkerRuntime(
+        Settlement(storage, fence=leases.fence, shard="w1"),
+        accounts,
+        Cashier(storage),
+        leases,
+        settings=RuntimeSettings(house_bots=0, between_hands=0.2),
+    )
+    seen: list[Any] = []
+
+    async def scenario() -> None:
+        await runtime.start()
+        try:
+            spec = next(spec for spec, _ in table_entries(TABLES) if spec.table_id == "c1")
+            assert leases.take("c1") is not None
+            runner = await runtime.adopt(spec)
+            await runtime.join("c1", "alice", 1, 5_000)
+            await runtime.join("c1", "bob", 2, 5_000)
+            await _until("a hand dealt", lambda: runner.table.in_hand, 10)
+            seen.append(_stored(storage, "c1"))
+        finally:
+            await runtime.stop()
+
+    asyncio.run(scenario())
+    assert seen == [{"sitting_in": ["alice", "bob"], "waiting": []}]

@@ -288,6 +288,17 @@ class WorkerRuntime(RoomRuntime):
         urgent = before is None or before.get("waiting") != state["waiting"]
         self._store_states_in(0.0 if urgent else KEEP_STATE_WITHIN)
 
+    async def before_deal(self, table_id: str) -> None:
+        """The table deals now: who sits in is stored first if it changed (not within
+        ``KEEP_STATE_WITHIN``), so a takeover that voids the hand seats its players sitting in
+        (the players dealt in stay dealt in at the next owner, not sat out: R-SIT-2)."""
+        runner = self.runners.get(table_id)
+        if runner is None:
+            return
+        self.note_state(runner)
+        if table_id in self._pending_state:
+            await self.store_states(only=[table_id])
+
     def _store_states_in(self, delay: float) -> None:
         loop = asyncio.get_running_loop()
         timer, due = self._state_timer, loop.time() + delay

@@ -296,6 +296,7 @@ class TableRunner(ClockedRunner):
         await self._keep_bots(now)
         if now < self.next_deal or not table.can_start():
             return
+        await self.room.before_deal(self.table_id)  # (a takeover keeps who was dealt in)
         if self.hand_id is None:
             self.hand_id = await self.writer.call(self.books_settlement.begin_hand, self.table_id)
         try:

@@ -1186,7 +1186,11 @@ class HomeGames:
         idle = self.settings.idle_hours * 3600.0
         for game in list(self.games.values()):
             if game.status == "ended":
-                await self._retire(game)
+                # under the lock: a host's end (``control``) marks the game ended before its
+                # table closes and stores the game after; its table retires only after that
+                # (retired, its lease given up, the game's storing would be refused)
+                async with self.lock:
+                    await self._retire(game)
                 continue
             if now - game.last_deal < idle:
                 continue

@@ -384,6 +384,10 @@ class RoomRuntime(SeatCommands, TournamentsHost, OperatorActions):
         worker: its waiting list and who sits in); a single process keeps nothing."""
         return {}
 
+    async def before_deal(self, table_id: str) -> None:
+        """A cash table is about to deal: a cluster's worker stores first what a takeover
+        keeps of it (``kept_state``); a single process keeps nothing."""
+
     def seats_of(self, player: str) -> list[tuple[str, int]]:
         """Every (table id, seat) where ``player`` sits."""
         seats = []
