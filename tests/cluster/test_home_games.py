@@ -304,10 +304,6 @@ def _empty(store: Storage) -> bool:
         return not tx.seats_at(TABLE)
 
 
-@pytest.mark.skip(
-    reason="failed once in the slow step on 2 cores (no hand at the new owner within 60 s after "
-    "the takeover); skipped until that is understood: issue 45 stays open for it"
-)
 def test_R_HOME_2_a_killed_workers_home_game_goes_on_at_another(
     pg_url: str, redis_server: RedisServer, tmp_path: Path
 ) -> None:
