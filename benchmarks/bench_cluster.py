@@ -40,10 +40,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bench_server import parser_for, room_options, run, write_tables
+from bench_server import SEATS, parser_for, room_options, run, write_tables
 from feltroom.ops.localcluster import LocalCluster, rss_bytes
 from feltroom.ops.services import ServiceUnavailable
-from served import audit, seed_accounts
+from served import audit, loopback_config, seed_accounts
 
 
 class ClusterRoom:
@@ -60,11 +60,15 @@ class ClusterRoom:
         single: bool = False,
         direct: bool = True,
     ) -> None:
+        # (every bot connects from 127.0.0.1: the per-address cap of the gateways, or of the
+        # one process of ``single``, holds a bot in every seat)
+        config = ["--config", str(loopback_config(folder, tables * SEATS))]
         self.cluster = LocalCluster(
             workers=workers,
             gateways=gateways,
             tables=write_tables(folder, tables),
-            worker_options=room_options(real_pace),
+            worker_options=[*room_options(real_pace), *(config if single else [])],
+            gateway_options=config,
             say=lambda line: print(f"  [cluster] {line}", file=sys.stderr, flush=True),
             single=single,
             direct=direct,

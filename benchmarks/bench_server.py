@@ -61,7 +61,7 @@ from typing import Any
 import uvloop
 
 from feltroom.server.collector import calm_collector
-from served import Children, ServedRoom, percentile
+from served import Children, ServedRoom, loopback_config, percentile
 
 SEATS = 6
 BUY_IN = 200
@@ -392,7 +392,9 @@ class Server(ServedRoom):
     def __init__(self, folder: Path, tables: int, real_pace: bool = False) -> None:
         tables_file = write_tables(folder, tables)
         options = ["--tables", str(tables_file), *room_options(real_pace)]
-        super().__init__(folder, options)
+        # (every bot connects from 127.0.0.1: the per-address cap holds a bot in every seat)
+        config = loopback_config(folder, tables * SEATS)
+        super().__init__(folder, [*options, "--config", str(config)])
 
 
 def write_tables(folder: Path, tables: int) -> Path:

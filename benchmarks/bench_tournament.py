@@ -49,7 +49,14 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from served import Children, ServedRoom, histogram_quantiles, metrics_text, percentile
+from served import (
+    Children,
+    ServedRoom,
+    histogram_quantiles,
+    loopback_config,
+    metrics_text,
+    percentile,
+)
 
 PASSWORD = "bench-password"
 TOURNAMENT = """
@@ -81,9 +88,7 @@ class Server(ServedRoom):
         minutes = "" if level_minutes is None else f"level_minutes = {level_minutes}\n"
         tables = folder / "tables.toml"
         tables.write_text(CASH + TOURNAMENT.format(players=players, level_minutes=minutes), "utf-8")
-        # Every bot connects from 127.0.0.1: the per-address cap must hold them all.
-        config = folder / "room.toml"
-        config.write_text(f"[protocol]\nconnections_per_address = {players + 64}\n", "utf-8")
+        config = loopback_config(folder, players)  # (every bot connects from 127.0.0.1)
         options = ["--tables", str(tables), "--house-bots", "0", "--bot-think", "0"]
         super().__init__(folder, [*options, "--config", str(config)])
 

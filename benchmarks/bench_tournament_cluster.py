@@ -47,7 +47,7 @@ from typing import Any
 
 from bench_tournament import CASH, PASSWORD, TOURNAMENT, _get, _ms
 from feltroom.ops.localcluster import LocalCluster, rss_bytes
-from served import audit, bucket_quantiles, histogram_buckets, seed_accounts
+from served import audit, bucket_quantiles, histogram_buckets, loopback_config, seed_accounts
 
 HISTOGRAM = "feltroom_action_broadcast_seconds"
 
@@ -61,14 +61,6 @@ def tables_file(folder: Path, players: int, tournaments: int, level_minutes: int
         text += one.replace('id = "bench"', f'id = "{spec_id}"', 1)
     path = folder / "tables.toml"
     path.write_text(text, "utf-8")
-    return path
-
-
-def gateway_config(folder: Path, bots: int) -> Path:
-    """The gateways' settings file: every bot connects from loopback, one address, so the
-    per-address cap on connections (64 by default) is lifted above the bots' number."""
-    path = folder / "gateway.toml"
-    path.write_text(f"[protocol]\nconnections_per_address = {bots + 64}\n", "utf-8")
     return path
 
 
@@ -194,7 +186,10 @@ def run(
         gateways=gateways,
         tables=tables_file(folder, players, tournaments, level_minutes),
         worker_options=["--house-bots", "0", "--bot-think", "0"],
-        gateway_options=["--config", str(gateway_config(folder, players * tournaments))],
+        gateway_options=[
+            "--config",
+            str(loopback_config(folder, players * tournaments, "gateway.toml")),
+        ],
         say=lambda line: print(f"  [cluster] {line}", file=sys.stderr, flush=True),
         metrics=True,
     )

@@ -22,6 +22,16 @@ from typing import Any
 from feltroom.ops.localcluster import cpu_seconds, rss_bytes
 
 
+def loopback_config(folder: Path, connections: int, name: str = "room.toml") -> Path:
+    """A settings file (``--config``) for a room or gateway whose bots all connect from
+    127.0.0.1: the per-address cap on websocket connections (64 by default,
+    ``[protocol] connections_per_address``) is lifted above ``connections``, so no bot is
+    turned away (closed with 1008) and the benchmark measures every connection it reports."""
+    path = folder / name
+    path.write_text(f"[protocol]\nconnections_per_address = {connections + 64}\n", "utf-8")
+    return path
+
+
 class ServedRoom:
     """``feltroom serve`` in its own process on a free loopback port, with its own SQLite file
     in ``folder``; ``options`` are the serve options beyond host, port and database."""

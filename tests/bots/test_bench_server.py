@@ -1,5 +1,6 @@
 """A smoke run of ``feltroom bench server``: a real server process, bots in another process,
-two tables for a few seconds; the JSON line has the documented shape and the books balance."""
+eleven tables (66 bots, all from one address: the room's per-address cap is lifted for them)
+for a few seconds; the JSON line has the documented shape and the books balance."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from feltroom.cli import main
 def test_bench_server_smoke_prints_one_json_line_per_scenario(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    tables = 2
+    tables = 11  # 66 bots from 127.0.0.1: beyond the default per-address cap (64), lifted
     code = main(
         ["bench", "server", "--scenario", "a", "--tables", str(tables), "--seconds", "3",
          "--think", "0", "0.05", "--processes", "1", "--warm-up", "1", "--json"]
