@@ -40,11 +40,12 @@ async def _until(what: str, check: Any, seconds: float = 5.0) -> None:
         await asyncio.sleep(0.02)
 
 
-def test_a_table_state_is_stored_soon_together_and_not_again_when_it_comes_back(
-    storage: SqlStorage, tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
+def _worker(
+    storage: SqlStorage, players: tuple[str, ...], settings: RuntimeSettings
+) -> tuple[WorkerRuntime, Leases]:
+    """A worker ``w1`` and its leases; ``players`` signed up with chips."""
     accounts = Accounts(storage, argon2=Argon2Settings.cheap())
-    for name in ("alice", "bob", "carol"):
+    for name in players:
         accounts.sign_up(name, PASSWORD)
         Cashier(storage).grant(name, 100_000, f"{name}-grant")
     leases = Leases(storage, "w1", seconds=30)
@@ -53,7 +54,17 @@ def test_a_table_state_is_stored_soon_together_and_not_again_when_it_comes_back(
         accounts,
         Cashier(storage),
         leases,
-        settings=RuntimeSettings(between_hands=3600.0),  # no hand: only the state changes
+        settings=settings,
+    )
+    return runtime, leases
+
+
+def test_a_table_state_is_stored_soon_together_and_not_again_when_it_comes_back(
+    storage: SqlStorage, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # no hand: only the state changes
+    runtime, leases = _worker(
+        storage, ("alice", "bob", "carol"), RuntimeSettings(between_hands=3600.0)
     )
     writes: list[dict[str, Any]] = []
     keep = runtime.keep_states
@@ -188,17 +199,8 @@ def test_a_table_stores_who_sits_in_before_it_deals(
     killed worker's home game was taken over with its players sat out, its table dealing no
     more). Here the half second's timer is made a minute: the deal does not wait for it."""
     monkeypatch.setattr("feltroom.room.worker.KEEP_STATE_WITHIN", 60.0)
-    accounts = Accounts(storage, argon2=Argon2Settings.cheap())
-    for name in ("alice", "bob"):
-        accounts.sign_up(name, PASSWORD)
-        Cashier(storage).grant(name, 100_000, f"{name}-grant")
-    leases = Leases(storage, "w1", seconds=30)
-    runtime = WorkerRuntime(
-        Settlement(storage, fence=leases.fence, shard="w1"),
-        accounts,
-        Cashier(storage),
-        leases,
-        settings=RuntimeSettings(house_bots=0, between_hands=0.2),
+    runtime, leases = _worker(
+        storage, ("alice", "bob"), RuntimeSettings(house_bots=0, between_hands=0.2)
     )
     seen: list[Any] = []
 
