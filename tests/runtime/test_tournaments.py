@@ -473,7 +473,11 @@ def test_R_HIST_1_tournament_hands_are_in_the_players_hand_histories(
             assert (proof["hand_id"], proof["table"]) == (hand_id, "sng4-1.1")
             assert {c["role"] for c in proof["cards"]} >= {f"hole:{view_seat(view, account)}"}
             assert verify(proof) == []
-            if match[2] == "I" and "posts the ante" not in text:
+            # (not a blind posted all-in: a big blind posted short still makes the full big
+            # blind the bet to call, docs/rules-engine.md, where PokerKit's reader calls the
+            # largest post; a CI run met "posts big blind 5 and is all-in" under 10/20)
+            short_post = re.search(r"posts (small|big) blind \d+ and is all-in", text)
+            if match[2] == "I" and "posts the ante" not in text and short_post is None:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     (history,) = HandHistory.from_pokerstars(
