@@ -127,10 +127,6 @@ def run(
     finally:
         server.stop()
     audit = server.audit()
-    covered: set[int] = set()
-    for place in detail["places"]:  # equal stacks out together share places (R-TOURN-10)
-        covered.update(range(place["place"], place["place"] + place["shared"]))
-    places_ok = len(detail["places"]) == players and covered == set(range(1, players + 1))
     moves = [s for reason, s in result.move_latencies if reason == "balance"]
     breaks = [s for reason, s in result.move_latencies if reason in ("break", "final")]
     finals = [s for reason, s in result.move_latencies if reason == "final"]
@@ -153,7 +149,7 @@ def run(
         "break_hand_for_hand_ms": _ms(waited),
         "break_outside_hand_for_hand_ms": _ms(outside),
         "rss_mb": rss,
-        "places_ok": places_ok,
+        "places_ok": places_ok(detail["places"], players),
         "prize_pool": detail["prize_pool"],
         "prizes_paid": sum(p["prize"] for p in detail["places"]),
         "timeouts": sum(b.timeouts for b in result.bots),
@@ -168,6 +164,23 @@ def run(
     else:
         line["folder"] = str(folder)
     return line
+
+
+def places_ok(places: list[dict[str, Any]], players: int) -> bool:
+    """Places 1..``players`` each given once (equal stacks out together share places,
+    R-TOURN-10: a place's ``shared`` covers the places below it)."""
+    covered: set[int] = set()
+    for place in places:
+        covered.update(range(place["place"], place["place"] + place["shared"]))
+    return len(places) == players and covered == set(range(1, players + 1))
+
+
+def finish(line: dict[str, Any], as_json: bool, summary: str) -> int:
+    """Print the run's line (``--json``) or ``summary``; the exit status: 0 only when every
+    place was given, every prize paid, the bots played to the end and the audit passed."""
+    print(json.dumps(line) if as_json else summary, flush=True)
+    ok = line["audit"] and line["places_ok"] and line["prizes_paid"] == line["prize_pool"]
+    return 0 if ok and line["bots_ok"] else 1
 
 
 async def _bots(url: str, tokens: dict[str, str], seed: int, limit: float) -> Any:
@@ -313,21 +326,17 @@ def main(argv: list[str]) -> int:
         if getattr(args, option) is not None:
             parser.error(f"--{option} is an option of --cluster (the local cluster's run)")
     line = run(args.players, args.level_minutes, args.seed, args.limit, args.bot_processes)
-    if args.json:
-        print(json.dumps(line), flush=True)
-    else:
-        print(
-            f"tournament of {line['players']} bots: {line['state']} in {line['wall_seconds']} s, "
-            f"{line['hands']} hands ({line['hands_per_second']}/s), server action p99 "
-            f"{line['server_action_ms']['p99']} ms, bots' turn to answer p99 "
-            f"{line['action_latency_ms']['p99']} ms, move p99 {line['move_latency_ms']['p99']} "
-            f"ms, break-up p99 {line['break_latency_ms']['p99']} ms, prizes "
-            f"{line['prizes_paid']}/{line['prize_pool']}, audit "
-            f"{'pass' if line['audit'] else 'FAIL'}",
-            flush=True,
-        )
-    ok = line["audit"] and line["places_ok"] and line["prizes_paid"] == line["prize_pool"]
-    return 0 if ok and line["bots_ok"] else 1
+    return finish(
+        line,
+        args.json,
+        f"tournament of {line['players']} bots: {line['state']} in {line['wall_seconds']} s, "
+        f"{line['hands']} hands ({line['hands_per_second']}/s), server action p99 "
+        f"{line['server_action_ms']['p99']} ms, bots' turn to answer p99 "
+        f"{line['action_latency_ms']['p99']} ms, move p99 {line['move_latency_ms']['p99']} "
+        f"ms, break-up p99 {line['break_latency_ms']['p99']} ms, prizes "
+        f"{line['prizes_paid']}/{line['prize_pool']}, audit "
+        f"{'pass' if line['audit'] else 'FAIL'}",
+    )
 
 
 def _cluster(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
@@ -358,22 +367,18 @@ def _cluster(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     except ServiceUnavailable as error:
         print(f"feltroom bench tournament: {error}", file=sys.stderr)
         return 2
-    if args.json:
-        print(json.dumps(line), flush=True)
-    else:
-        server = line["server_action_ms"]
-        print(
-            f"{line['tournaments']} tournament(s) of {line['players']} bots on {workers} workers "
-            f"and {gateways} gateway(s): {line['state']} in {line['wall_seconds']} s, "
-            f"{line['hands']} hands, server action p50/p99 {server['p50']}/{server['p99']} ms "
-            f"({server['count']}), bots' action p99 {line['action_latency_ms']['p99']} ms, "
-            f"places {'ok' if line['places_ok'] else 'MISSING'}, prizes "
-            f"{line['prizes_paid']}/{line['prize_pool']}, audit "
-            f"{'pass' if line['audit'] else 'FAIL'}",
-            flush=True,
-        )
-    ok = line["audit"] and line["places_ok"] and line["prizes_paid"] == line["prize_pool"]
-    return 0 if ok and line["bots_ok"] else 1
+    server = line["server_action_ms"]
+    return finish(
+        line,
+        args.json,
+        f"{line['tournaments']} tournament(s) of {line['players']} bots on {workers} workers "
+        f"and {gateways} gateway(s): {line['state']} in {line['wall_seconds']} s, "
+        f"{line['hands']} hands, server action p50/p99 {server['p50']}/{server['p99']} ms "
+        f"({server['count']}), bots' action p99 {line['action_latency_ms']['p99']} ms, "
+        f"places {'ok' if line['places_ok'] else 'MISSING'}, prizes "
+        f"{line['prizes_paid']}/{line['prize_pool']}, audit "
+        f"{'pass' if line['audit'] else 'FAIL'}",
+    )
 
 
 if __name__ == "__main__":

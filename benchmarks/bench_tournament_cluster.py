@@ -45,7 +45,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from bench_tournament import CASH, PASSWORD, TOURNAMENT, _get, _ms
+from bench_tournament import CASH, PASSWORD, TOURNAMENT, _get, _ms, places_ok
 from feltroom.ops.localcluster import LocalCluster, rss_bytes
 from served import audit, bucket_quantiles, histogram_buckets, loopback_config, seed_accounts
 
@@ -344,7 +344,8 @@ def report(
         "move_latency_ms": _ms(moves),
         "break_latency_ms": _ms(breaks),
         "rss_mb": rss,
-        "places_ok": bool(details) and all(_places_ok(d, players) for d in details.values()),
+        "places_ok": bool(details)
+        and all(places_ok(d["places"], players) for d in details.values()),
         "prize_pool": sum(d["prize_pool"] for d in details.values()),
         "prizes_paid": sum(p["prize"] for d in details.values() for p in d["places"]),
         "timeouts": sum(b.timeouts for b in bots),
@@ -354,10 +355,3 @@ def report(
         "bots_ok": all(one.ok for one in every),
         "audit": passed,
     }
-
-
-def _places_ok(detail: dict[str, Any], players: int) -> bool:
-    covered: set[int] = set()
-    for place in detail["places"]:  # equal stacks out together share places (R-TOURN-10)
-        covered.update(range(place["place"], place["place"] + place["shared"]))
-    return len(detail["places"]) == players and covered == set(range(1, players + 1))

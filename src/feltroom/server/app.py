@@ -51,6 +51,7 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp
 
 from feltroom.room.histories import HandHistories
 from feltroom.room.runtime import RoomRuntime
@@ -300,7 +301,7 @@ def room_app(
 
 
 def server_config(
-    app: Starlette,
+    app: ASGIApp,
     host: str = "127.0.0.1",
     port: int = 0,
     *,
@@ -356,9 +357,8 @@ def metrics_server(
     process's) on a port of its own, which leaves the signals to the process's main loop (the
     room's server, or a worker's)."""
     config = server_config(
-        Starlette(), host, port, log_level=log_level, read_timeouts=read_timeouts
+        metrics_app(collector), host, port, log_level=log_level, read_timeouts=read_timeouts
     )
-    config.app = metrics_app(collector)
     config.ws = "none"
     return _QuietServer(config)
 
